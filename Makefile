@@ -1,0 +1,41 @@
+# cooked-mcp: every target installs what it needs into .venv by itself.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install generate generate-check lint test bench demo clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "cooked-mcp needs Python 3.11 or newer")'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+generate: $(STAMP)
+	$(BIN)/python -m codegen
+
+# Fails when the committed generated files differ from what the features produce.
+generate-check: $(STAMP)
+	$(BIN)/python -m codegen --check
+
+lint: $(STAMP)
+	$(BIN)/ruff check codegen src tests bench
+	$(BIN)/ruff format --check codegen src tests bench
+	$(BIN)/mypy codegen src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/fake/cooked_fake
+
+test: generate-check lint
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+demo: generate
+	$(BIN)/python -m cooked_fake.demo
+
+clean:
+	rm -rf $(VENV) build .mypy_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""A stateful fake of the Cooked REST API (../shared/cooked-api.md) for tests, the demo and the benchmark."""

@@ -1,0 +1,3 @@
+"""cooked-mcp: a single-user MCP server for a Cooked account."""
+
+__version__ = "0.1.0"
