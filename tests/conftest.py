@@ -1,16 +1,48 @@
-"""Shared test configuration.
+"""Shared test configuration and the requirement traceability gate.
 
 Every test cites the requirement IDs it proves with one marker:
-``@pytest.mark.req("tools.READ_TOOL.5", "tools.SCHEMA.2")``. The traceability
-gate (tests/traceability.py) reads those markers after collection.
+``@pytest.mark.req("tools.READ_TOOL.5", "tools.SCHEMA.2")``. See
+tests/traceability.py for what the gate checks.
 """
 
 from __future__ import annotations
 
 import pytest
+import traceability
+
+_TRACE = pytest.StashKey[traceability.Trace]()
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     """Async tests run on asyncio, the loop the server itself uses."""
     return "asyncio"
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    trace = traceability.collect(items)
+    trace.full_run = traceability.is_full_run(config)
+    config.stash[_TRACE] = trace
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    trace = session.config.stash.get(_TRACE, None)
+    if trace is None:
+        return
+    pending = traceability.read_pending()
+    traceability.write_report(trace, pending)
+    if trace.full_run:
+        trace.problems = traceability.check(trace, pending)
+        if trace.problems and session.exitstatus == 0:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    trace = config.stash.get(_TRACE, None)
+    if trace is None:
+        return
+    for problem in trace.problems:
+        terminalreporter.write_line(f"traceability: {problem}", red=True)
+    note = "" if trace.full_run else " (partial run: gate not applied)"
+    terminalreporter.write_line(traceability.summary(trace, traceability.read_pending()) + note)
+    terminalreporter.write_line(f"requirement coverage report: {traceability.REPORT_FILE.relative_to(traceability.ROOT)}")

@@ -1,0 +1,167 @@
+"""``python -m codegen [--check]``: render src/generated/ and docs/ from features/.
+
+Output is deterministic: the same inputs give the same bytes, because the
+inputs are read in a fixed order, nothing time- or machine-dependent is
+rendered, and Python output goes through ``ruff format`` (pinned in
+pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pprint
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from . import schemas
+from .spec import Feature, Param, Table, load_features, load_table
+from .yaml_lines import SpecError
+
+ROOT = Path(__file__).resolve().parent.parent
+FEATURES_DIR = ROOT / "features" / "cooked-mcp"
+TABLE = ROOT / "features" / "tools.yaml"
+PACKAGE = ROOT / "src" / "generated" / "cooked_mcp_generated"
+DOCS = ROOT / "docs"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m codegen", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="fail if generated files are out of date")
+    args = parser.parse_args(argv)
+    try:
+        outputs = render_all(FEATURES_DIR, TABLE)
+    except SpecError as exc:
+        print(f"codegen: {exc}", file=sys.stderr)
+        return 1
+    stale = [path for path, text in outputs.items() if not path.exists() or path.read_text("utf-8") != text]
+    extra = sorted(set(PACKAGE.glob("*.py")) - set(outputs))
+    if args.check:
+        for path in [*stale, *extra]:
+            print(f"codegen: {path.relative_to(ROOT)} is out of date; run `make generate`", file=sys.stderr)
+        return 1 if stale or extra else 0
+    for path in extra:
+        path.unlink()
+    for path in stale:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(outputs[path], encoding="utf-8")
+    print(f"codegen: {len(outputs)} files, {len(stale) + len(extra)} changed")
+    return 0
+
+
+def render_all(features_dir: Path, table_path: Path) -> dict[Path, str]:
+    """Every generated file's path and text; nothing is written here."""
+    features = load_features(features_dir)
+    requirement_ids = {r.id for f in features for r in f.requirements}
+    table = load_table(table_path, requirement_ids)
+    sources = [_relative(table_path)] + [_relative(features_dir / f.file) for f in features]
+    env = _environment(table)
+    common: dict[str, Any] = {
+        "sources": sources,
+        "tools": table.tools,
+        "types": table.types,
+        "server_name": table.server_name,
+        "instructions": table.instructions,
+        "features": features,
+        "implemented_by": _implemented_by(table, features),
+        "total": len(requirement_ids),
+    }
+    python = {
+        "__init__.py": "package.py.j2",
+        "runtime.py": "runtime.py.j2",
+        "models.py": "models.py.j2",
+        "tools.py": "tools.py.j2",
+        "requirements.py": "requirements.py.j2",
+    }
+    outputs = {PACKAGE / name: _ruff_format(env.get_template(t).render(common)) for name, t in python.items()}
+    outputs[DOCS / "tools.md"] = env.get_template("tools.md.j2").render(common)
+    outputs[DOCS / "requirements.md"] = env.get_template("requirements.md.j2").render(common)
+    return outputs
+
+
+def _environment(table: Table) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,  # noqa: S701 - renders Python and Markdown, never HTML
+    )
+    types = {t.name: t for t in table.types}
+    env.filters["pyrepr"] = _pyrepr
+    env.globals.update(
+        input_schema=schemas.input_schema,
+        output_schema=lambda tool: schemas.output_schema(tool.output, types),
+        param_annotation=schemas.param_annotation,
+        param_field=schemas.param_field,
+        output_annotation=schemas.output_annotation,
+        bounds=_bounds,
+    )
+    return env
+
+
+def _pyrepr(value: Any) -> str:
+    """A Python literal; long ones are wrapped later by ruff format."""
+    if isinstance(value, tuple):
+        value = list(value)
+        return "(" + ", ".join(_pyrepr(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return pprint.pformat(value, width=10_000, sort_dicts=False)
+
+
+def _bounds(p: Param) -> str:
+    parts = []
+    if p.minimum is not None:
+        parts.append(f"≥ {p.minimum}")
+    if p.maximum is not None:
+        parts.append(f"≤ {p.maximum}")
+    if p.min_length is not None or p.max_length is not None:
+        parts.append(f"length {p.min_length or 0}–{p.max_length or '∞'}")
+    if p.min_items is not None or p.max_items is not None:
+        parts.append(f"{p.min_items or 0}–{p.max_items or '∞'} items")
+    return ", ".join(parts)
+
+
+def _implemented_by(table: Table, features: tuple[Feature, ...]) -> dict[str, tuple[str, ...]]:
+    rows: dict[str, list[str]] = {}
+    for rid in table.server_implements:
+        rows.setdefault(rid, []).append("server")
+    for tool in table.tools:
+        for rid in tool.implements:
+            rows.setdefault(rid, []).append(tool.name)
+        for p in tool.params:
+            for rid in p.implements:
+                rows.setdefault(rid, []).append(f"{tool.name}.{p.name}")
+        for m in tool.modes:
+            for rid in m.implements:
+                rows.setdefault(rid, []).append(f"{tool.name}.{tool.mode}={m.value}")
+    order = [r.id for f in features for r in f.requirements]
+    return {rid: tuple(rows[rid]) for rid in order if rid in rows}
+
+
+def _ruff_format(source: str) -> str:
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        raise SpecError(ROOT, None, "ruff is needed to format generated code; run `make install`")
+    done = subprocess.run(
+        [ruff, "format", "--config", str(ROOT / "pyproject.toml"), "--stdin-filename", "generated.py", "-"],
+        input=source,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SpecError(ROOT, None, f"generated code does not parse:\n{done.stderr}")
+    return done.stdout
+
+
+def _relative(path: Path) -> str:
+    return str(path.resolve().relative_to(ROOT))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,371 @@
+"""Reads and validates the feature files and the tool schema table.
+
+Everything the templates render comes from the dataclasses here, so a mistake
+in features/ is caught once, with its file and line, before any output is
+written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .yaml_lines import Located, SpecError, load
+
+GROUP_SECTIONS = ("components", "constraints")
+PARAM_TYPES = {"string", "integer", "boolean", "array"}
+OUTPUT_TYPES = {"string", "integer", "boolean", "array", "object"}
+ANNOTATION_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    id: str
+    feature: str
+    group: str
+    section: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Feature:
+    name: str
+    file: str
+    description: str
+    requirements: tuple[Requirement, ...]
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str
+    nullable: bool
+    description: str
+    required: bool = False
+    enum: tuple[str, ...] = ()
+    default: Any = None
+    minimum: int | None = None
+    maximum: int | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    items: dict[str, Any] = field(default_factory=dict)
+    min_items: int | None = None
+    max_items: int | None = None
+    implements: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Mode:
+    value: str
+    requires: tuple[str, ...]
+    accepts: tuple[str, ...]
+    implements: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class OutputField:
+    name: str
+    type: str
+    description: str
+    required: bool
+    ref: str | None = None  # a named type, for object fields and array items
+    items: str | None = None  # a scalar type or a named type, for arrays
+
+
+@dataclass(frozen=True)
+class ObjectType:
+    name: str
+    description: str
+    fields: tuple[OutputField, ...]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str
+    description: str
+    annotations: dict[str, bool]
+    implements: tuple[str, ...]
+    params: tuple[Param, ...]
+    mode: str | None
+    modes: tuple[Mode, ...]
+    output: tuple[OutputField, ...]
+
+    @property
+    def class_prefix(self) -> str:
+        return "".join(part.capitalize() for part in self.name.split("_"))
+
+
+@dataclass(frozen=True)
+class Table:
+    server_name: str
+    instructions: str
+    server_implements: tuple[str, ...]
+    types: tuple[ObjectType, ...]
+    tools: tuple[Tool, ...]
+
+
+def load_features(directory: Path) -> tuple[Feature, ...]:
+    """Every ``*.feature.yaml`` in ``directory``, in file-name order."""
+    features = []
+    seen: dict[str, Path] = {}
+    for path in sorted(directory.glob("*.feature.yaml")):
+        doc = load(path)
+        _only_keys(doc, {"feature", *GROUP_SECTIONS})
+        head = _mapping(doc, "feature")
+        _only_keys(head, {"name", "product", "description"})
+        name = _text(head, "name")
+        requirements = []
+        for section in GROUP_SECTIONS:
+            groups = doc.get(section) or Located()
+            for group, body in groups.items():
+                if not isinstance(body, Located):
+                    raise groups.error(group, f"group {group} must be a mapping with 'requirements'")
+                _only_keys(body, {"requirements"})
+                reqs = _mapping(body, "requirements")
+                for key, text in reqs.items():
+                    rid = f"{name}.{group}.{key}"
+                    if rid in seen:
+                        raise reqs.error(key, f"duplicate requirement ID {rid} (also in {seen[rid]})")
+                    if not isinstance(text, str) or not text.strip():
+                        raise reqs.error(key, f"requirement {rid} needs a text")
+                    seen[rid] = path
+                    requirements.append(Requirement(rid, name, str(group), section, text))
+        features.append(Feature(name, path.name, str(head.get("description", "")), tuple(requirements)))
+    if not features:
+        raise SpecError(directory, None, "no *.feature.yaml files found")
+    return tuple(features)
+
+
+def load_table(path: Path, requirement_ids: set[str]) -> Table:
+    """The tool schema table, checked against the requirement IDs."""
+    doc = load(path)
+    _only_keys(doc, {"server", "types", "tools"})
+    server = _mapping(doc, "server")
+    _only_keys(server, {"name", "instructions", "implements"})
+    types = tuple(_object_type(name, body, doc["types"]) for name, body in _mapping(doc, "types").items())
+    type_names = {t.name for t in types}
+    for object_type in types:
+        for f in object_type.fields:
+            _check_ref(f, type_names, doc["types"][object_type.name]["fields"])
+    tools_map = _mapping(doc, "tools")
+    tools = tuple(_tool(name, body, tools_map, type_names) for name, body in tools_map.items())
+    table = Table(
+        server_name=_text(server, "name"),
+        instructions=_text(server, "instructions"),
+        server_implements=_ids(server, "implements"),
+        types=types,
+        tools=tools,
+    )
+    _check_citations(doc, requirement_ids)
+    return table
+
+
+def _tool(name: str, body: Any, parent: Located, type_names: set[str]) -> Tool:
+    if not isinstance(body, Located):
+        raise parent.error(name, f"tool {name} must be a mapping")
+    if not TOOL_NAME.match(name):
+        raise parent.error(name, f"tool name {name!r} must be short snake_case")
+    _only_keys(
+        body,
+        {"title", "description", "annotations", "implements", "mode", "parameters", "modes", "output"},
+    )
+    annotations = _mapping(body, "annotations")
+    _only_keys(annotations, set(ANNOTATION_KEYS))
+    for key in ANNOTATION_KEYS:
+        if not isinstance(annotations.get(key), bool):
+            raise annotations.error(key, f"{name}: annotation {key} must be true or false")
+    params_map = _mapping(body, "parameters")
+    params = tuple(_param(pname, pbody, params_map) for pname, pbody in params_map.items())
+    by_name = {p.name: p for p in params}
+    mode = body.get("mode")
+    modes: tuple[Mode, ...] = ()
+    if mode is not None:
+        if mode not in by_name or not by_name[mode].enum:
+            raise body.error("mode", f"{name}: mode {mode!r} must name an enum parameter")
+        modes_map = _mapping(body, "modes")
+        for value in by_name[mode].enum:
+            if value not in modes_map:
+                raise modes_map.error(None, f"{name}: {mode} value {value!r} has no required-parameter rule")
+        modes = tuple(_mode(value, mbody, modes_map, by_name, mode) for value, mbody in modes_map.items())
+        for value in modes_map:
+            if value not in by_name[mode].enum:
+                raise modes_map.error(value, f"{name}: {value!r} is not a value of {mode}")
+        if not by_name[mode].required:
+            by_name[mode] = _replace_required(by_name[mode])
+            params = tuple(by_name[p.name] for p in params)
+    elif "modes" in body:
+        raise body.error("modes", f"{name}: modes need a mode parameter")
+    output_map = _mapping(body, "output")
+    output = tuple(_output_field(fname, fbody, output_map) for fname, fbody in output_map.items())
+    for f in output:
+        _check_ref(f, type_names, output_map)
+    return Tool(
+        name=name,
+        title=_text(body, "title"),
+        description=_text(body, "description"),
+        annotations={k: bool(annotations[k]) for k in ANNOTATION_KEYS},
+        implements=_ids(body, "implements"),
+        params=params,
+        mode=mode,
+        modes=modes,
+        output=output,
+    )
+
+
+def _replace_required(param: Param) -> Param:
+    return Param(**{**param.__dict__, "required": True})
+
+
+def _param(name: str, body: Any, parent: Located) -> Param:
+    if not isinstance(body, Located):
+        raise parent.error(name, f"parameter {name} must be a mapping")
+    _only_keys(
+        body,
+        {
+            "type",
+            "description",
+            "required",
+            "enum",
+            "default",
+            "minimum",
+            "maximum",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "items",
+            "minItems",
+            "maxItems",
+            "implements",
+        },
+    )
+    raw_type = body.get("type")
+    types = raw_type if isinstance(raw_type, list) else [raw_type]
+    nullable = "null" in types
+    base = [t for t in types if t != "null"]
+    if len(base) != 1 or base[0] not in PARAM_TYPES:
+        allowed = ", ".join(sorted(PARAM_TYPES))
+        raise body.error("type", f"parameter {name}: type must be one of {allowed}, optionally with null")
+    enum = body.get("enum", [])
+    if not isinstance(enum, list) or not all(isinstance(v, str) for v in enum):
+        raise body.error("enum", f"parameter {name}: enum must be a list of strings")
+    items = body.get("items", {})
+    if base[0] == "array" and (not isinstance(items, dict) or items.get("type") != "string"):
+        raise body.error("type", f"parameter {name}: arrays must have items of type string")
+    return Param(
+        name=name,
+        type=base[0],
+        nullable=nullable,
+        description=_text(body, "description"),
+        required=bool(body.get("required", False)),
+        enum=tuple(enum),
+        default=body.get("default"),
+        minimum=body.get("minimum"),
+        maximum=body.get("maximum"),
+        min_length=body.get("minLength"),
+        max_length=body.get("maxLength"),
+        pattern=body.get("pattern"),
+        items=dict(items),
+        min_items=body.get("minItems"),
+        max_items=body.get("maxItems"),
+        implements=_ids(body, "implements"),
+    )
+
+
+def _mode(value: str, body: Any, parent: Located, params: dict[str, Param], mode: str) -> Mode:
+    if not isinstance(body, Located):
+        raise parent.error(value, f"mode {value} must be a mapping (use {{}} when nothing is required)")
+    _only_keys(body, {"requires", "accepts", "implements"})
+    requires, accepts = _names(body, "requires"), _names(body, "accepts")
+    for pname in (*requires, *accepts):
+        if pname not in params or pname == mode:
+            raise body.error(None, f"mode {value}: {pname!r} is not a parameter")
+    return Mode(value, requires, accepts, _ids(body, "implements"))
+
+
+def _object_type(name: str, body: Any, parent: Located) -> ObjectType:
+    if not isinstance(body, Located):
+        raise parent.error(name, f"type {name} must be a mapping")
+    _only_keys(body, {"description", "fields"})
+    fields_map = _mapping(body, "fields")
+    return ObjectType(
+        name=name,
+        description=_text(body, "description"),
+        fields=tuple(_output_field(f, fbody, fields_map) for f, fbody in fields_map.items()),
+    )
+
+
+def _output_field(name: str, body: Any, parent: Located) -> OutputField:
+    if not isinstance(body, Located):
+        raise parent.error(name, f"output field {name} must be a mapping")
+    _only_keys(body, {"type", "description", "required", "ref", "items"})
+    kind = body.get("type")
+    if kind not in OUTPUT_TYPES:
+        raise body.error("type", f"output field {name}: type must be one of {sorted(OUTPUT_TYPES)}")
+    if kind == "object" and "ref" not in body:
+        raise body.error("type", f"output field {name}: an object needs a ref to a named type")
+    if kind == "array" and "items" not in body:
+        raise body.error("type", f"output field {name}: an array needs items")
+    return OutputField(
+        name=name,
+        type=kind,
+        description=_text(body, "description"),
+        required=bool(body.get("required", False)),
+        ref=body.get("ref"),
+        items=body.get("items"),
+    )
+
+
+def _check_ref(f: OutputField, type_names: set[str], where: Located) -> None:
+    for target in (f.ref, f.items):
+        if target is not None and target not in type_names and target not in {"string", "integer", "boolean"}:
+            raise where.error(f.name, f"output field {f.name}: unknown type {target!r}")
+
+
+def _check_citations(node: Any, requirement_ids: set[str]) -> None:
+    """Every ``implements`` list anywhere in the table must cite existing IDs."""
+    if isinstance(node, Located):
+        for key, value in node.items():
+            if key == "implements":
+                for rid in value or []:
+                    if rid not in requirement_ids:
+                        raise node.error(key, f"unknown requirement ID {rid!r}")
+            else:
+                _check_citations(value, requirement_ids)
+
+
+def _only_keys(node: Located, allowed: Iterable[str]) -> None:
+    allowed = set(allowed)
+    for key in node:
+        if key not in allowed:
+            raise node.error(key, f"unknown key {key!r} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _mapping(node: Located, key: str) -> Located:
+    value = node.get(key)
+    if not isinstance(value, Located):
+        raise node.error(key if key in node else None, f"{key!r} must be a mapping")
+    return value
+
+
+def _text(node: Located, key: str) -> str:
+    value = node.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise node.error(key if key in node else None, f"{key!r} must be a non-empty string")
+    return value
+
+
+def _names(node: Located, key: str) -> tuple[str, ...]:
+    value = node.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise node.error(key, f"{key!r} must be a list of names")
+    return tuple(value)
+
+
+def _ids(node: Located, key: str) -> tuple[str, ...]:
+    return _names(node, key)

@@ -1,0 +1,59 @@
+"""The out-of-process control surface under /_fake/, for the demo and benchmark running the fake via the CLI.
+
+Never recorded, never delayed, never faulted, and needs no session: it is the test harness, not Cooked.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from .wire import Incoming, Reply, error_reply, json_reply
+
+if TYPE_CHECKING:
+    from .fake import FakeCooked
+
+
+class _NoSuchAction(Exception):
+    pass
+
+
+def handle(fake: FakeCooked, incoming: Incoming) -> Reply:
+    action = (incoming.method, incoming.path.removeprefix("/_fake/").rstrip("/"))
+    try:
+        body: Any = json.loads(incoming.body) if incoming.body.strip() else {}
+        if not isinstance(body, dict):
+            raise ValueError("body must be a JSON object")
+        return json_reply(200, _act(fake, action, body))
+    except _NoSuchAction:
+        return error_reply(404, "NOT_FOUND", f"No control endpoint {incoming.method} {incoming.path}")
+    except (ValueError, TypeError, KeyError) as err:
+        return error_reply(400, "INVALID_REQUEST", f"{type(err).__name__}: {err}")
+
+
+def _act(fake: FakeCooked, action: tuple[str, str], body: dict[str, Any]) -> Any:
+    match action:
+        case ("GET", "requests"):
+            return {"requests": [r.to_wire() for r in fake.requests], "login-count": fake.login_count}
+        case ("POST", "clear-requests"):
+            fake.clear_requests()
+        case ("POST", "reset"):
+            fake.reset()
+        case ("POST", "expire-sessions"):
+            fake.expire_sessions()
+        case ("POST", "reject-sessions"):
+            fake.reject_sessions = bool(body.get("reject", True))
+        case ("POST", "delay"):
+            fake.delay = float(body["seconds"])
+            return {"seconds": fake.delay}
+        case ("POST", "fail"):
+            args = {k.replace("-", "_"): v for k, v in body.items()}
+            fault = fake.fail_with(**args) if "kind" in args else fake.fail(**args)
+            return {"kind": fault.kind, "times": fault.times}
+        case ("POST", "clear-faults"):
+            fake.clear_faults()
+        case ("POST", "import-result"):
+            fake.set_import_result(str(body["url"]), body["result"])
+        case _:
+            raise _NoSuchAction(action)
+    return {}

@@ -1,0 +1,174 @@
+"""FakeCooked: ties the store, sessions, faults and recording to a real HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from types import TracebackType
+
+from . import api, control, faults
+from .faults import Fault, JsonBody
+from .recording import RecordedRequest, Recorder
+from .server import Server
+from .sessions import Sessions
+from .state import ImportResult, State
+from .wire import Incoming, Reply
+
+CONTROL_PREFIX = "/_fake/"
+
+
+class FakeCooked:
+    """A stateful stand-in for cooked.wiki; every knob is a plain attribute or method so tests stay short."""
+
+    def __init__(self, delay: float = 0.0, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.delay = delay  # seconds slept before answering every /api request
+        self.reject_sessions = (
+            False  # True: every authenticated request answers 401, even after a fresh login
+        )
+        self.state = State()
+        self._initial_delay = delay
+        self._address = (host, port)
+        self._sessions = Sessions()
+        self._faults = faults.Faults()
+        self._recorder = Recorder()
+        self._stop = threading.Event()
+        self._server: Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------------------
+
+    def start(self) -> FakeCooked:
+        if self._server is None:
+            self._stop.clear()
+            self._server = Server(self._address, self.handle)
+            self._thread = threading.Thread(
+                target=self._server.serve_forever,
+                kwargs={"poll_interval": 0.05},
+                name="fake-cooked",
+                daemon=True,
+            )
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        server, thread = self._server, self._thread
+        if server is None or thread is None:
+            return
+        self._stop.set()  # wakes delayed and "slow" answers
+        server.shutdown()
+        server.drop_connections()
+        server.server_close()
+        thread.join(timeout=5)
+        self._server = self._thread = None
+
+    def __enter__(self) -> FakeCooked:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("FakeCooked is not running; call start() or use it as a context manager")
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self._address[0]}:{self.port}"
+
+    # --- inspection and control ----------------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        return self._recorder.snapshot()
+
+    def clear_requests(self) -> None:
+        """Forgets recorded requests; login_count is kept (only reset() zeroes it)."""
+        self._recorder.clear()
+
+    @property
+    def login_count(self) -> int:
+        return self._recorder.login_count
+
+    def expire_sessions(self) -> None:
+        self._sessions.expire_all()
+
+    def set_import_result(self, url: str, result: ImportResult) -> None:
+        if result not in ("saved", "draft", "fail"):
+            raise ValueError(f"result must be 'saved', 'draft' or 'fail', not {result!r}")
+        with self.state.lock:
+            self.state.import_results[url] = result
+
+    def fail(
+        self,
+        method: str | None = None,
+        path: str | None = None,
+        status: int = 500,
+        body: bytes | str | JsonBody | None = None,
+        headers: Mapping[str, str] | None = None,
+        times: int | None = 1,
+        *,
+        path_regex: str | None = None,
+    ) -> Fault:
+        """Answer the next ``times`` matching requests with this status (no body: Cooked's error JSON)."""
+        return self._faults.add(
+            faults.custom(
+                method=method,
+                path=path,
+                path_regex=path_regex,
+                status=status,
+                body=body,
+                headers=headers,
+                times=times,
+            )
+        )
+
+    def fail_with(
+        self,
+        kind: str,
+        method: str | None = None,
+        path: str | None = None,
+        times: int | None = 1,
+        *,
+        path_regex: str | None = None,
+        seconds: float = 5.0,
+    ) -> Fault:
+        """A named misbehaviour (see faults.FAULT_KINDS); ``seconds`` is only for "slow"."""
+        return self._faults.add(
+            faults.named(kind, method=method, path=path, path_regex=path_regex, times=times, seconds=seconds)
+        )
+
+    def clear_faults(self) -> None:
+        self._faults.clear()
+
+    def reset(self) -> None:
+        """Seed data, no faults, no sessions, no records; the delay goes back to the constructor's."""
+        self.state.reset()
+        self._faults.clear()
+        self._sessions.expire_all()
+        self._recorder.clear(logins=True)
+        self.reject_sessions = False
+        self.delay = self._initial_delay
+
+    # --- request handling ----------------------------------------------------------------------------
+
+    def handle(self, incoming: Incoming) -> Reply:
+        """Everything but socket I/O; the recorded status is settled before the first byte goes out."""
+        if incoming.path.startswith(CONTROL_PREFIX):
+            return control.handle(self, incoming)
+        key = self._recorder.arrive(incoming)
+        if self.delay > 0:
+            self._stop.wait(self.delay)
+        fault = self._faults.take(incoming)
+        if fault is not None and fault.kind == "slow":
+            self._stop.wait(fault.seconds)
+
+        def normal() -> Reply:
+            return api.dispatch(incoming, self.state, self._sessions, self.reject_sessions)
+
+        reply = normal() if fault is None else faults.render(fault, incoming, normal, self.port)
+        self._recorder.settle(key, reply.status)
+        return reply

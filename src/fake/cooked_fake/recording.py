@@ -1,0 +1,79 @@
+"""Request recording: tests assert on what the client actually sent, and on what the fake answered."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs
+
+from .wire import Incoming
+
+LOGIN_PATH = "/api/public/login"
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str  # raw, still percent-encoded, without the query string
+    query: dict[str, list[str]]
+    headers: dict[str, str]  # lower-case names
+    body: bytes
+    json: Any  # the parsed body, or None when it is empty or not JSON
+    status: int  # what the fake answered; 0 while the answer is still being prepared
+
+    def to_wire(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["body"] = self.body.decode("utf-8", "replace")
+        return out
+
+
+def _parse(body: bytes) -> Any:
+    try:
+        return json.loads(body) if body else None
+    except ValueError:
+        return None
+
+
+class Recorder:
+    """Keyed by arrival number: the status is filled in once the answer is chosen, before it is sent."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._records: dict[int, RecordedRequest] = {}
+        self._next = 0
+        self.login_count = 0
+
+    def arrive(self, incoming: Incoming) -> int:
+        record = RecordedRequest(
+            incoming.method,
+            incoming.path,
+            parse_qs(incoming.query_string, keep_blank_values=True),
+            dict(incoming.headers),
+            incoming.body,
+            _parse(incoming.body),
+            0,
+        )
+        with self._lock:
+            self._next += 1
+            self._records[self._next] = record
+            if incoming.method == "POST" and incoming.path == LOGIN_PATH:
+                self.login_count += 1
+            return self._next
+
+    def settle(self, key: int, status: int) -> None:
+        with self._lock:
+            if key in self._records:  # cleared meanwhile: stay cleared
+                self._records[key] = dataclasses.replace(self._records[key], status=status)
+
+    def snapshot(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._records.values())
+
+    def clear(self, *, logins: bool = False) -> None:
+        with self._lock:
+            self._records.clear()
+            if logins:
+                self.login_count = 0

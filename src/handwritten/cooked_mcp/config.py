@@ -1,0 +1,553 @@
+"""Startup settings: environment variables over a TOML file over defaults, checked before serving.
+
+Every mistake a user can make in their configuration is found here, before the server
+answers anything, and reported as one line that says what is wrong and how to fix it
+(the CLI prints it and exits 2). Messages name the variable, or the file, line and key,
+but never a credential value.
+
+Precedence, per setting: command-line flag (``--transport``, ``--http-addr``), then the
+environment, then the TOML file, then the default. An environment variable set to the
+empty string counts as unset, except ``COOKED_MCP_HTTP_TOKEN``: an empty bearer token is
+always a mistake and is refused.
+
+``*_cmd`` commands run last, only after every static check passed, so a typo elsewhere
+never runs a password manager. ``mcp.http_token_cmd`` runs only when the transport is
+``http``: a stdio server has no use for the token, and running a secret command the
+process will never use only widens exposure (and may prompt for a passphrase). Its static
+checks (mutual exclusion with ``mcp.http_token``, emptiness) apply to every transport, so
+a shared config file's mistakes show up whichever transport is started.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import tomllib
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import SecretStr
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "DEFAULT_HTTP_ADDR",
+    "DEFAULT_LOG_LEVEL",
+    "LOG_LEVELS",
+    "ConfigError",
+    "Settings",
+    "Transport",
+    "load_settings",
+]
+
+Transport = Literal["stdio", "http"]
+
+DEFAULT_BASE_URL = "https://cooked.wiki"
+DEFAULT_HTTP_ADDR = "127.0.0.1:8123"
+DEFAULT_LOG_LEVEL = "warning"
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+ENV_BASE_URL = "COOKED_BASE_URL"
+ENV_USERNAME = "COOKED_LOGIN_USERNAME"
+ENV_PASSWORD = "COOKED_LOGIN_PASSWORD"
+ENV_HTTP_ADDR = "COOKED_MCP_HTTP_ADDR"
+ENV_HTTP_TOKEN = "COOKED_MCP_HTTP_TOKEN"
+ENV_READ_ONLY = "COOKED_MCP_READ_ONLY"
+ENV_LOG_LEVEL = "COOKED_MCP_LOG_LEVEL"
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+_ASCII_WHITESPACE = " \t\r\n\v\f"
+
+_STRING = "a string"
+_BOOLEAN = "a boolean (true or false)"
+_STRING_LIST = "a list of strings"
+
+#: Every table and key the file may hold, with the type each must have.
+_SCHEMA: dict[str, dict[str, str]] = {
+    "cooked": {"base_url": _STRING},
+    "user": {"name": _STRING, "name_cmd": _STRING, "password": _STRING, "password_cmd": _STRING},
+    "mcp": {
+        "http_addr": _STRING,
+        "http_token": _STRING,
+        "http_token_cmd": _STRING,
+        "read_only": _BOOLEAN,
+        "allowed_hosts": _STRING_LIST,
+        "allowed_origins": _STRING_LIST,
+    },
+    "log": {"level": _STRING},
+}
+
+
+class ConfigError(Exception):
+    """A configuration mistake found before serving; ``str()`` is one line: what is wrong, how to fix it."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the process needs, for exactly one Cooked account.
+
+    ``password`` and ``http_token`` are ``SecretStr`` so that no repr, log line or
+    traceback shows them; ``username`` is left out of the repr because it is treated as
+    sensitive too. ``allowed_hosts``/``allowed_origins`` are empty when not configured,
+    leaving the HTTP server's own defaults in force. ``http_token`` is ``None`` unless the
+    transport is ``http`` and a token is configured.
+    """
+
+    base_url: str
+    username: str = field(repr=False)
+    password: SecretStr
+    transport: Transport
+    http_host: str
+    http_port: int
+    http_token: SecretStr | None
+    read_only: bool
+    allowed_hosts: tuple[str, ...]
+    allowed_origins: tuple[str, ...]
+    log_level: str
+    config_file: Path | None
+
+
+def load_settings(
+    *,
+    config_path: str | None,
+    environ: Mapping[str, str],
+    transport: str | None = None,
+    http_addr: str | None = None,
+) -> Settings:
+    """Build the settings from flags, ``environ`` and the TOML file, or raise ``ConfigError``.
+
+    ``config_path`` (``--config``) must name an existing file; without it the default
+    ``$XDG_CONFIG_HOME/cooked-mcp/config.toml`` (or ``$HOME/.config/...``) is read when it
+    exists. ``environ`` is passed in rather than read from ``os.environ`` so that the
+    caller, and tests, decide exactly what the process sees.
+    """
+    chosen_transport = _parse_transport(transport)
+    file = _load_file(config_path, environ)
+
+    base_url = _parse_base_url(*_setting(environ, ENV_BASE_URL, file, "cooked", "base_url", DEFAULT_BASE_URL))
+    if http_addr is not None:
+        addr, addr_source = http_addr, "--http-addr"
+    else:
+        addr, addr_source = _setting(environ, ENV_HTTP_ADDR, file, "mcp", "http_addr", DEFAULT_HTTP_ADDR)
+    http_host, http_port = _parse_http_addr(addr, addr_source)
+    read_only = _read_only(environ, file)
+    log_level = _log_level(environ, file)
+    allowed_hosts = tuple(file.string_list("mcp", "allowed_hosts"))
+    allowed_origins = tuple(file.string_list("mcp", "allowed_origins"))
+
+    username_source = _credential(environ, ENV_USERNAME, file, "name", "username")
+    password_source = _credential(environ, ENV_PASSWORD, file, "password", "password")
+    token_source = _http_token(environ, file)
+    if chosen_transport == "http" and token_source is None and not _is_loopback(http_host):
+        raise ConfigError(
+            f"refusing to serve HTTP on non-loopback address {_one_line(addr)} without a bearer token: "
+            f"set {ENV_HTTP_TOKEN} (or mcp.http_token / mcp.http_token_cmd), or listen on 127.0.0.1"
+        )
+
+    username = username_source.resolve()
+    password = SecretStr(password_source.resolve())
+    http_token = None
+    if chosen_transport == "http" and token_source is not None:
+        http_token = SecretStr(_check_token(token_source.resolve(), token_source.setting))
+
+    return Settings(
+        base_url=base_url,
+        username=username,
+        password=password,
+        transport=chosen_transport,
+        http_host=http_host,
+        http_port=http_port,
+        http_token=http_token,
+        read_only=read_only,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+        log_level=log_level,
+        config_file=file.path,
+    )
+
+
+# --- the TOML file -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _File:
+    """The parsed, schema-checked TOML file (or none), able to say where a key was written."""
+
+    path: Path | None
+    text: str
+    data: Mapping[str, Mapping[str, object]]
+
+    def get(self, table: str, key: str) -> object | None:
+        return self.data.get(table, {}).get(key)
+
+    def string(self, table: str, key: str) -> str | None:
+        value = self.get(table, key)
+        assert value is None or isinstance(value, str)
+        return value
+
+    def string_list(self, table: str, key: str) -> list[str]:
+        value = self.get(table, key)
+        assert value is None or isinstance(value, list)
+        return [str(item) for item in value or []]
+
+    def where(self, table: str | None, key: str | None) -> str:
+        """``path:line`` of a key (or table), for messages; the line is a best-effort text scan."""
+        line = _find_line(self.text, table, key)
+        if line is None and key is not None and table is not None:
+            line = _find_line(self.text, table, None)
+        return f"{self.path}:{line}" if line is not None else str(self.path)
+
+    def source(self, table: str, key: str) -> str:
+        return f"{table}.{key} in {self.where(table, key)}"
+
+
+_NO_FILE = _File(path=None, text="", data={})
+
+
+def _default_config_path(environ: Mapping[str, str]) -> Path | None:
+    """XDG base-directory rules: a relative XDG_CONFIG_HOME is invalid and ignored."""
+    xdg = environ.get("XDG_CONFIG_HOME", "")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "cooked-mcp" / "config.toml"
+    home = environ.get("HOME", "")
+    if not home:
+        return None
+    return Path(home) / ".config" / "cooked-mcp" / "config.toml"
+
+
+def _load_file(config_path: str | None, environ: Mapping[str, str]) -> _File:
+    if config_path is not None:
+        path = Path(config_path)
+        if not path.exists():
+            raise ConfigError(f"config file {path} does not exist: check the --config path")
+    else:
+        default = _default_config_path(environ)
+        if default is None or not default.exists():
+            return _NO_FILE
+        path = default
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ConfigError(
+            f"cannot read config file {path}: {reason}; check the path and its permissions"
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not valid UTF-8 text: save it as UTF-8") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(_syntax_message(path, str(exc))) from None
+    file = _File(path=path, text=text, data={})
+    checked = _check_schema(file, data)
+    return _File(path=path, text=text, data=checked)
+
+
+def _syntax_message(path: Path, message: str) -> str:
+    """tomllib (3.11) puts the position in the message: move it up front as ``path:line:col``."""
+    match = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", message)
+    if match:
+        reason = message[: match.start()]
+        where = f"{path}:{match.group(1)}:{match.group(2)}"
+    else:
+        match_eof = re.search(r"\s*\(at end of document\)\s*$", message)
+        reason = message[: match_eof.start()] if match_eof else message
+        where = f"{path} (at the end)" if match_eof else str(path)
+    return f"{where}: invalid TOML: {_one_line(reason)}; fix the syntax there"
+
+
+def _check_schema(file: _File, data: Mapping[str, object]) -> dict[str, dict[str, object]]:
+    known_tables = ", ".join(f"[{name}]" for name in _SCHEMA)
+    checked: dict[str, dict[str, object]] = {}
+    for table, content in data.items():
+        if table not in _SCHEMA:
+            if isinstance(content, dict):
+                where = file.where(table, None)
+                raise ConfigError(
+                    f"{where}: unknown table [{_one_line(table)}]: remove it or fix its name "
+                    f"(known tables: {known_tables})"
+                )
+            raise ConfigError(
+                f"{file.where(None, table)}: unknown key {_one_line(table)}: remove it or move it into "
+                f"one of the tables {known_tables}"
+            )
+        if not isinstance(content, dict):
+            raise ConfigError(
+                f"{file.where(table, None)}: {table} must be a table ([{table}]) holding "
+                f"{', '.join(_SCHEMA[table])}"
+            )
+        keys = _SCHEMA[table]
+        for key, value in content.items():
+            if key not in keys:
+                raise ConfigError(
+                    f"{file.where(table, key)}: unknown key {table}.{_one_line(key)}: remove it or fix its "
+                    f"spelling (known keys in [{table}]: {', '.join(keys)})"
+                )
+            if not _has_type(value, keys[key]):
+                raise ConfigError(f"{file.where(table, key)}: {table}.{key} must be {keys[key]}")
+        checked[table] = dict(content)
+    return checked
+
+
+def _has_type(value: object, expected: str) -> bool:
+    if expected == _STRING:
+        return isinstance(value, str)
+    if expected == _BOOLEAN:
+        return isinstance(value, bool)
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]#]+?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def _find_line(text: str, table: str | None, key: str | None) -> int | None:
+    """Find where ``[table] key =`` (or ``table.key =``, or the table itself) is written.
+
+    tomllib does not report positions for valid documents, so this scans the text. It is
+    only used to point at a line in an error message; multi-line strings that look like
+    headers may fool it, which costs only a less precise pointer.
+    """
+    current: str | None = None
+    for number, line in enumerate(text.split("\n"), 1):
+        header = _HEADER.match(line)
+        if header:
+            current = _normalize_dotted(header.group(1))
+            if key is None and current == table:
+                return number
+            continue
+        if key is None:
+            if current is None and table is not None and _assigns(line, f"{_key_pattern(table)}\\s*[=.]"):
+                return number
+            continue
+        if current == table and _assigns(line, f"{_key_pattern(key)}\\s*="):
+            return number
+        if (
+            current is None
+            and table is not None
+            and _assigns(line, f"{_key_pattern(table)}\\s*\\.\\s*{_key_pattern(key)}\\s*=")
+        ):
+            return number
+    return None
+
+
+def _key_pattern(name: str) -> str:
+    escaped = re.escape(name)
+    return f"(?:{escaped}|\"{escaped}\"|'{escaped}')"
+
+
+def _assigns(line: str, pattern: str) -> bool:
+    return re.match(f"^\\s*{pattern}", line) is not None
+
+
+def _normalize_dotted(name: str) -> str:
+    return ".".join(part.strip().strip("\"'") for part in name.split("."))
+
+
+# --- individual settings -----------------------------------------------------------------------
+
+
+def _setting(
+    environ: Mapping[str, str], env: str, file: _File, table: str, key: str, default: str
+) -> tuple[str, str]:
+    """A plain string setting and a description of where it came from, for messages."""
+    value = environ.get(env, "")
+    if value:
+        return value, env
+    from_file = file.string(table, key)
+    if from_file is not None:
+        return from_file, file.source(table, key)
+    return default, "the default"
+
+
+def _parse_transport(transport: str | None) -> Transport:
+    if transport is None or transport == "stdio":
+        return "stdio"
+    if transport == "http":
+        return "http"
+    raise ConfigError(
+        f"unknown transport '{_one_line(transport)}': use --transport stdio or --transport http"
+    )
+
+
+def _parse_base_url(url: str, source: str) -> str:
+    """Accept only ``http(s)://host[:port]``: the client appends ``/api/...`` to it verbatim.
+
+    The URL itself is never echoed: it could carry userinfo (a password).
+    """
+
+    def fail(problem: str) -> ConfigError:
+        return ConfigError(
+            f"invalid Cooked base URL from {source}: {problem}; use the form https://cooked.wiki "
+            f"(scheme and host, optional port, nothing else)"
+        )
+
+    if any(char.isspace() or unicodedata.category(char) == "Cc" for char in url):
+        raise fail("it contains whitespace or control characters")
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https"):
+        raise fail("the scheme must be http or https")
+    if "@" in parts.netloc:
+        raise fail("it must not contain a user name or password")
+    if not parts.hostname:
+        raise fail("it has no host")
+    try:
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError:
+        raise fail("the port is not a number between 0 and 65535") from None
+    if "?" in url:
+        raise fail("it must not have a query (?...)")
+    if "#" in url:
+        raise fail("it must not have a fragment (#...)")
+    if parts.path not in ("", "/"):
+        raise fail("it must not have a path (Cooked's API paths are added automatically)")
+    return f"{parts.scheme.lower()}://{parts.netloc}"
+
+
+def _parse_http_addr(addr: str, source: str) -> tuple[str, int]:
+    """``HOST:PORT`` with IPv6 hosts in brackets (``[::1]:8123``); returns the bare host."""
+
+    def fail(problem: str) -> ConfigError:
+        return ConfigError(
+            f"invalid HTTP address from {source}: {problem}; "
+            "use HOST:PORT such as 127.0.0.1:8123 or [::1]:8123"
+        )
+
+    host, sep, port_text = addr.rpartition(":")
+    if not sep or not host:
+        raise fail("it must be HOST:PORT")
+    if host.startswith("["):
+        if not host.endswith("]"):
+            raise fail("an IPv6 address needs a closing bracket")
+        host = host[1:-1]
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            raise fail("the bracketed host is not an IPv6 address") from None
+    elif ":" in host:
+        raise fail("write an IPv6 host in brackets")
+    elif any(char.isspace() or char in "[]/@" for char in host):
+        raise fail("the host is not a valid host name or address")
+    if not port_text.isascii() or not port_text.isdigit():
+        raise fail("the port must be a number")
+    port = int(port_text)
+    if not 1 <= port <= 65535:
+        raise fail("the port must be between 1 and 65535")
+    return host, port
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _read_only(environ: Mapping[str, str], file: _File) -> bool:
+    value = environ.get(ENV_READ_ONLY, "")
+    if value:
+        lowered = value.strip().lower()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+        raise ConfigError(f"{ENV_READ_ONLY} must be true or false (1/0, yes/no, on/off); fix or unset it")
+    from_file = file.get("mcp", "read_only")
+    return bool(from_file) if from_file is not None else False
+
+
+def _log_level(environ: Mapping[str, str], file: _File) -> str:
+    level, source = _setting(environ, ENV_LOG_LEVEL, file, "log", "level", DEFAULT_LOG_LEVEL)
+    normalized = level.strip().lower()
+    if normalized not in LOG_LEVELS:
+        raise ConfigError(f"invalid log level from {source}: use one of {', '.join(LOG_LEVELS)}")
+    return normalized
+
+
+# --- credentials and the bearer token --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _SecretSource:
+    """Where a secret comes from: a literal value or a command; resolved only after all checks."""
+
+    setting: str
+    value: str = field(repr=False)
+    is_command: bool
+
+    def resolve(self) -> str:
+        if not self.is_command:
+            return self.value
+        # Imported here: credential_command subclasses ConfigError, so it imports this module.
+        from cooked_mcp.credential_command import run_secret_command
+
+        return run_secret_command(self.setting, self.value)
+
+
+def _exclusive(file: _File, table: str, key: str) -> _SecretSource | None:
+    """``table.key`` or ``table.key_cmd`` from the file; both at once is refused."""
+    value = file.string(table, key)
+    command = file.string(table, f"{key}_cmd")
+    if value is not None and command is not None:
+        raise ConfigError(
+            f"{file.where(table, f'{key}_cmd')}: {table}.{key} and {table}.{key}_cmd are both set; "
+            f"keep only one of them"
+        )
+    if value is not None:
+        if not value.strip(_ASCII_WHITESPACE):
+            raise ConfigError(f"{file.where(table, key)}: {table}.{key} is empty: set a value or remove it")
+        return _SecretSource(setting=f"{table}.{key}", value=value, is_command=False)
+    if command is not None:
+        if not command.strip(_ASCII_WHITESPACE):
+            raise ConfigError(
+                f"{file.where(table, f'{key}_cmd')}: {table}.{key}_cmd is empty: set a command or remove it"
+            )
+        return _SecretSource(setting=f"{table}.{key}_cmd", value=command, is_command=True)
+    return None
+
+
+def _credential(environ: Mapping[str, str], env: str, file: _File, key: str, noun: str) -> _SecretSource:
+    from_file = _exclusive(file, "user", key)  # checked even when the environment wins
+    value = environ.get(env, "")
+    if value:
+        return _SecretSource(setting=env, value=value, is_command=False)
+    if from_file is not None:
+        return from_file
+    location = str(file.path) if file.path is not None else "the config file"
+    raise ConfigError(
+        f"no Cooked {noun} configured: set {env}, or user.{key} (or user.{key}_cmd) in {location}"
+    )
+
+
+def _http_token(environ: Mapping[str, str], file: _File) -> _SecretSource | None:
+    from_file = _exclusive(file, "mcp", "http_token")
+    if ENV_HTTP_TOKEN in environ:
+        value = environ[ENV_HTTP_TOKEN]
+        _check_token(value, ENV_HTTP_TOKEN)
+        return _SecretSource(setting=ENV_HTTP_TOKEN, value=value, is_command=False)
+    return from_file
+
+
+def _check_token(token: str, setting: str) -> str:
+    """A bearer token travels in an HTTP header: it must be visible ASCII, and never empty."""
+    stripped = token.strip(_ASCII_WHITESPACE)
+    if not stripped:
+        raise ConfigError(f"{setting} is empty: set a non-empty HTTP bearer token or unset it")
+    if not all(0x21 <= ord(char) <= 0x7E for char in stripped):
+        raise ConfigError(
+            f"{setting} must contain only visible ASCII characters (no spaces), as HTTP headers require"
+        )
+    return stripped
+
+
+def _one_line(text: str, limit: int = 80) -> str:
+    """User-supplied text shown in a message: printable, one line, short."""
+    cleaned = "".join(char if char.isprintable() else "?" for char in text)
+    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"

@@ -1,0 +1,166 @@
+"""THE table of Cooked's API: every path, method, query parameter and JSON key (cooked-api.md).
+
+Much of the contract is not public, so correcting it against the live service must be a
+one-place edit: nothing else in the code base spells a Cooked path or JSON key. Path
+parameters are percent-encoded as exactly one segment each, so no ID can change which
+endpoint is called.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import quote
+
+from cooked_mcp.cooked.errors import CookedRequestError
+
+__all__ = ["API_PREFIX", "ENDPOINTS", "USERNAME_PARAM", "Endpoint", "Key", "Query"]
+
+API_PREFIX: Final = "/api/"
+
+#: The path parameter every user-scoped path has; filled from the login response, never by a caller.
+USERNAME_PARAM: Final = "username"
+
+
+class Key:
+    """JSON keys, kebab-case as Cooked (a Clojure service) spells them."""
+
+    # login
+    USERNAME: Final = "username"
+    PASSWORD: Final = "password"  # noqa: S105 - a JSON key
+    # errors
+    CODE: Final = "code"
+    MESSAGE: Final = "message"
+    # recipes
+    ITEMS: Final = "items"
+    ID: Final = "id"
+    TITLE: Final = "title"
+    TEXT: Final = "text"
+    DESCRIPTION: Final = "description"
+    PORTIONS: Final = "portions"
+    OWNER: Final = "owner"
+    CAN_EDIT: Final = "can-edit"
+    RECIPE_ID: Final = "recipe-id"
+    EXTRACTION_ID: Final = "extraction-id"
+    URL: Final = "url"
+    # shopping list
+    AISLES: Final = "aisles"
+    NAME: Final = "name"
+    PRODUCT_GROUPS: Final = "product-groups"
+    QUANTITY: Final = "quantity"
+    SELECTED: Final = "selected"
+    RECIPE_IDS: Final = "recipe-ids"
+    ADDED: Final = "added"
+    AISLE_ID: Final = "aisle-id"
+    PRODUCT_GROUP_IDS: Final = "product-group-ids"
+    REMOVED: Final = "removed"
+
+
+class Query:
+    """Query parameter names."""
+
+    PAGE: Final = "page"
+    PAGE_COUNT: Final = "page-count"
+    QUERY: Final = "query"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One Cooked operation.
+
+    ``name`` is what logs and error messages call it (never the filled path, which may hold
+    the username). ``slow`` selects the long read timeout. ``query`` lists the only query
+    parameter names the operation may be sent.
+    """
+
+    name: str
+    method: str
+    path_template: str
+    authenticated: bool = True
+    slow: bool = False
+    query: tuple[str, ...] = ()
+
+    @property
+    def path_params(self) -> tuple[str, ...]:
+        return tuple(field for _, field, _, _ in string.Formatter().parse(self.path_template) if field)
+
+    @property
+    def user_scoped(self) -> bool:
+        return USERNAME_PARAM in self.path_params
+
+    def path(self, **params: str) -> str:
+        """Fill the template; each value becomes one percent-encoded segment or is refused.
+
+        ``.`` and ``..`` are refused rather than encoded: unreserved characters pass through
+        ``quote`` unchanged and HTTP clients resolve such segments, which would call a
+        different endpoint. An empty value would do the same by collapsing the segment.
+        """
+        expected = set(self.path_params)
+        if set(params) != expected:
+            raise ValueError(f"{self.name} needs path parameters {sorted(expected)}, got {sorted(params)}")
+        encoded: dict[str, str] = {}
+        for field, value in params.items():
+            if value in ("", ".", ".."):
+                shown = "empty" if not value else f"'{value}'"
+                raise CookedRequestError(
+                    f"The {field.replace('_', ' ')} is {shown}, which is not a valid Cooked ID",
+                    next_step="use an ID exactly as Cooked returned it",
+                )
+            encoded[field] = quote(value, safe="")
+        path = self.path_template.format(**encoded)
+        if not path.startswith(API_PREFIX):
+            raise ValueError(f"{self.name}: built path does not start with {API_PREFIX}")
+        return path
+
+
+LOGIN: Final = Endpoint("login", "POST", "/api/public/login", authenticated=False)
+LIST_RECIPES: Final = Endpoint(
+    "list recipes", "GET", "/api/user/{username}/recipes", query=(Query.PAGE, Query.PAGE_COUNT)
+)
+SEARCH_RECIPES: Final = Endpoint(
+    "search recipes", "GET", "/api/user/recipes/search", query=(Query.QUERY, Query.PAGE)
+)
+GET_RECIPE: Final = Endpoint("get recipe", "GET", "/api/saved/{recipe_id}")
+PREVIEW_RECIPE: Final = Endpoint("preview recipe", "POST", "/api/recipes/preview")
+SAVE_RECIPE: Final = Endpoint("save recipe", "POST", "/api/recipes")
+UPDATE_RECIPE: Final = Endpoint("update recipe", "PUT", "/api/saved/{recipe_id}")
+DELETE_RECIPE: Final = Endpoint("delete recipe", "DELETE", "/api/saved/{recipe_id}")
+IMPORT_URL: Final = Endpoint("import URL", "POST", "/api/new", slow=True)
+GET_DRAFT: Final = Endpoint("get draft", "GET", "/api/extract/{extraction_id}")
+SAVE_DRAFT: Final = Endpoint("save draft", "POST", "/api/extract/{extraction_id}/save")
+GET_SHOPPING_LIST: Final = Endpoint("get shopping list", "GET", "/api/user/{username}/shopping-list")
+ADD_INGREDIENTS: Final = Endpoint(
+    "add ingredients", "POST", "/api/user/{username}/shopping-list/ingredients"
+)
+UPDATE_PRODUCT_GROUP: Final = Endpoint(
+    "update product group",
+    "PUT",
+    "/api/user/{username}/shopping-list/product-groups/{product_group_id}",
+)
+SET_SELECTED: Final = Endpoint("set selection", "PUT", "/api/user/{username}/shopping-list/selected")
+REMOVE_PRODUCT_GROUPS: Final = Endpoint(
+    "remove product groups", "POST", "/api/user/{username}/shopping-list/remove"
+)
+CLEAR_SHOPPING_LIST: Final = Endpoint("clear shopping list", "DELETE", "/api/user/{username}/shopping-list")
+
+#: Every operation, for tests and documentation that need to walk the whole table.
+ENDPOINTS: Final = (
+    LOGIN,
+    LIST_RECIPES,
+    SEARCH_RECIPES,
+    GET_RECIPE,
+    PREVIEW_RECIPE,
+    SAVE_RECIPE,
+    UPDATE_RECIPE,
+    DELETE_RECIPE,
+    IMPORT_URL,
+    GET_DRAFT,
+    SAVE_DRAFT,
+    GET_SHOPPING_LIST,
+    ADD_INGREDIENTS,
+    UPDATE_PRODUCT_GROUP,
+    SET_SELECTED,
+    REMOVE_PRODUCT_GROUPS,
+    CLEAR_SHOPPING_LIST,
+)

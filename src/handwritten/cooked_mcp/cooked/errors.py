@@ -1,0 +1,170 @@
+"""The one exception hierarchy the Cooked client raises, and the mapping from HTTP answers to it.
+
+Tool handlers turn these into MCP tool errors for an LLM agent, so each error carries the
+facts an agent can act on (status, Cooked's code and message, Retry-After) plus a
+``next_step`` hint, and ``str()`` is a single self-contained sentence. Nothing here ever
+sees cookies, credentials or request bodies; Cooked's own message is untrusted text and
+is cleaned and shortened before it is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import unicodedata
+
+__all__ = [
+    "MAX_ERROR_BODY_BYTES",
+    "CookedAuthError",
+    "CookedError",
+    "CookedRequestError",
+    "CookedResponseError",
+    "CookedUnavailable",
+    "clean_text",
+    "error_from_response",
+    "parse_retry_after",
+]
+
+#: How much of an error body is ever read: enough for any JSON error, never a whole proxy page.
+MAX_ERROR_BODY_BYTES = 64 * 1024
+_MAX_MESSAGE_CHARS = 300
+_MAX_CODE_CHARS = 64
+
+
+class CookedError(Exception):
+    """Cooked did not do what was asked.
+
+    ``status`` is the HTTP status when Cooked answered, ``code`` and ``cooked_message``
+    come from its ``{"code", "message"}`` error body when it had one, ``retry_after`` is
+    the ``Retry-After`` header in seconds, and ``next_step`` tells the agent what to do.
+    """
+
+    def __init__(
+        self,
+        summary: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        cooked_message: str | None = None,
+        retry_after: float | None = None,
+        next_step: str = "",
+    ) -> None:
+        self.summary = summary
+        self.status = status
+        self.code = code
+        self.cooked_message = cooked_message
+        self.retry_after = retry_after
+        self.next_step = next_step
+        super().__init__(self._compose())
+
+    def _compose(self) -> str:
+        parts = [self.summary]
+        details = " ".join(str(item) for item in (self.status, self.code) if item is not None)
+        if details:
+            parts[0] = f"{self.summary} ({details})"
+        if self.cooked_message:
+            parts.append(f"Cooked says: {self.cooked_message}")
+        if self.next_step:
+            parts.append(f"Next step: {self.next_step}")
+        return ". ".join(part.rstrip(".") for part in parts) + "."
+
+    def __str__(self) -> str:
+        return self._compose()
+
+
+class CookedAuthError(CookedError):
+    """Cooked rejected the configured credentials, or the session right after a fresh login."""
+
+
+class CookedUnavailable(CookedError):
+    """Cooked could not be reached or answered at another location (a redirect)."""
+
+
+class CookedResponseError(CookedError):
+    """A successful answer that is not what the contract promises (bad JSON, missing field)."""
+
+
+class CookedRequestError(CookedError):
+    """A value cannot be sent to Cooked at all (e.g. an ID of ``..``), so no request was made."""
+
+
+_NEXT_STEPS_BY_CODE = {
+    "INVALID_REQUEST": "check the arguments (IDs, required fields) and try again with corrected values",
+    "FORBIDDEN": "this recipe belongs to someone else and cannot be changed; read it and save a copy instead",
+    "NOT_FOUND": "check the ID; read the recipe list or the shopping list again to get current IDs",
+    "EXTRACTION_FAILED": (
+        "Cooked found no recipe on that page; copy the recipe text and preview and save it as raw text instead"
+    ),
+}
+
+
+def error_from_response(
+    status: int, body: bytes, retry_after_header: str | None, *, operation: str
+) -> CookedError:
+    """Turn a non-2xx answer (other than a session 401, handled by the session) into an error.
+
+    ``body`` must already be bounded (at most ``MAX_ERROR_BODY_BYTES``); a body that is not
+    a JSON object, such as a proxy's HTML page, contributes nothing but its status.
+    """
+    code, message = _parse_error_body(body)
+    retry_after = parse_retry_after(retry_after_header)
+    summary = f"Cooked rejected the {operation} request"
+    if status == 429:
+        wait = f"wait {retry_after:g} seconds" if retry_after is not None else "wait a little"
+        next_step = f"Cooked is rate limiting; {wait}, then retry once"
+    elif status >= 500:
+        summary = f"Cooked failed while handling the {operation} request"
+        next_step = "this is a problem on Cooked's side; retry later"
+    elif code in _NEXT_STEPS_BY_CODE:
+        next_step = _NEXT_STEPS_BY_CODE[code]
+    elif status == 404:
+        next_step = _NEXT_STEPS_BY_CODE["NOT_FOUND"]
+    elif status == 403:
+        next_step = _NEXT_STEPS_BY_CODE["FORBIDDEN"]
+    else:
+        next_step = "check the arguments and try again; do not repeat the same call unchanged"
+    return CookedError(
+        summary,
+        status=status,
+        code=code,
+        cooked_message=message,
+        retry_after=retry_after,
+        next_step=next_step,
+    )
+
+
+def _parse_error_body(body: bytes) -> tuple[str | None, str | None]:
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None, None
+    if not isinstance(data, dict):
+        return None, None
+    code = data.get("code")
+    message = data.get("message")
+    return (
+        clean_text(code, _MAX_CODE_CHARS) if isinstance(code, str) else None,
+        clean_text(message, _MAX_MESSAGE_CHARS) if isinstance(message, str) else None,
+    )
+
+
+def clean_text(text: str, limit: int = _MAX_MESSAGE_CHARS) -> str | None:
+    """Untrusted text made safe to show: no control or format characters, one line, bounded."""
+    kept = "".join(" " if unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"} else char for char in text)
+    collapsed = " ".join(kept.split())
+    if not collapsed:
+        return None
+    return collapsed if len(collapsed) <= limit else collapsed[: limit - 1].rstrip() + "…"
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """``Retry-After`` in delta-seconds; an HTTP-date or garbage is ignored rather than guessed at."""
+    if value is None:
+        return None
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        return None
+    if not math.isfinite(seconds) or seconds < 0:
+        return None
+    return seconds

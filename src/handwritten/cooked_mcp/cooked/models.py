@@ -1,0 +1,126 @@
+"""Validated shapes of Cooked's answers: only the fields the tools use.
+
+Every response is checked against these before a tool formats anything, so a changed
+or broken Cooked answer becomes a precise ``CookedResponseError`` instead of a
+``KeyError`` deep in a handler. Unknown fields are ignored (Cooked adds fields freely), and
+image and thumbnail URLs are deliberately not modelled, so they cannot leak into tool
+output. Aliases come from ``endpoints.Key``, the one place JSON keys are spelled.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from cooked_mcp.cooked.endpoints import Key
+
+__all__ = [
+    "AddResult",
+    "Aisle",
+    "Draft",
+    "GroupRef",
+    "ImportResult",
+    "LoginResult",
+    "Preview",
+    "ProductGroup",
+    "Recipe",
+    "RecipeList",
+    "RecipeSummary",
+    "Removed",
+    "SavedRef",
+    "SelectedSet",
+    "ShoppingList",
+]
+
+
+class _CookedModel(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+
+class LoginResult(_CookedModel):
+    username: str = Field(alias=Key.USERNAME, min_length=1)
+
+
+class RecipeSummary(_CookedModel):
+    id: str = Field(alias=Key.ID, min_length=1)
+    title: str | None = Field(default=None, alias=Key.TITLE)
+
+
+class RecipeList(_CookedModel):
+    items: list[RecipeSummary] = Field(alias=Key.ITEMS)
+
+
+class Recipe(_CookedModel):
+    id: str = Field(alias=Key.ID, min_length=1)
+    title: str | None = Field(default=None, alias=Key.TITLE)
+    description: str = Field(alias=Key.DESCRIPTION)
+    portions: int | None = Field(default=None, alias=Key.PORTIONS)
+    owner: str | None = Field(default=None, alias=Key.OWNER)
+    can_edit: bool | None = Field(default=None, alias=Key.CAN_EDIT)
+
+
+class Preview(_CookedModel):
+    title: str | None = Field(default=None, alias=Key.TITLE)
+    description: str = Field(alias=Key.DESCRIPTION)
+    portions: int | None = Field(default=None, alias=Key.PORTIONS)
+
+
+class SavedRef(_CookedModel):
+    recipe_id: str = Field(alias=Key.RECIPE_ID, min_length=1)
+
+
+class ImportResult(_CookedModel):
+    """Either the recipe was saved at once (``recipe_id``) or a draft awaits review (``extraction_id``)."""
+
+    recipe_id: str | None = Field(default=None, alias=Key.RECIPE_ID, min_length=1)
+    extraction_id: str | None = Field(default=None, alias=Key.EXTRACTION_ID, min_length=1)
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> ImportResult:
+        if (self.recipe_id is None) == (self.extraction_id is None):
+            raise ValueError(f"exactly one of {Key.RECIPE_ID} and {Key.EXTRACTION_ID} must be present")
+        return self
+
+
+class Draft(_CookedModel):
+    id: str = Field(alias=Key.ID, min_length=1)
+    title: str | None = Field(default=None, alias=Key.TITLE)
+    description: str = Field(alias=Key.DESCRIPTION)
+    portions: int | None = Field(default=None, alias=Key.PORTIONS)
+
+
+class ProductGroup(_CookedModel):
+    id: str = Field(alias=Key.ID, min_length=1)
+    name: str = Field(alias=Key.NAME)
+    quantity: str | None = Field(default=None, alias=Key.QUANTITY)
+    selected: bool = Field(alias=Key.SELECTED)
+
+
+class Aisle(_CookedModel):
+    id: str = Field(alias=Key.ID, min_length=1)
+    name: str = Field(alias=Key.NAME)
+    product_groups: list[ProductGroup] = Field(alias=Key.PRODUCT_GROUPS)
+
+
+class ShoppingList(_CookedModel):
+    aisles: list[Aisle] = Field(alias=Key.AISLES)
+    recipe_ids: list[str] | None = Field(default=None, alias=Key.RECIPE_IDS)
+
+
+class AddResult(_CookedModel):
+    added: int = Field(alias=Key.ADDED, ge=0)
+
+
+class GroupRef(_CookedModel):
+    id: str = Field(alias=Key.ID, min_length=1)
+
+
+class SelectedSet(_CookedModel):
+    product_group_ids: list[str] = Field(alias=Key.PRODUCT_GROUP_IDS)
+
+
+class Removed(_CookedModel):
+    removed: list[str] = Field(alias=Key.REMOVED)
+
+
+class Empty(_CookedModel):
+    """``{}``: the answer of operations that return nothing."""

@@ -1,0 +1,1 @@
+"""The two ways cooked-mcp speaks MCP: stdio (default) and Streamable HTTP."""

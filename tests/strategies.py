@@ -1,0 +1,79 @@
+"""Hypothesis strategies for tool arguments, derived from the served schemas.
+
+Deriving them from the generated definitions (not from a second copy of the
+rules) means a change to features/tools.yaml changes what is generated here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cooked_mcp_generated.tools import TOOLS, ToolSpec
+from hypothesis import strategies as st
+
+SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
+
+# JSON-safe text: no surrogates, which no MCP client can send.
+_TEXT_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs",))
+
+
+def properties(tool: str) -> dict[str, dict[str, Any]]:
+    return dict(SPECS[tool].definition.input_schema["properties"])
+
+
+def mode_rules(tool: str) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """mode value -> (requires, accepts); a tool without modes has one rule under ""."""
+    rules = SPECS[tool].modes
+    if rules is None:
+        required = tuple(SPECS[tool].definition.input_schema.get("required", []))
+        return {"": (required, tuple(n for n in properties(tool) if n not in required))}
+    return {value: (rules.requires[value], rules.accepts[value]) for value in rules.requires}
+
+
+def value_for(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """Any valid value of one parameter."""
+    types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+    kind = next(t for t in types if t != "null")
+    if "enum" in schema:
+        base: st.SearchStrategy[Any] = st.sampled_from(schema["enum"])
+    elif kind == "integer":
+        base = st.integers(schema.get("minimum", -(2**31)), schema.get("maximum", 2**31))
+    elif kind == "boolean":
+        base = st.booleans()
+    elif kind == "array":
+        item = schema["items"]
+        base = st.lists(
+            st.text(
+                _TEXT_CHARS, min_size=item.get("minLength", 0), max_size=min(item.get("maxLength", 20), 20)
+            ),
+            min_size=schema.get("minItems", 0),
+            max_size=min(schema.get("maxItems", 5), 5),
+        )
+    elif schema.get("pattern", "").startswith("^https?"):
+        base = st.builds(
+            lambda path: "https://example.org/" + path,
+            st.text(st.sampled_from("abcdefghij-_/0123456789"), max_size=30),
+        )
+    else:
+        limit = min(schema.get("maxLength", 40), 40)
+        base = st.text(_TEXT_CHARS, min_size=schema.get("minLength", 0), max_size=limit)
+        if "pattern" in schema:
+            base = base.filter(lambda s: any(not c.isspace() for c in s))
+    return st.one_of(st.none(), base) if "null" in types else base
+
+
+@st.composite
+def valid_arguments(draw: st.DrawFn, tool: str) -> dict[str, Any]:
+    """Arguments the server must accept: a mode, its required parameters, some of the accepted ones."""
+    props = properties(tool)
+    mode = SPECS[tool].modes.param if SPECS[tool].modes else None
+    rules = mode_rules(tool)
+    value = draw(st.sampled_from(sorted(rules)))
+    requires, accepts = rules[value]
+    args: dict[str, Any] = {mode: value} if mode else {}
+    for name in requires:
+        args[name] = draw(value_for(props[name]))
+    for name in accepts:
+        if name not in args and draw(st.booleans()):
+            args[name] = draw(value_for(props[name]))
+    return args

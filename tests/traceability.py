@@ -1,0 +1,101 @@
+"""The requirement traceability gate.
+
+Tests cite the requirement IDs they prove with ``@pytest.mark.req(...)``.
+After collection every citation is checked against the generated registry;
+at the end of a full run every requirement must be cited by a test or be
+listed in features/pending-requirements.txt (and never both), and a report
+per feature and group is written to build/requirements.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from cooked_mcp_generated.requirements import REQUIREMENTS
+
+ROOT = Path(__file__).resolve().parent.parent
+PENDING_FILE = ROOT / "features" / "pending-requirements.txt"
+REPORT_FILE = ROOT / "build" / "requirements.md"
+
+
+@dataclass
+class Trace:
+    """Which collected tests cite which requirement."""
+
+    citations: dict[str, list[str]] = field(default_factory=dict)
+    full_run: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+def read_pending(path: Path = PENDING_FILE) -> list[str]:
+    if not path.exists():
+        return []
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text("utf-8").splitlines())
+    return [line for line in lines if line]
+
+
+def collect(items: Iterable[pytest.Item]) -> Trace:
+    """Map requirement IDs to citing tests; unknown IDs and uncited tests are usage errors."""
+    trace = Trace()
+    errors = []
+    for item in items:
+        ids = [rid for marker in item.iter_markers("req") for rid in marker.args]
+        if not ids:
+            errors.append(f"{item.nodeid}: cites no requirement; add @pytest.mark.req(...)")
+        for rid in ids:
+            if rid not in REQUIREMENTS:
+                errors.append(f"{item.nodeid}: cites unknown requirement {rid!r}")
+            trace.citations.setdefault(rid, []).append(item.nodeid)
+    if errors:
+        raise pytest.UsageError("requirement traceability:\n  " + "\n  ".join(errors))
+    return trace
+
+
+def check(trace: Trace, pending: list[str]) -> list[str]:
+    """The gate's verdict: an empty list when every requirement is accounted for."""
+    problems = [f"{rid} is in {PENDING_FILE.name} but is not a requirement" for rid in pending if rid not in REQUIREMENTS]
+    pending_set = set(pending)
+    for rid in REQUIREMENTS:
+        cited = rid in trace.citations
+        if cited and rid in pending_set:
+            problems.append(f"{rid} has a test now: remove it from {PENDING_FILE.name}")
+        elif not cited and rid not in pending_set:
+            problems.append(f"{rid} has no test and is not pending")
+    return problems
+
+
+def write_report(trace: Trace, pending: list[str], path: Path = REPORT_FILE) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    proven = sum(1 for rid in REQUIREMENTS if rid in trace.citations)
+    lines = [
+        "# Requirement coverage",
+        "",
+        f"{summary(trace, pending)}" + ("" if trace.full_run else " (partial run)"),
+        "",
+    ]
+    current = None
+    for rid, req in REQUIREMENTS.items():
+        if (req.feature, req.group) != current:
+            current = (req.feature, req.group)
+            lines += ["", f"## {req.feature} · {req.group}", "", "| ID | requirement | tests |", "| --- | --- | --- |"]
+        tests = "<br>".join(f"`{t}`" for t in trace.citations.get(rid, [])) or (
+            "**pending**" if rid in pending else "**none**"
+        )
+        lines.append(f"| `{rid}` | {req.text} | {tests} |")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert proven <= len(REQUIREMENTS)
+
+
+def summary(trace: Trace, pending: list[str]) -> str:
+    proven = sum(1 for rid in REQUIREMENTS if rid in trace.citations)
+    return f"requirements: {proven}/{len(REQUIREMENTS)} proven, {len(set(pending) & set(REQUIREMENTS))} pending"
+
+
+def is_full_run(config: pytest.Config) -> bool:
+    """Only a run of the whole suite may judge coverage."""
+    testpaths = {str((ROOT / p).resolve()) for p in config.getini("testpaths")}
+    args = {str(Path(a).resolve()) for a in config.args}
+    return args <= testpaths and not config.option.keyword and not config.option.markexpr
