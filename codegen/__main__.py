@@ -160,7 +160,8 @@ def _ruff_format(source: str) -> str:
 
 
 def _relative(path: Path) -> str:
-    return str(path.resolve().relative_to(ROOT))
+    resolved = path.resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else resolved.name
 
 
 if __name__ == "__main__":

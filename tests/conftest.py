@@ -19,7 +19,9 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     trace = traceability.collect(items)
     trace.full_run = traceability.is_full_run(config)
     config.stash[_TRACE] = trace
@@ -45,4 +47,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line(f"traceability: {problem}", red=True)
     note = "" if trace.full_run else " (partial run: gate not applied)"
     terminalreporter.write_line(traceability.summary(trace, traceability.read_pending()) + note)
-    terminalreporter.write_line(f"requirement coverage report: {traceability.REPORT_FILE.relative_to(traceability.ROOT)}")
+    terminalreporter.write_line(
+        f"requirement coverage report: {traceability.REPORT_FILE.relative_to(traceability.ROOT)}"
+    )

@@ -43,8 +43,10 @@ def collect(items: Iterable[pytest.Item]) -> Trace:
     errors = []
     for item in items:
         ids = [rid for marker in item.iter_markers("req") for rid in marker.args]
-        if not ids:
+        if not ids and item.get_closest_marker("tooling") is None:
             errors.append(f"{item.nodeid}: cites no requirement; add @pytest.mark.req(...)")
+        if ids and item.get_closest_marker("tooling") is not None:
+            errors.append(f"{item.nodeid}: a tooling test cannot also cite requirements")
         for rid in ids:
             if rid not in REQUIREMENTS:
                 errors.append(f"{item.nodeid}: cites unknown requirement {rid!r}")
@@ -56,7 +58,11 @@ def collect(items: Iterable[pytest.Item]) -> Trace:
 
 def check(trace: Trace, pending: list[str]) -> list[str]:
     """The gate's verdict: an empty list when every requirement is accounted for."""
-    problems = [f"{rid} is in {PENDING_FILE.name} but is not a requirement" for rid in pending if rid not in REQUIREMENTS]
+    problems = [
+        f"{rid} is in {PENDING_FILE.name} but is not a requirement"
+        for rid in pending
+        if rid not in REQUIREMENTS
+    ]
     pending_set = set(pending)
     for rid in REQUIREMENTS:
         cited = rid in trace.citations
@@ -80,7 +86,13 @@ def write_report(trace: Trace, pending: list[str], path: Path = REPORT_FILE) -> 
     for rid, req in REQUIREMENTS.items():
         if (req.feature, req.group) != current:
             current = (req.feature, req.group)
-            lines += ["", f"## {req.feature} · {req.group}", "", "| ID | requirement | tests |", "| --- | --- | --- |"]
+            lines += [
+                "",
+                f"## {req.feature} · {req.group}",
+                "",
+                "| ID | requirement | tests |",
+                "| --- | --- | --- |",
+            ]
         tests = "<br>".join(f"`{t}`" for t in trace.citations.get(rid, [])) or (
             "**pending**" if rid in pending else "**none**"
         )
@@ -91,7 +103,9 @@ def write_report(trace: Trace, pending: list[str], path: Path = REPORT_FILE) -> 
 
 def summary(trace: Trace, pending: list[str]) -> str:
     proven = sum(1 for rid in REQUIREMENTS if rid in trace.citations)
-    return f"requirements: {proven}/{len(REQUIREMENTS)} proven, {len(set(pending) & set(REQUIREMENTS))} pending"
+    return (
+        f"requirements: {proven}/{len(REQUIREMENTS)} proven, {len(set(pending) & set(REQUIREMENTS))} pending"
+    )
 
 
 def is_full_run(config: pytest.Config) -> bool:

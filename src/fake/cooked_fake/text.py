@@ -20,6 +20,7 @@ _UNITS = (
 _AMOUNT = r"(?:\d+(?:[.,/]\d+)?(?:\s+\d/\d)?|[½¼¾⅓⅔])(?:\s*(?:-|to)\s*\d+(?:[.,/]\d+)?)?"
 _LINE = re.compile(rf"^(?P<qty>{_AMOUNT}(?:\s*(?:{_UNITS})\b)?)\s*(?:of\s+)?(?P<name>.+)$", re.IGNORECASE)
 _BULLET = re.compile(r"^[-*•]\s+")
+_SERVES = re.compile(r"serves\s+(\d+)|(\d+)\s+(?:servings|portions|people)", re.IGNORECASE)
 
 # First matching aisle wins; a word matches when it starts with the keyword ("tomatoes" ~ "tomato").
 AISLE_KEYWORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -126,13 +127,13 @@ def preview(title: str | None, text: str) -> tuple[str, str, int | None]:
     steps: list[str] = []
     for chunk in re.split(r"[\n;]+|\.(?:\s+|$)", text):
         chunk = _BULLET.sub("", chunk.strip()).strip()
-        if not chunk or chunk.startswith("#"):
+        if not chunk or chunk.startswith("#") or _SERVES.fullmatch(chunk):
             continue
         if _LINE.match(chunk):
             ingredients.extend(p.strip() for p in chunk.split(",") if p.strip())
         else:
             steps.append(chunk)
-    serves = re.search(r"serves\s+(\d+)|(\d+)\s+(?:servings|portions|people)", text, re.IGNORECASE)
+    serves = _SERVES.search(text)
     portions = int(serves[1] or serves[2]) if serves else None
     first_line = text.strip().splitlines()[0] if text.strip() else "Untitled"
     chosen = title.strip() if title and title.strip() else first_line[:60].strip()

@@ -122,7 +122,7 @@ class ReadArguments(_Arguments):
     @classmethod
     def _not_null(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            check_not_null(data, data.keys(), nullable=[])
+            check_not_null(data, data.keys() & cls.model_fields.keys(), nullable=[])
         return data
 
     @model_validator(mode="after")
@@ -174,7 +174,7 @@ class PreviewRecipeTextArguments(_Arguments):
     @classmethod
     def _not_null(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            check_not_null(data, data.keys(), nullable=[])
+            check_not_null(data, data.keys() & cls.model_fields.keys(), nullable=[])
         return data
 
 
@@ -260,7 +260,7 @@ class SaveRecipeArguments(_Arguments):
     @classmethod
     def _not_null(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            check_not_null(data, data.keys(), nullable=["portions"])
+            check_not_null(data, data.keys() & cls.model_fields.keys(), nullable=["portions"])
         return data
 
     @model_validator(mode="after")
@@ -289,7 +289,7 @@ class DeleteRecipeArguments(_Arguments):
     @classmethod
     def _not_null(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            check_not_null(data, data.keys(), nullable=[])
+            check_not_null(data, data.keys() & cls.model_fields.keys(), nullable=[])
         return data
 
 
@@ -382,7 +382,7 @@ class ChangeShoppingListArguments(_Arguments):
     @classmethod
     def _not_null(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            check_not_null(data, data.keys(), nullable=["quantity"])
+            check_not_null(data, data.keys() & cls.model_fields.keys(), nullable=["quantity"])
         return data
 
     @model_validator(mode="after")

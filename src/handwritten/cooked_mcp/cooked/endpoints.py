@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote
 
-from cooked_mcp.cooked.errors import CookedRequestError
-
-__all__ = ["API_PREFIX", "ENDPOINTS", "USERNAME_PARAM", "Endpoint", "Key", "Query"]
+__all__ = ["API_PREFIX", "ENDPOINTS", "USERNAME_PARAM", "Endpoint", "InvalidPathValue", "Key", "Query"]
 
 API_PREFIX: Final = "/api/"
 
@@ -28,7 +26,7 @@ class Key:
 
     # login
     USERNAME: Final = "username"
-    PASSWORD: Final = "password"  # noqa: S105 - a JSON key
+    PASSWORD: Final = "password"
     # errors
     CODE: Final = "code"
     MESSAGE: Final = "message"
@@ -63,6 +61,14 @@ class Query:
     PAGE: Final = "page"
     PAGE_COUNT: Final = "page-count"
     QUERY: Final = "query"
+
+
+class InvalidPathValue(ValueError):
+    """A path parameter that could not be sent as one segment; ``str()`` is safe to show."""
+
+    def __init__(self, parameter: str, problem: str) -> None:
+        self.parameter = parameter
+        super().__init__(f"the {parameter.replace('_', ' ')} is {problem}, which is not a valid Cooked ID")
 
 
 @dataclass(frozen=True)
@@ -102,11 +108,7 @@ class Endpoint:
         encoded: dict[str, str] = {}
         for field, value in params.items():
             if value in ("", ".", ".."):
-                shown = "empty" if not value else f"'{value}'"
-                raise CookedRequestError(
-                    f"The {field.replace('_', ' ')} is {shown}, which is not a valid Cooked ID",
-                    next_step="use an ID exactly as Cooked returned it",
-                )
+                raise InvalidPathValue(field, "empty" if not value else f"'{value}'")
             encoded[field] = quote(value, safe="")
         path = self.path_template.format(**encoded)
         if not path.startswith(API_PREFIX):
@@ -130,9 +132,7 @@ IMPORT_URL: Final = Endpoint("import URL", "POST", "/api/new", slow=True)
 GET_DRAFT: Final = Endpoint("get draft", "GET", "/api/extract/{extraction_id}")
 SAVE_DRAFT: Final = Endpoint("save draft", "POST", "/api/extract/{extraction_id}/save")
 GET_SHOPPING_LIST: Final = Endpoint("get shopping list", "GET", "/api/user/{username}/shopping-list")
-ADD_INGREDIENTS: Final = Endpoint(
-    "add ingredients", "POST", "/api/user/{username}/shopping-list/ingredients"
-)
+ADD_INGREDIENTS: Final = Endpoint("add ingredients", "POST", "/api/user/{username}/shopping-list/ingredients")
 UPDATE_PRODUCT_GROUP: Final = Endpoint(
     "update product group",
     "PUT",

@@ -12,6 +12,9 @@ from __future__ import annotations
 import json
 import math
 import unicodedata
+from collections.abc import Callable
+
+from cooked_mcp.cooked.endpoints import Key
 
 __all__ = [
     "MAX_ERROR_BODY_BYTES",
@@ -93,20 +96,27 @@ _NEXT_STEPS_BY_CODE = {
     "FORBIDDEN": "this recipe belongs to someone else and cannot be changed; read it and save a copy instead",
     "NOT_FOUND": "check the ID; read the recipe list or the shopping list again to get current IDs",
     "EXTRACTION_FAILED": (
-        "Cooked found no recipe on that page; copy the recipe text and preview and save it as raw text instead"
+        "Cooked found no recipe on that page; copy the recipe text from the page and "
+        "preview and save it as raw text instead"
     ),
 }
 
 
 def error_from_response(
-    status: int, body: bytes, retry_after_header: str | None, *, operation: str
+    status: int,
+    body: bytes,
+    retry_after_header: str | None,
+    *,
+    operation: str,
+    redact: Callable[[str], str] | None = None,
 ) -> CookedError:
     """Turn a non-2xx answer (other than a session 401, handled by the session) into an error.
 
     ``body`` must already be bounded (at most ``MAX_ERROR_BODY_BYTES``); a body that is not
     a JSON object, such as a proxy's HTML page, contributes nothing but its status.
+    ``redact`` scrubs known secrets from Cooked's message, which might echo them back.
     """
-    code, message = _parse_error_body(body)
+    code, message = _parse_error_body(body, redact)
     retry_after = parse_retry_after(retry_after_header)
     summary = f"Cooked rejected the {operation} request"
     if status == 429:
@@ -133,15 +143,18 @@ def error_from_response(
     )
 
 
-def _parse_error_body(body: bytes) -> tuple[str | None, str | None]:
+def _parse_error_body(body: bytes, redact: Callable[[str], str] | None) -> tuple[str | None, str | None]:
     try:
         data = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return None, None
     if not isinstance(data, dict):
         return None, None
-    code = data.get("code")
-    message = data.get("message")
+    code = data.get(Key.CODE)
+    message = data.get(Key.MESSAGE)
+    if redact is not None:
+        code = redact(code) if isinstance(code, str) else code
+        message = redact(message) if isinstance(message, str) else message
     return (
         clean_text(code, _MAX_CODE_CHARS) if isinstance(code, str) else None,
         clean_text(message, _MAX_MESSAGE_CHARS) if isinstance(message, str) else None,

@@ -17,6 +17,7 @@ __all__ = [
     "AddResult",
     "Aisle",
     "Draft",
+    "Empty",
     "GroupRef",
     "ImportResult",
     "LoginResult",

@@ -1,0 +1,221 @@
+"""``CookedClient``: Cooked's customer API as typed async methods, HTTP hidden.
+
+Callers (the tool handlers) see models and ``CookedError``s only. Every authenticated
+call goes through ``_call``, the one place that applies the session rules: log in
+lazily, and on a 401 renew the session once and retry the request once, never more.
+The account is fixed at construction: no method takes a username, so no tool call can
+select or change the Cooked user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel
+
+from cooked_mcp.cooked import endpoints
+from cooked_mcp.cooked.decoding import decode
+from cooked_mcp.cooked.endpoints import USERNAME_PARAM, Endpoint, InvalidPathValue, Key, Query
+from cooked_mcp.cooked.errors import CookedAuthError, CookedError, CookedRequestError, error_from_response
+from cooked_mcp.cooked.models import (
+    AddResult,
+    Draft,
+    Empty,
+    GroupRef,
+    ImportResult,
+    Preview,
+    Recipe,
+    RecipeList,
+    RecipeSummary,
+    Removed,
+    SavedRef,
+    SelectedSet,
+    ShoppingList,
+)
+from cooked_mcp.cooked.session import LOGIN_HINT, SecretLike, Session
+from cooked_mcp.cooked.wire import Reply, Timeouts, Wire
+
+__all__ = ["MAX_PAGE_COUNT", "CookedClient"]
+
+M = TypeVar("M", bound=BaseModel)
+
+#: Cooked accepts page sizes of 1 to 50 for the recipe list.
+MAX_PAGE_COUNT = 50
+
+
+class CookedClient:
+    """The process's one connection to one Cooked account; use ``async with`` or ``aclose()``."""
+
+    def __init__(
+        self,
+        base_url: str,
+        username: str,
+        password: SecretLike,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 30.0,
+        import_read_timeout: float = 90.0,
+    ) -> None:
+        self._wire = Wire(
+            base_url,
+            transport=transport,
+            timeouts=Timeouts(connect=connect_timeout, read=read_timeout, slow_read=import_read_timeout),
+        )
+        self._session = Session(self._wire, username, password)
+
+    @property
+    def base_url(self) -> str:
+        return self._wire.base_url
+
+    async def __aenter__(self) -> CookedClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._wire.aclose()
+
+    async def ensure_session(self) -> None:
+        """Log in now unless a session exists (lets a startup check surface bad credentials early)."""
+        await self._session.current()
+
+    # --- recipes -------------------------------------------------------------------------------
+
+    async def list_recipes(self, page: int, page_count: int) -> list[RecipeSummary]:
+        """Newest first; a full page means more may exist (Cooked does not say)."""
+        if page < 1 or not 1 <= page_count <= MAX_PAGE_COUNT:
+            raise ValueError(f"page must be >= 1 and page_count between 1 and {MAX_PAGE_COUNT}")
+        params = {Query.PAGE: page, Query.PAGE_COUNT: page_count}
+        return (await self._call(endpoints.LIST_RECIPES, RecipeList, params=params)).items
+
+    async def search_recipes(self, query: str, page: int) -> list[RecipeSummary]:
+        if page < 1:
+            raise ValueError("page must be >= 1")
+        params: dict[str, str | int] = {Query.QUERY: query, Query.PAGE: page}
+        return (await self._call(endpoints.SEARCH_RECIPES, RecipeList, params=params)).items
+
+    async def get_recipe(self, recipe_id: str) -> Recipe:
+        return await self._call(endpoints.GET_RECIPE, Recipe, path={"recipe_id": recipe_id})
+
+    async def preview_recipe(self, title: str, text: str) -> Preview:
+        return await self._call(endpoints.PREVIEW_RECIPE, Preview, body={Key.TITLE: title, Key.TEXT: text})
+
+    async def save_recipe(self, title: str | None, description: str, portions: int | None) -> str:
+        body = {Key.TITLE: title, Key.DESCRIPTION: description, Key.PORTIONS: portions}
+        return (await self._call(endpoints.SAVE_RECIPE, SavedRef, body=body)).recipe_id
+
+    async def update_recipe(self, recipe_id: str, description: str, portions: int | None) -> str:
+        body = {Key.DESCRIPTION: description, Key.PORTIONS: portions}
+        path = {"recipe_id": recipe_id}
+        return (await self._call(endpoints.UPDATE_RECIPE, SavedRef, path=path, body=body)).recipe_id
+
+    async def delete_recipe(self, recipe_id: str) -> str:
+        return (await self._call(endpoints.DELETE_RECIPE, SavedRef, path={"recipe_id": recipe_id})).recipe_id
+
+    async def import_url(self, url: str) -> ImportResult:
+        """May take up to a minute; a saved recipe or an unsaved draft comes back."""
+        return await self._call(endpoints.IMPORT_URL, ImportResult, body={Key.URL: url})
+
+    async def get_draft(self, extraction_id: str) -> Draft:
+        return await self._call(endpoints.GET_DRAFT, Draft, path={"extraction_id": extraction_id})
+
+    async def save_draft(self, extraction_id: str, description: str, portions: int | None) -> str:
+        body = {Key.DESCRIPTION: description, Key.PORTIONS: portions}
+        path = {"extraction_id": extraction_id}
+        return (await self._call(endpoints.SAVE_DRAFT, SavedRef, path=path, body=body)).recipe_id
+
+    # --- shopping list -------------------------------------------------------------------------
+
+    async def get_shopping_list(self) -> ShoppingList:
+        return await self._call(endpoints.GET_SHOPPING_LIST, ShoppingList)
+
+    async def add_ingredients(self, text: str, recipe_id: str | None = None) -> int:
+        """Returns how many ingredients Cooked added; lines it could not parse are not counted."""
+        body: dict[str, Any] = {Key.TEXT: text}
+        if recipe_id is not None:
+            body[Key.RECIPE_ID] = recipe_id
+        return (await self._call(endpoints.ADD_INGREDIENTS, AddResult, body=body)).added
+
+    async def update_product_group(
+        self, group_id: str, *, name: str, quantity: str | None, aisle_id: str, selected: bool
+    ) -> str:
+        """Cooked replaces the whole group, so all four fields are always sent."""
+        body = {Key.NAME: name, Key.QUANTITY: quantity, Key.AISLE_ID: aisle_id, Key.SELECTED: selected}
+        path = {"product_group_id": group_id}
+        return (await self._call(endpoints.UPDATE_PRODUCT_GROUP, GroupRef, path=path, body=body)).id
+
+    async def set_selected(self, ids: Sequence[str]) -> list[str]:
+        """Sets the complete selected set: every group not listed becomes unselected."""
+        body = {Key.PRODUCT_GROUP_IDS: list(ids)}
+        return (await self._call(endpoints.SET_SELECTED, SelectedSet, body=body)).product_group_ids
+
+    async def remove_product_groups(self, ids: Sequence[str]) -> list[str]:
+        """Returns only the IDs that existed."""
+        body = {Key.PRODUCT_GROUP_IDS: list(ids)}
+        return (await self._call(endpoints.REMOVE_PRODUCT_GROUPS, Removed, body=body)).removed
+
+    async def clear_shopping_list(self) -> None:
+        await self._call(endpoints.CLEAR_SHOPPING_LIST, Empty, allow_empty=True)
+
+    # --- the one request path ------------------------------------------------------------------
+
+    async def _call(
+        self,
+        endpoint: Endpoint,
+        model: type[M],
+        *,
+        path: Mapping[str, str] | None = None,
+        params: Mapping[str, str | int] | None = None,
+        body: Mapping[str, Any] | None = None,
+        allow_empty: bool = False,
+    ) -> M:
+        generation, username = await self._session.current()
+        reply = await self._send(endpoint, username, path, params, body)
+        if reply.status == 401:
+            generation, username = await self._session.renew(generation)
+            reply = await self._send(endpoint, username, path, params, body)
+            if reply.status == 401:
+                error = self._error(endpoint, reply)
+                raise CookedAuthError(
+                    f"Cooked rejected the {endpoint.name} request even right after a fresh login",
+                    status=401,
+                    code=error.code,
+                    cooked_message=error.cooked_message,
+                    next_step=LOGIN_HINT,
+                )
+        if not reply.ok:
+            raise self._error(endpoint, reply)
+        if allow_empty and not reply.body.strip():
+            return model.model_validate({})
+        return decode(model, reply, endpoint)
+
+    async def _send(
+        self,
+        endpoint: Endpoint,
+        username: str,
+        path_params: Mapping[str, str] | None,
+        params: Mapping[str, str | int] | None,
+        body: Mapping[str, Any] | None,
+    ) -> Reply:
+        values = dict(path_params or {})
+        if endpoint.user_scoped:
+            values[USERNAME_PARAM] = username
+        try:
+            path = endpoint.path(**values)
+        except InvalidPathValue as exc:
+            raise CookedRequestError(
+                f"Nothing was sent to Cooked: {exc}", next_step="use an ID exactly as Cooked returned it"
+            ) from None
+        return await self._wire.send(endpoint, path, params=params, body=body)
+
+    def _error(self, endpoint: Endpoint, reply: Reply) -> CookedError:
+        return error_from_response(
+            reply.status, reply.body, reply.retry_after, operation=endpoint.name, redact=self._session.redact
+        )

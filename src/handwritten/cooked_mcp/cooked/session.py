@@ -1,0 +1,140 @@
+"""The one Cooked login session of this process: lazy login, single-flight renewal.
+
+Several tool calls can run at once. When they all find the session missing or expired
+together, exactly one login request must go out (Cooked may rate-limit or lock accounts
+on bursts of logins) and the rest must wait for it and reuse its result. A generation
+counter makes that precise: a caller remembers the generation its failed request used, and
+only a caller whose generation is still current logs in; everyone else just picks up the
+newer session, or the error of the login attempt they waited for.
+
+The session is the in-memory cookie jar of the ``Wire`` plus the canonical username Cooked
+returned; nothing is ever written to disk, so a restarted process logs in afresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Protocol
+
+from cooked_mcp.cooked import endpoints
+from cooked_mcp.cooked.decoding import decode
+from cooked_mcp.cooked.endpoints import Key
+from cooked_mcp.cooked.errors import CookedAuthError, CookedError, error_from_response
+from cooked_mcp.cooked.models import LoginResult
+from cooked_mcp.cooked.wire import Reply, Wire
+
+__all__ = ["LOGIN_HINT", "SecretLike", "Session"]
+
+logger = logging.getLogger("cooked_mcp.cooked")
+
+#: How a user fixes rejected credentials; names the settings, never their values.
+LOGIN_HINT = (
+    "check COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the "
+    "config file) and restart cooked-mcp; social-login and passwordless Cooked accounts are not supported"
+)
+
+
+_REDACTED = "[redacted]"
+_MIN_REDACTED_LENGTH = 3
+
+
+class SecretLike(Protocol):
+    """Anything that hands out a secret only on explicit request, like pydantic's ``SecretStr``."""
+
+    def get_secret_value(self) -> str: ...
+
+
+class Session:
+    def __init__(self, wire: Wire, login_name: str, password: SecretLike) -> None:
+        self._wire = wire
+        self._login_name = login_name
+        self._password = password
+        self._lock = asyncio.Lock()
+        self._generation = 0
+        self._username: str | None = None
+        self._failure: CookedError | None = None
+
+    async def current(self) -> tuple[int, str]:
+        """The session to use, logging in first if there is none yet: ``(generation, username)``."""
+        username = self._username
+        if username is not None:
+            return self._generation, username
+        return await self._login_once(self._generation)
+
+    async def renew(self, rejected_generation: int) -> tuple[int, str]:
+        """Replace the session Cooked rejected, unless another caller already did."""
+        return await self._login_once(rejected_generation)
+
+    def redact(self, text: str) -> str:
+        """Scrub what must never reach error text: login name, username, password, cookie values.
+
+        Cooked's error messages are untrusted and could echo any of them back. Very short
+        values are left alone: replacing two letters everywhere would only garble the text.
+        """
+        secrets = [self._login_name, self._password.get_secret_value(), *self._wire.cookie_values()]
+        if self._username is not None:
+            secrets.append(self._username)
+        for secret in sorted(secrets, key=len, reverse=True):
+            if len(secret) >= _MIN_REDACTED_LENGTH:
+                text = text.replace(secret, _REDACTED)
+        return text
+
+    async def _login_once(self, seen_generation: int) -> tuple[int, str]:
+        async with self._lock:
+            # A login interrupted by cancellation leaves neither a username nor an error.
+            interrupted = self._username is None and self._failure is None
+            if self._generation == seen_generation or interrupted:
+                await self._login()
+            if self._username is None:
+                assert self._failure is not None
+                raise _copy(self._failure)
+            return self._generation, self._username
+
+    async def _login(self) -> None:
+        self._generation += 1
+        self._username = None
+        self._failure = None
+        self._wire.clear_cookies()
+        try:
+            self._username = await self._post_login()
+        except CookedError as exc:
+            self._failure = exc
+            raise
+        logger.debug("logged in to Cooked (session %d)", self._generation)
+
+    async def _post_login(self) -> str:
+        endpoint = endpoints.LOGIN
+        reply = await self._wire.send(
+            endpoint,
+            endpoint.path(),
+            body={Key.USERNAME: self._login_name, Key.PASSWORD: self._password.get_secret_value()},
+        )
+        if reply.status == 401:
+            error = self._error(reply)
+            raise CookedAuthError(
+                "Cooked rejected the configured username or password",
+                status=401,
+                code=error.code,
+                next_step=LOGIN_HINT,
+            )
+        if not reply.ok:
+            raise self._error(reply)
+        return decode(LoginResult, reply, endpoint).username
+
+    def _error(self, reply: Reply) -> CookedError:
+        return error_from_response(
+            reply.status, reply.body, reply.retry_after, operation=endpoints.LOGIN.name, redact=self.redact
+        )
+
+
+def _copy(error: CookedError) -> CookedError:
+    """A fresh exception for each waiter: one instance raised in many tasks would tangle tracebacks."""
+    return type(error)(
+        error.summary,
+        status=error.status,
+        code=error.code,
+        cooked_message=error.cooked_message,
+        retry_after=error.retry_after,
+        next_step=error.next_step,
+    )

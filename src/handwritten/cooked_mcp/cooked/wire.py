@@ -1,0 +1,191 @@
+"""One HTTP exchange with Cooked: build, send, read a bounded body, map transport failures.
+
+This is the only module that touches httpx directly. It owns the process's single
+``httpx.AsyncClient`` and therefore its cookie jar: cookies live in that in-memory jar
+only, are set by Cooked's ``Set-Cookie`` and sent back by httpx, and never follow a
+redirect, because redirects are not followed at all.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from cooked_mcp import __version__
+from cooked_mcp.cooked.endpoints import Endpoint
+from cooked_mcp.cooked.errors import MAX_ERROR_BODY_BYTES, CookedUnavailable
+
+__all__ = ["MAX_SUCCESS_BODY_BYTES", "Reply", "Timeouts", "Wire"]
+
+logger = logging.getLogger("cooked_mcp.cooked")
+
+#: Far above any real answer (a recipe is a few KiB), low enough that a broken proxy cannot exhaust memory.
+MAX_SUCCESS_BODY_BYTES = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds; ``slow_read`` is for importing a URL, which Cooked says can take a minute."""
+
+    connect: float = 10.0
+    read: float = 30.0
+    slow_read: float = 90.0
+
+    def for_endpoint(self, endpoint: Endpoint) -> httpx.Timeout:
+        read = self.slow_read if endpoint.slow else self.read
+        return httpx.Timeout(read, connect=self.connect)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A received answer: status, the (bounded) body, and whether the body was cut short."""
+
+    status: int
+    body: bytes
+    truncated: bool
+    retry_after: str | None
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+class Wire:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeouts: Timeouts | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._timeouts = timeouts or Timeouts()
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            transport=transport,
+            follow_redirects=False,
+            headers={"Accept": "application/json", "User-Agent": f"cooked-mcp/{__version__}"},
+            timeout=httpx.Timeout(self._timeouts.read, connect=self._timeouts.connect),
+        )
+
+    def clear_cookies(self) -> None:
+        """Forget the session: the next request goes out without any Cooked cookie."""
+        self._http.cookies.clear()
+
+    def cookie_values(self) -> list[str]:
+        """Cookie values held right now, only so that error text can be scrubbed of them."""
+        return [cookie.value for cookie in self._http.cookies.jar if cookie.value]
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def send(
+        self,
+        endpoint: Endpoint,
+        path: str,
+        *,
+        params: Mapping[str, str | int] | None = None,
+        body: Mapping[str, Any] | None = None,
+    ) -> Reply:
+        """Send one request and return its answer; only transport trouble raises here.
+
+        The body of a non-2xx answer is read up to ``MAX_ERROR_BODY_BYTES`` and the rest is
+        never downloaded: it is only used to extract ``code`` and ``message``.
+        """
+        unknown = set(params or {}) - set(endpoint.query)
+        if unknown:
+            raise ValueError(f"{endpoint.name} takes no query parameters {sorted(unknown)}")
+        request = self._http.build_request(
+            endpoint.method,
+            path,
+            params=params,
+            json=body,
+            timeout=self._timeouts.for_endpoint(endpoint),
+        )
+        if request.url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):
+            raise ValueError(f"{endpoint.name}: the request path was rewritten")
+        try:
+            response = await self._http.send(request, stream=True)
+            try:
+                if response.is_redirect or 300 <= response.status_code < 400:
+                    raise self._redirected(endpoint, response)
+                limit = MAX_SUCCESS_BODY_BYTES if response.is_success else MAX_ERROR_BODY_BYTES
+                data, truncated = await _read_bounded(response, limit)
+            finally:
+                await response.aclose()
+        except httpx.TimeoutException:
+            raise self._unavailable(endpoint, "did not answer in time") from None
+        except httpx.ConnectError:
+            raise self._unavailable(endpoint, "could not be reached") from None
+        except httpx.TransportError:
+            raise self._unavailable(endpoint, "broke off the connection") from None
+        logger.debug(
+            "Cooked %s %s (%s) -> %d",
+            endpoint.method,
+            endpoint.path_template,
+            endpoint.name,
+            response.status_code,
+        )
+        return Reply(
+            status=response.status_code,
+            body=data,
+            truncated=truncated,
+            retry_after=response.headers.get("retry-after"),
+        )
+
+    def _unavailable(self, endpoint: Endpoint, what: str) -> CookedUnavailable:
+        logger.debug(
+            "Cooked %s %s (%s) failed: %s", endpoint.method, endpoint.path_template, endpoint.name, what
+        )
+        next_step = f"retry later; if it keeps failing, check that COOKED_BASE_URL ({self.base_url}) is right"
+        if endpoint.slow:
+            next_step = (
+                "the import may still finish on Cooked's side: list the recipes before retrying; " + next_step
+            )
+        return CookedUnavailable(
+            f"Cooked at {self.base_url} {what} during the {endpoint.name} request", next_step=next_step
+        )
+
+    def _redirected(self, endpoint: Endpoint, response: httpx.Response) -> CookedUnavailable:
+        _log(endpoint, f"{response.status_code}, redirect not followed")
+        target = ""
+        location = response.headers.get("location")
+        if location:
+            try:
+                url = response.request.url.join(location)
+            except httpx.InvalidURL:
+                url = None
+            if url is not None and url.host and url.host != response.request.url.host:
+                target = f" to {url.scheme}://{url.host}"
+        return CookedUnavailable(
+            f"Cooked at {self.base_url} redirected the {endpoint.name} request{target} "
+            "instead of answering it",
+            status=response.status_code,
+            next_step=(
+                "set COOKED_BASE_URL to the address Cooked answers at directly "
+                "(for example https://cooked.wiki), or retry later"
+            ),
+        )
+
+
+def _log(endpoint: Endpoint, outcome: str) -> None:
+    """Method, path template and outcome only: never the filled path (it holds the username)."""
+    logger.debug("Cooked %s %s (%s) -> %s", endpoint.method, endpoint.path_template, endpoint.name, outcome)
+
+
+async def _read_bounded(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of the (decoded) body; the rest is left unread and the stream closed."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        room = limit - size
+        if len(chunk) > room:
+            chunks.append(chunk[:room])
+            return b"".join(chunks), True
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks), False

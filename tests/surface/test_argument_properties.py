@@ -1,0 +1,103 @@
+"""Property tests: the generated argument models accept exactly what the schemas describe."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from cooked_mcp_generated.runtime import describe_validation_error
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+from strategies import SPECS, mode_rules, properties, valid_arguments
+
+TOOLS = sorted(SPECS)
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def rejection(tool: str, arguments: dict[str, Any]) -> str:
+    spec = SPECS[tool]
+    with pytest.raises(ValidationError) as caught:
+        spec.arguments.model_validate(arguments)
+    return describe_validation_error(tool, caught.value, list(properties(tool)))
+
+
+@pytest.mark.req("tools.SCHEMA.1", "tools.SCHEMA.2", "tools.SCHEMA.4")
+@pytest.mark.parametrize("tool", TOOLS)
+@FAST
+@given(data=st.data())
+def test_valid_arguments_pass_unchanged(tool: str, data: st.DataObject) -> None:
+    arguments = data.draw(valid_arguments(tool))
+    model = SPECS[tool].arguments.model_validate(arguments)
+    assert model.model_dump(exclude_unset=True) == arguments
+
+
+@pytest.mark.req(
+    "tools.SCHEMA.4", "tools.READ_TOOL.1", "tools.SAVE_RECIPE_TOOL.1", "tools.CHANGE_SHOPPING_LIST_TOOL.1"
+)
+@pytest.mark.parametrize("tool", [t for t in TOOLS if SPECS[t].modes])
+@FAST
+@given(data=st.data(), wrong=st.text(min_size=1, max_size=20))
+def test_unknown_mode_values_are_rejected_naming_the_parameter(
+    tool: str, data: st.DataObject, wrong: str
+) -> None:
+    rules = SPECS[tool].modes
+    assert rules is not None
+    arguments = data.draw(valid_arguments(tool))
+    if wrong in rules.requires:
+        return
+    arguments[rules.param] = wrong
+    assert rules.param in rejection(tool, arguments)
+
+
+@pytest.mark.req("tools.SCHEMA.2", "tools.READ_TOOL.5", "tools.READ_TOOL.6")
+@pytest.mark.parametrize("tool", TOOLS)
+@FAST
+@given(data=st.data())
+def test_out_of_range_numbers_are_rejected_naming_the_parameter(tool: str, data: st.DataObject) -> None:
+    arguments = data.draw(valid_arguments(tool))
+    bounded = [
+        (name, props) for name, props in properties(tool).items() if name in arguments and "maximum" in props
+    ]
+    if not bounded:
+        return
+    name, props = data.draw(st.sampled_from(bounded))
+    arguments[name] = data.draw(
+        st.one_of(
+            st.integers(max_value=props["minimum"] - 1),
+            st.integers(min_value=props["maximum"] + 1),
+        )
+    )
+    assert name in rejection(tool, arguments)
+
+
+@pytest.mark.req(
+    "tools.SCHEMA.4",
+    "tools.READ_TOOL.3",
+    "tools.SAVE_RECIPE_TOOL.2",
+    "tools.CHANGE_SHOPPING_LIST_TOOL.6",
+)
+@pytest.mark.parametrize("tool", TOOLS)
+@FAST
+@given(data=st.data())
+def test_a_missing_per_mode_parameter_is_rejected_naming_it(tool: str, data: st.DataObject) -> None:
+    arguments = data.draw(valid_arguments(tool))
+    mode_value = arguments.get(SPECS[tool].modes.param, "") if SPECS[tool].modes else ""
+    requires = mode_rules(tool)[mode_value][0]
+    if not requires:
+        return
+    missing = data.draw(st.sampled_from(requires))
+    del arguments[missing]
+    assert f"{missing} is required" in rejection(tool, arguments)
+
+
+@pytest.mark.req("tools.SCHEMA.4")
+@pytest.mark.parametrize("tool", TOOLS)
+@FAST
+@given(data=st.data(), extra=st.text(min_size=1, max_size=15))
+def test_unknown_properties_are_rejected_naming_them(tool: str, data: st.DataObject, extra: str) -> None:
+    arguments = data.draw(valid_arguments(tool))
+    if extra in properties(tool):
+        return
+    arguments[extra] = data.draw(st.one_of(st.none(), st.integers(), st.text(max_size=5)))
+    assert f"unknown parameter {extra!r}" in rejection(tool, arguments)
