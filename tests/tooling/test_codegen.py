@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from codegen.__main__ import PACKAGE, ROOT, main, render_all
 from codegen.yaml_lines import SpecError
 
@@ -132,7 +133,8 @@ def test_changing_a_bound_changes_the_served_schema_and_validation(
                 limit = tools.tools[0].input_schema["properties"]["limit"]
                 ok = await client.call_tool("read", {"target": "recipes", "limit": 25})
                 too_many = await client.call_tool("read", {"target": "recipes", "limit": 26})
-                print(json.dumps([limit["maximum"], ok.is_error, too_many.is_error, too_many.content[0].text]))
+                text = too_many.content[0].text
+                print(json.dumps([limit["maximum"], ok.is_error, too_many.is_error, text]))
 
         anyio.run(main)
         """
