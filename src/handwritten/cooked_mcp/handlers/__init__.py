@@ -14,36 +14,39 @@ from cooked_mcp_generated.models import (
     SaveRecipeArguments,
     SaveRecipeOutput,
 )
-from cooked_mcp_generated.runtime import ToolCall, ToolError, ToolResult
+from cooked_mcp_generated.runtime import ToolCall, ToolResult
 
 from ..cooked.client import CookedClient
+from .recipes import RecipeTools
+from .shopping_list import ShoppingListTools
 
 
 class CookedTools:
     """Implements the generated ToolHandlers protocol against one Cooked account."""
 
     def __init__(self, client: CookedClient) -> None:
-        self._client = client
+        self._recipes = RecipeTools(client)
+        self._shopping_list = ShoppingListTools(client)
 
     async def read(self, args: ReadArguments, call: ToolCall) -> ToolResult[ReadOutput]:
-        raise _not_yet(f"read target={args.target}")
+        if args.target == "shopping_list":
+            return await self._shopping_list.read(args)
+        return await self._recipes.read(args)
 
     async def preview_recipe_text(
         self, args: PreviewRecipeTextArguments, call: ToolCall
     ) -> ToolResult[PreviewRecipeTextOutput]:
-        raise _not_yet("preview_recipe_text")
+        return await self._recipes.preview(args)
 
     async def save_recipe(self, args: SaveRecipeArguments, call: ToolCall) -> ToolResult[SaveRecipeOutput]:
-        raise _not_yet(f"save_recipe source={args.source}")
+        return await self._recipes.save(args, call)
 
-    async def delete_recipe(self, args: DeleteRecipeArguments, call: ToolCall) -> ToolResult[DeleteRecipeOutput]:
-        raise _not_yet("delete_recipe")
+    async def delete_recipe(
+        self, args: DeleteRecipeArguments, call: ToolCall
+    ) -> ToolResult[DeleteRecipeOutput]:
+        return await self._recipes.delete(args)
 
     async def change_shopping_list(
         self, args: ChangeShoppingListArguments, call: ToolCall
     ) -> ToolResult[ChangeShoppingListOutput]:
-        raise _not_yet(f"change_shopping_list action={args.action}")
-
-
-def _not_yet(operation: str) -> ToolError:
-    return ToolError(f"{operation} is not available yet in this version of cooked-mcp.")
+        return await self._shopping_list.change(args)

@@ -1,0 +1,39 @@
+"""An MCP client session against the real server wiring and a fake Cooked.
+
+In memory, so it is fast; the Cooked side is real HTTP to the fake on
+127.0.0.1, so the requests Cooked receives can be asserted exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import mcp_types as types
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from mcp import Client
+from pydantic import SecretStr
+
+from cooked_mcp.app import build_server
+from cooked_mcp.cooked.client import CookedClient
+
+
+@asynccontextmanager
+async def cooked_session(
+    fake: FakeCooked, *, read_only: bool = False, **client_options: Any
+) -> AsyncIterator[Client]:
+    """A connected MCP client whose server talks to ``fake`` as the seed user."""
+    async with CookedClient(fake.base_url, SEED_LOGIN, SecretStr(SEED_PASSWORD), **client_options) as cooked:
+        async with Client(build_server(cooked, read_only=read_only)) as client:
+            yield client
+
+
+def text_of(result: types.CallToolResult) -> str:
+    """The text the agent sees."""
+    return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def api_requests(fake: FakeCooked) -> list[tuple[str, str]]:
+    """(method, path) of every request Cooked received, login excluded."""
+    return [(r.method, r.path) for r in fake.requests if r.path != "/api/public/login"]
