@@ -12,11 +12,10 @@ from typing import Any
 
 import mcp_types as types
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
-from mcp import Client
-from pydantic import SecretStr
-
 from cooked_mcp.app import build_server
 from cooked_mcp.cooked.client import CookedClient
+from mcp import Client
+from pydantic import SecretStr
 
 
 @asynccontextmanager
@@ -24,9 +23,9 @@ async def cooked_session(
     fake: FakeCooked, *, read_only: bool = False, **client_options: Any
 ) -> AsyncIterator[Client]:
     """A connected MCP client whose server talks to ``fake`` as the seed user."""
-    async with CookedClient(fake.base_url, SEED_LOGIN, SecretStr(SEED_PASSWORD), **client_options) as cooked:
-        async with Client(build_server(cooked, read_only=read_only)) as client:
-            yield client
+    cooked = CookedClient(fake.base_url, SEED_LOGIN, SecretStr(SEED_PASSWORD), **client_options)
+    async with cooked, Client(build_server(cooked, read_only=read_only)) as client:
+        yield client
 
 
 def text_of(result: types.CallToolResult) -> str:
