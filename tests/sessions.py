@@ -11,11 +11,12 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import mcp_types as types
+from mcp import Client
+from pydantic import SecretStr
+
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.app import build_server
 from cooked_mcp.cooked.client import CookedClient
-from mcp import Client
-from pydantic import SecretStr
 
 
 @asynccontextmanager

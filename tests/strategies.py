@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cooked_mcp_generated.tools import TOOLS, ToolSpec
 from hypothesis import strategies as st
+
+from cooked_mcp_generated.tools import TOOLS, ToolSpec
 
 SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
 

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+
 from cooked_fake import (
     DRAFT_ID,
     EMPTY_AISLE_ID,
@@ -41,6 +42,9 @@ from cooked_fake.wire import Incoming
 
 LIST = f"/api/user/{SEED_USERNAME}/shopping-list"
 LOGIN = "/api/public/login"
+
+# These check the fake itself against cooked-api.md; they prove no product requirement.
+pytestmark = pytest.mark.tooling
 
 
 @pytest.fixture(scope="module")
@@ -87,13 +91,11 @@ def groups(client: httpx.Client) -> dict[str, tuple[str, dict[str, Any]]]:
 # --- isolation ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.req("api-client.VERIFICATION.2")
 def test_fake_listens_on_loopback_only(fake: FakeCooked) -> None:
     assert urlsplit(fake.base_url).hostname == "127.0.0.1"
     assert fake.port > 0
 
 
-@pytest.mark.req("api-client.VERIFICATION.1", "api-client.VERIFICATION.2")
 def test_stopping_closes_the_port_and_keepalive_connections() -> None:
     fake = FakeCooked().start()
     with httpx.Client(base_url=fake.base_url, timeout=2) as client:
@@ -106,7 +108,6 @@ def test_stopping_closes_the_port_and_keepalive_connections() -> None:
 # --- login and sessions ------------------------------------------------------------------------------
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 @pytest.mark.parametrize("login_name", [SEED_LOGIN, SEED_LOGIN.upper(), SEED_USERNAME])
 def test_login_returns_canonical_username_and_session_cookie(anon: httpx.Client, login_name: str) -> None:
     response = anon.post(LOGIN, json={"username": login_name, "password": SEED_PASSWORD})
@@ -117,7 +118,6 @@ def test_login_returns_canonical_username_and_session_cookie(anon: httpx.Client,
     assert anon.get("/api/saved/r-0001").status_code == 200
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 @pytest.mark.parametrize(
     "body",
     [{"username": SEED_LOGIN, "password": "hunter2"}, {"username": "mallory", "password": SEED_PASSWORD}],
@@ -131,7 +131,6 @@ def test_login_with_wrong_credentials_is_invalid_authentication(
     assert "set-cookie" not in response.headers
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_login_body_must_be_json_with_both_keys(anon: httpx.Client) -> None:
     assert error(anon.post(LOGIN, json={"username": SEED_LOGIN})) == (400, "INVALID_REQUEST")
     form = anon.post(LOGIN, data={"username": SEED_LOGIN, "password": SEED_PASSWORD})
@@ -163,7 +162,6 @@ AUTHENTICATED: list[tuple[str, str, dict[str, Any] | None]] = [
 ]
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 @pytest.mark.parametrize(("method", "path", "body"), AUTHENTICATED)
 def test_every_authenticated_endpoint_needs_a_session(
     fake: FakeCooked, anon: httpx.Client, method: str, path: str, body: Any
@@ -173,7 +171,6 @@ def test_every_authenticated_endpoint_needs_a_session(
     assert len(fake.state.groups) == 6
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 @pytest.mark.parametrize(("method", "path", "body"), AUTHENTICATED)
 def test_every_endpoint_answers_200_with_a_session(
     client: httpx.Client, method: str, path: str, body: Any
@@ -181,14 +178,12 @@ def test_every_endpoint_answers_200_with_a_session(
     assert client.request(method, path, json=body).status_code == 200
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 @pytest.mark.parametrize("who", [SEED_LOGIN, "Alice", "bob"])
 def test_user_scoped_paths_need_the_canonical_username(client: httpx.Client, who: str) -> None:
     assert error(client.get(f"/api/user/{who}/recipes")) == (403, "FORBIDDEN")
     assert error(client.get(f"/api/user/{who}/shopping-list")) == (403, "FORBIDDEN")
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_expired_sessions_answer_401_until_a_new_login(fake: FakeCooked, client: httpx.Client) -> None:
     fake.expire_sessions()
     assert error(client.get("/api/saved/r-0001")) == (401, "UNAUTHORIZED")
@@ -197,14 +192,12 @@ def test_expired_sessions_answer_401_until_a_new_login(fake: FakeCooked, client:
     assert fake.login_count == 2
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_reject_sessions_refuses_even_a_fresh_login(fake: FakeCooked, client: httpx.Client) -> None:
     fake.reject_sessions = True
     assert client.post(LOGIN, json={"username": SEED_LOGIN, "password": SEED_PASSWORD}).status_code == 200
     assert error(client.get("/api/saved/r-0001")) == (401, "UNAUTHORIZED")
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_unknown_endpoint_and_wrong_method(client: httpx.Client) -> None:
     assert error(client.get("/api/nothing-here")) == (404, "NOT_FOUND")
     assert client.patch("/api/saved/r-0001", json={}).status_code == 405
@@ -213,7 +206,6 @@ def test_unknown_endpoint_and_wrong_method(client: httpx.Client) -> None:
 # --- recipes -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_recipe_list_pages_newest_first(client: httpx.Client) -> None:
     pages = [
         client.get(f"/api/user/{SEED_USERNAME}/recipes", params={"page": n, "page-count": 20}).json()["items"]
@@ -226,13 +218,11 @@ def test_recipe_list_pages_newest_first(client: httpx.Client) -> None:
     assert pages[0][0]["type"] == "saved"
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 @pytest.mark.parametrize("params", [{"page-count": 0}, {"page-count": 51}, {"page-count": "x"}, {"page": 0}])
 def test_recipe_list_rejects_bad_paging(client: httpx.Client, params: dict[str, Any]) -> None:
     assert error(client.get(f"/api/user/{SEED_USERNAME}/recipes", params=params)) == (400, "INVALID_REQUEST")
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_search_is_case_insensitive_with_fixed_page_size(client: httpx.Client) -> None:
     def search(query: str, page: int = 1) -> list[dict[str, Any]]:
         response = client.get("/api/user/recipes/search", params={"query": query, "page": page})
@@ -247,7 +237,6 @@ def test_search_is_case_insensitive_with_fixed_page_size(client: httpx.Client) -
     assert error(client.get("/api/user/recipes/search")) == (400, "INVALID_REQUEST")
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_get_recipe_has_full_detail(client: httpx.Client) -> None:
     body = client.get("/api/saved/r-0001").json()
     assert body["title"] == "Shakshuka" and body["portions"] == 2 and body["owner"] == SEED_USERNAME
@@ -256,7 +245,6 @@ def test_get_recipe_has_full_detail(client: httpx.Client) -> None:
     assert error(client.get("/api/saved/r-9999")) == (404, "NOT_FOUND")
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_seed_has_the_awkward_recipes(client: httpx.Client) -> None:
     foreign = client.get(f"/api/saved/{FOREIGN_RECIPE_ID}").json()
     assert foreign["owner"] == "bob" and foreign["can-edit"] is False
@@ -265,7 +253,6 @@ def test_seed_has_the_awkward_recipes(client: httpx.Client) -> None:
     assert INJECTION_LINE in client.get(f"/api/saved/{INJECTION_RECIPE_ID}").json()["description"]
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_update_recipe_replaces_content(fake: FakeCooked, client: httpx.Client) -> None:
     response = client.put("/api/saved/r-0001", json={"description": "## Steps\n1. New", "portions": None})
     assert response.json() == {"recipe-id": "r-0001"}
@@ -273,7 +260,6 @@ def test_update_recipe_replaces_content(fake: FakeCooked, client: httpx.Client) 
     assert fake.state.recipes["r-0001"].portions is None
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 @pytest.mark.parametrize(
     ("path", "body", "expected"),
     [
@@ -292,7 +278,6 @@ def test_update_recipe_errors(
     assert error(client.put(path, json=body)) == expected
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_delete_recipe(fake: FakeCooked, client: httpx.Client) -> None:
     assert client.delete("/api/saved/r-0005").json() == {"recipe-id": "r-0005"}
     assert error(client.get("/api/saved/r-0005")) == (404, "NOT_FOUND")
@@ -301,7 +286,6 @@ def test_delete_recipe(fake: FakeCooked, client: httpx.Client) -> None:
     assert FOREIGN_RECIPE_ID in fake.state.recipes
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_preview_then_save_creates_the_newest_recipe(fake: FakeCooked, client: httpx.Client) -> None:
     text = "4 eggs, 1 can tomatoes. Simmer the tomatoes. Crack in the eggs and cover. Serves 2"
     preview = client.post("/api/recipes/preview", json={"title": "Shakshuka", "text": text}).json()
@@ -317,7 +301,6 @@ def test_preview_then_save_creates_the_newest_recipe(fake: FakeCooked, client: h
     assert client.post("/api/recipes", json=nameless).status_code == 200
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 @pytest.mark.parametrize("missing", ["title", "description", "portions"])
 def test_save_recipe_needs_all_three_keys(client: httpx.Client, missing: str) -> None:
     body = {"title": "T", "description": "d", "portions": 2}
@@ -325,13 +308,11 @@ def test_save_recipe_needs_all_three_keys(client: httpx.Client, missing: str) ->
     assert error(client.post("/api/recipes", json=body)) == (400, "INVALID_REQUEST")
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_preview_needs_text(client: httpx.Client) -> None:
     assert error(client.post("/api/recipes/preview", json={"title": "T"})) == (400, "INVALID_REQUEST")
     assert error(client.post("/api/recipes/preview", json={"text": "  "})) == (400, "INVALID_REQUEST")
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_import_saves_drafts_or_fails_by_url(fake: FakeCooked, client: httpx.Client) -> None:
     saved = client.post("/api/new", json={"url": "https://example.org/green-curry"}).json()
     assert set(saved) == {"recipe-id"}
@@ -349,7 +330,6 @@ def test_import_saves_drafts_or_fails_by_url(fake: FakeCooked, client: httpx.Cli
         fake.set_import_result("https://x", "maybe")  # type: ignore[arg-type]
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_drafts_read_and_save(fake: FakeCooked, client: httpx.Client) -> None:
     draft = client.get(f"/api/extract/{DRAFT_ID}").json()
     assert draft["title"] == "Green Shakshuka" and draft["portions"] == 2
@@ -375,7 +355,6 @@ def test_drafts_read_and_save(fake: FakeCooked, client: httpx.Client) -> None:
 # --- shopping list -----------------------------------------------------------------------------------
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_shopping_list_seed_shape(client: httpx.Client) -> None:
     body = client.get(LIST).json()
     aisles = {a["id"]: a for a in body["aisles"]}
@@ -388,7 +367,6 @@ def test_shopping_list_seed_shape(client: httpx.Client) -> None:
     assert body["recipe-ids"] == ["r-0001"]
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_add_ingredients_counts_parsed_lines_and_merges(fake: FakeCooked, client: httpx.Client) -> None:
     text = "## Ingredients\n- 4 eggs\n1 can tomatoes\n\n?? smudged line\n# note\nsalt\n500 g chicken thighs\n"
     response = client.post(f"{LIST}/ingredients", json={"text": text, "recipe-id": "r-0001"})
@@ -408,7 +386,6 @@ def test_add_ingredients_counts_parsed_lines_and_merges(fake: FakeCooked, client
     assert error(client.post(f"{LIST}/ingredients", json={"recipe-id": "r-0001"})) == (400, "INVALID_REQUEST")
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_put_product_group_replaces_and_moves(client: httpx.Client) -> None:
     body = {"name": "Tinned tomatoes", "quantity": None, "aisle-id": "pantry", "selected": True}
     assert client.put(f"{LIST}/product-groups/pg-01", json=body).json() == {"id": "pg-01"}
@@ -423,7 +400,6 @@ def test_put_product_group_replaces_and_moves(client: httpx.Client) -> None:
     )
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 @pytest.mark.parametrize("missing", ["name", "quantity", "aisle-id", "selected"])
 def test_put_product_group_needs_all_four_keys(client: httpx.Client, missing: str) -> None:
     body = {"name": "n", "quantity": "1", "aisle-id": "other", "selected": False}
@@ -431,7 +407,6 @@ def test_put_product_group_needs_all_four_keys(client: httpx.Client, missing: st
     assert error(client.put(f"{LIST}/product-groups/pg-01", json=body)) == (400, "INVALID_REQUEST")
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_put_product_group_unknown_group_or_aisle(client: httpx.Client) -> None:
     body = {"name": "n", "quantity": None, "aisle-id": "other", "selected": False}
     assert error(client.put(f"{LIST}/product-groups/pg-99", json=body)) == (404, "NOT_FOUND")
@@ -440,7 +415,6 @@ def test_put_product_group_unknown_group_or_aisle(client: httpx.Client) -> None:
     assert groups(client)["pg-01"][0] == "produce"
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_put_selected_sets_the_whole_set(fake: FakeCooked, client: httpx.Client) -> None:
     response = client.put(f"{LIST}/selected", json={"product-group-ids": ["pg-01", "pg-05"]})
     assert response.json() == {"product-group-ids": ["pg-01", "pg-05"]}
@@ -454,7 +428,6 @@ def test_put_selected_sets_the_whole_set(fake: FakeCooked, client: httpx.Client)
     )
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_remove_returns_only_existing_ids(client: httpx.Client) -> None:
     response = client.post(f"{LIST}/remove", json={"product-group-ids": ["pg-01", "pg-99", "pg-02"]})
     assert response.json() == {"removed": ["pg-01", "pg-02"]}
@@ -462,7 +435,6 @@ def test_remove_returns_only_existing_ids(client: httpx.Client) -> None:
     assert client.post(f"{LIST}/remove", json={"product-group-ids": ["pg-01"]}).json() == {"removed": []}
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_delete_list_keeps_aisles(client: httpx.Client) -> None:
     before = [a["id"] for a in client.get(LIST).json()["aisles"]]
     assert client.delete(LIST).json() == {}
@@ -471,7 +443,6 @@ def test_delete_list_keeps_aisles(client: httpx.Client) -> None:
     assert all(a["product-groups"] == [] for a in after["aisles"])
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_body_must_be_a_json_object_with_json_content_type(client: httpx.Client) -> None:
     raw = json.dumps({"product-group-ids": []})
     as_text = client.post(f"{LIST}/remove", content=raw, headers={"Content-Type": "text/plain"})
@@ -487,7 +458,6 @@ def test_body_must_be_a_json_object_with_json_content_type(client: httpx.Client)
 # --- percent-encoding --------------------------------------------------------------------------------
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_percent_encoded_ids_are_one_segment(fake: FakeCooked, client: httpx.Client) -> None:
     odd = "a/b c?d"
     fake.state.recipes[odd] = Recipe(odd, "Odd", "text", 1, SEED_USERNAME)
@@ -501,7 +471,6 @@ def test_percent_encoded_ids_are_one_segment(fake: FakeCooked, client: httpx.Cli
 # --- recording, reset, delay -------------------------------------------------------------------------
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_requests_are_recorded_with_what_was_answered(fake: FakeCooked, client: httpx.Client) -> None:
     fake.clear_requests()
     client.get(f"/api/user/{SEED_USERNAME}/recipes", params={"page": 2, "page-count": 5})
@@ -522,7 +491,6 @@ def test_requests_are_recorded_with_what_was_answered(fake: FakeCooked, client: 
     assert fake.requests == [] and fake.login_count == 1
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_reset_restores_everything(fake: FakeCooked, client: httpx.Client) -> None:
     client.delete(LIST)
     client.delete("/api/saved/r-0001")
@@ -536,7 +504,6 @@ def test_reset_restores_everything(fake: FakeCooked, client: httpx.Client) -> No
     assert client.get("/api/saved/r-0002").status_code == 200  # faults are gone
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_delay_slows_every_answer(fake: FakeCooked, client: httpx.Client) -> None:
     fake.delay = 0.15
     started = time.perf_counter()
@@ -547,7 +514,6 @@ def test_delay_slows_every_answer(fake: FakeCooked, client: httpx.Client) -> Non
 # --- faults ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_fail_once_on_an_exact_path(fake: FakeCooked, client: httpx.Client) -> None:
     fake.fail(
         method="GET",
@@ -566,7 +532,6 @@ def test_fail_once_on_an_exact_path(fake: FakeCooked, client: httpx.Client) -> N
     assert [r.status for r in fake.requests[-2:]] == [500, 200]
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_fail_by_regex_until_cleared_with_json_bodies(fake: FakeCooked, client: httpx.Client) -> None:
     fake.fail(path_regex=r"^/api/saved/r-000[12]$", status=418, body={"code": "TEAPOT"}, times=None)
     for _ in range(3):
@@ -579,14 +544,12 @@ def test_fail_by_regex_until_cleared_with_json_bodies(fake: FakeCooked, client: 
     assert error(client.post(LIST + "/remove", json={"product-group-ids": []})) == (503, "INTERNAL_ERROR")
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_faults_apply_before_authentication(fake: FakeCooked, anon: httpx.Client) -> None:
     fake.fail(path=LOGIN, status=502)
     assert anon.post(LOGIN, json={"username": SEED_LOGIN, "password": SEED_PASSWORD}).status_code == 502
     assert fake.login_count == 1
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_fault_kinds_with_simple_answers(fake: FakeCooked, client: httpx.Client) -> None:
     path = "/api/saved/r-0001"
     for kind in (
@@ -618,7 +581,6 @@ def test_fault_kinds_with_simple_answers(fake: FakeCooked, client: httpx.Client)
     assert client.get(path).status_code == 200
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_extra_fields_add_unknown_keys_at_every_level(fake: FakeCooked, client: httpx.Client) -> None:
     fake.fail_with("extra_fields", path=LIST)
     body = client.get(LIST).json()
@@ -630,7 +592,6 @@ def test_extra_fields_add_unknown_keys_at_every_level(fake: FakeCooked, client: 
     assert {"aisles", "recipe-ids"} == set(plain)
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_huge_error_is_ten_megabytes_streamed(fake: FakeCooked, client: httpx.Client) -> None:
     reply = fault_module.render(
         fault_module.named("huge_error", method=None, path=None, path_regex=None, times=1, seconds=0),
@@ -649,7 +610,6 @@ def test_huge_error_is_ten_megabytes_streamed(fake: FakeCooked, client: httpx.Cl
     assert client.get("/api/saved/r-0001").status_code == 200
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_cut_off_body_breaks_the_connection(fake: FakeCooked, client: httpx.Client) -> None:
     fake.fail_with("cut_off", path="/api/saved/r-0001")
     with pytest.raises(httpx.RemoteProtocolError):
@@ -657,7 +617,6 @@ def test_cut_off_body_breaks_the_connection(fake: FakeCooked, client: httpx.Clie
     assert client.get("/api/saved/r-0001").status_code == 200
 
 
-@pytest.mark.req("api-client.VERIFICATION.1", "api-client.VERIFICATION.2")
 def test_redirect_points_at_another_loopback_host(fake: FakeCooked, client: httpx.Client) -> None:
     fake.fail_with("redirect_other_host", path="/api/user/recipes/search")
     response = client.get("/api/user/recipes/search", params={"query": "soup"})
@@ -667,7 +626,6 @@ def test_redirect_points_at_another_loopback_host(fake: FakeCooked, client: http
     assert (target.path, target.query) == ("/api/user/recipes/search", "query=soup")
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_slow_fault_sleeps_then_answers_normally(fake: FakeCooked, client: httpx.Client) -> None:
     fake.fail_with("slow", path="/api/saved/r-0001", seconds=0.3)
     with pytest.raises(httpx.ReadTimeout):
@@ -678,7 +636,6 @@ def test_slow_fault_sleeps_then_answers_normally(fake: FakeCooked, client: httpx
     assert time.perf_counter() - started >= 0.2
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_fault_arguments_are_checked(fake: FakeCooked) -> None:
     assert "huge_error" in FAULT_KINDS and len(FAULT_KINDS) == 11
     with pytest.raises(ValueError):
@@ -690,7 +647,6 @@ def test_fault_arguments_are_checked(fake: FakeCooked) -> None:
 # --- out-of-process control --------------------------------------------------------------------------
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_control_endpoints_drive_the_fake_without_being_recorded(
     fake: FakeCooked, client: httpx.Client
 ) -> None:
@@ -722,7 +678,6 @@ def test_control_endpoints_drive_the_fake_without_being_recorded(
 # --- concurrency and CLI -----------------------------------------------------------------------------
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_concurrent_requests_keep_state_consistent(fake: FakeCooked, client: httpx.Client) -> None:
     def work(n: int) -> tuple[int, str]:  # one httpx.Client is safe to share between threads
         added = client.post(f"{LIST}/ingredients", json={"text": f"{n} gizmo-{n}"}).json()["added"]
@@ -737,7 +692,6 @@ def test_concurrent_requests_keep_state_consistent(fake: FakeCooked, client: htt
     assert len([r for r in fake.requests if r.status == 200]) == 1 + 32
 
 
-@pytest.mark.req("api-client.VERIFICATION.1", "api-client.VERIFICATION.2")
 def test_cli_prints_base_url_and_login_and_stops_on_ctrl_c() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "cooked_fake", "--delay-ms", "1"], stdout=subprocess.PIPE, text=True
@@ -759,7 +713,6 @@ def test_cli_prints_base_url_and_login_and_stops_on_ctrl_c() -> None:
             proc.wait()
 
 
-@pytest.mark.req("api-client.VERIFICATION.1")
 def test_stop_wakes_a_slow_answer_promptly() -> None:
     fake = FakeCooked().start()
     fake.fail_with("slow", seconds=30)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cooked_mcp_generated.runtime import describe_validation_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 from strategies import SPECS, mode_rules, properties, valid_arguments
+
+from cooked_mcp_generated.runtime import describe_validation_error
 
 TOOLS = sorted(SPECS)
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

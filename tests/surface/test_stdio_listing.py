@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from servers import server_env, stdio_client
+
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 
 pytestmark = pytest.mark.anyio
 

@@ -11,6 +11,9 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
 from cooked_mcp_generated.models import (
     ChangeShoppingListOutput,
     DeleteRecipeOutput,
@@ -20,8 +23,6 @@ from cooked_mcp_generated.models import (
 )
 from cooked_mcp_generated.runtime import ToolCall, ToolResult
 from cooked_mcp_generated.tools import create_server
-from mcp import Client
-from mcp.shared.exceptions import MCPError
 
 pytestmark = pytest.mark.anyio
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from cooked_mcp_generated.requirements import REQUIREMENTS
 from traceability import Trace, check
+
+from cooked_mcp_generated.requirements import REQUIREMENTS
 
 pytestmark = pytest.mark.tooling
 

@@ -1,4 +1,15 @@
-"""A stateful fake of the Cooked REST API (../shared/cooked-api.md) for tests, the demo and the benchmark."""
+"""A stateful fake of the Cooked REST API (../shared/cooked-api.md) for tests, the demo and the benchmark.
+
+Where the contract is silent the fake decides, and clients must not rely on more than the contract:
+
+- login accepts the e-mail or the canonical name, case-insensitively, and always answers ``alice``;
+- a user-scoped path with any other name than ``alice`` answers 403 FORBIDDEN (never 404);
+- checks run route (404/405), session (401), user scope (403), body (400), then the endpoint;
+- bob's recipe is in alice's saved list and searches (she saved it), but she cannot edit it;
+- a recipe or draft without a title has no ``title`` key at all (summaries too);
+- saving a draft deletes it; deleting the shopping list also empties ``recipe-ids``;
+- ingredients with an unknown ``recipe-id`` answer 404 NOT_FOUND; the line rule is in text.py.
+"""
 
 from .fake import FakeCooked
 from .faults import FAULT_KINDS, Fault

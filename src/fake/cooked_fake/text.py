@@ -22,82 +22,15 @@ _LINE = re.compile(rf"^(?P<qty>{_AMOUNT}(?:\s*(?:{_UNITS})\b)?)\s*(?:of\s+)?(?P<
 _BULLET = re.compile(r"^[-*•]\s+")
 _SERVES = re.compile(r"serves\s+(\d+)|(\d+)\s+(?:servings|portions|people)", re.IGNORECASE)
 
-# First matching aisle wins; a word matches when it starts with the keyword ("tomatoes" ~ "tomato").
-AISLE_KEYWORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
-        "produce",
-        (
-            "tomato",
-            "onion",
-            "garlic",
-            "carrot",
-            "potato",
-            "lemon",
-            "lime",
-            "spinach",
-            "lettuce",
-            "basil",
-            "parsley",
-            "cilantro",
-            "apple",
-            "banana",
-            "ginger",
-            "celery",
-            "mushroom",
-            "zucchini",
-            "cucumber",
-            "avocado",
-            "herb",
-        ),
-    ),
-    (
-        "dairy",
-        ("milk", "butter", "cheese", "yogurt", "yoghurt", "cream", "egg", "parmesan", "feta", "mozzarella"),
-    ),
-    (
-        "meat",
-        (
-            "chicken",
-            "beef",
-            "pork",
-            "lamb",
-            "bacon",
-            "sausage",
-            "fish",
-            "salmon",
-            "shrimp",
-            "tuna",
-            "turkey",
-            "mince",
-            "ham",
-        ),
-    ),
-    (
-        "pantry",
-        (
-            "flour",
-            "sugar",
-            "rice",
-            "pasta",
-            "spaghetti",
-            "noodle",
-            "oil",
-            "salt",
-            "vinegar",
-            "bean",
-            "lentil",
-            "stock",
-            "broth",
-            "spice",
-            "cumin",
-            "paprika",
-            "oats",
-            "honey",
-            "sauce",
-            "chickpea",
-        ),
-    ),
-)
+# First matching aisle wins; a word matches when it starts with a keyword ("tomatoes" ~ "tomato").
+AISLE_KEYWORDS: dict[str, str] = {
+    "produce": "tomato onion garlic carrot potato lemon lime spinach lettuce basil parsley cilantro apple"
+    " banana ginger celery mushroom zucchini cucumber avocado herb",
+    "dairy": "milk butter cheese yogurt yoghurt cream egg parmesan feta mozzarella",
+    "meat": "chicken beef pork lamb bacon sausage fish salmon shrimp tuna turkey mince ham",
+    "pantry": "flour sugar rice pasta spaghetti noodle oil salt vinegar bean lentil stock broth spice cumin"
+    " paprika oats honey sauce chickpea",
+}
 DEFAULT_AISLE = "other"
 
 
@@ -115,8 +48,8 @@ def parse_ingredient(line: str) -> tuple[str | None, str] | None:
 
 def aisle_for(name: str) -> str:
     words = re.findall(r"[a-z]+", name.lower())
-    for aisle, keywords in AISLE_KEYWORDS:
-        if any(w.startswith(k) for w in words for k in keywords):
+    for aisle, keywords in AISLE_KEYWORDS.items():
+        if any(w.startswith(k) for w in words for k in keywords.split()):
             return aisle
     return DEFAULT_AISLE
 

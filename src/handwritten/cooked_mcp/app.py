@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cooked_mcp_generated.tools import TOOLS, create_server
 from mcp.server import Server
+
+from cooked_mcp_generated.tools import TOOLS, create_server
 
 from . import __version__
 from .cooked.client import CookedClient

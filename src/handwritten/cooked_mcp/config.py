@@ -376,7 +376,7 @@ def _parse_transport(transport: str | None) -> Transport:
 
 
 def _parse_base_url(url: str, source: str) -> str:
-    """Accept only ``http(s)://host[:port]``: the client appends ``/api/...`` to it verbatim.
+    """Accept only ``http(s)://host[:port]``: the client appends the API paths to it verbatim.
 
     The URL itself is never echoed: it could carry userinfo (a password).
     """

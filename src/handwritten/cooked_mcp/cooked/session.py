@@ -3,9 +3,9 @@
 Several tool calls can run at once. When they all find the session missing or expired
 together, exactly one login request must go out (Cooked may rate-limit or lock accounts
 on bursts of logins) and the rest must wait for it and reuse its result. A generation
-counter makes that precise: a caller remembers the generation its failed request used, and
-only a caller whose generation is still current logs in; everyone else just picks up the
-newer session, or the error of the login attempt they waited for.
+counter (finished login attempts) makes that precise: a caller remembers the generation its
+session came from, and only a caller whose generation is still current logs in; everyone
+else just picks up the newer session, or the error of the login attempt they waited for.
 
 The session is the in-memory cookie jar of the ``Wire`` plus the canonical username Cooked
 returned; nothing is ever written to disk, so a restarted process logs in afresh.
@@ -92,7 +92,8 @@ class Session:
             return self._generation, self._username
 
     async def _login(self) -> None:
-        self._generation += 1
+        """One login attempt. The generation moves on only when the attempt is over, so a caller
+        that looks while it is in flight waits for it instead of starting another one."""
         self._username = None
         self._failure = None
         self._wire.clear_cookies()
@@ -101,6 +102,8 @@ class Session:
         except CookedError as exc:
             self._failure = exc
             raise
+        finally:
+            self._generation += 1
         logger.debug("logged in to Cooked (session %d)", self._generation)
 
     async def _post_login(self) -> str:

@@ -19,7 +19,7 @@ from cooked_mcp import __version__
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.cooked.errors import MAX_ERROR_BODY_BYTES, CookedUnavailable
 
-__all__ = ["MAX_SUCCESS_BODY_BYTES", "Reply", "Timeouts", "Wire"]
+__all__ = ["MAX_SUCCESS_BODY_BYTES", "Reply", "Timeouts", "Wire", "quiet_http_library_logs"]
 
 logger = logging.getLogger("cooked_mcp.cooked")
 
@@ -54,6 +54,23 @@ class Reply:
         return 200 <= self.status < 300
 
 
+#: Loggers of the HTTP stack underneath: httpx logs every full URL at INFO (user-scoped paths hold
+#: the username) and httpcore logs raw response headers at DEBUG (``Set-Cookie``: the session).
+_LIBRARY_LOGGERS = ("httpx", "httpcore")
+
+
+def quiet_http_library_logs() -> None:
+    """Keep httpx/httpcore below the level where they log URLs and headers, whatever the root level.
+
+    Setting the parent loggers' level is enough: their child loggers (``httpcore.http11``...)
+    inherit it. Our own DEBUG line per request replaces what is lost.
+    """
+    for name in _LIBRARY_LOGGERS:
+        library_logger = logging.getLogger(name)
+        if library_logger.getEffectiveLevel() < logging.WARNING or library_logger.level == logging.NOTSET:
+            library_logger.setLevel(logging.WARNING)
+
+
 class Wire:
     def __init__(
         self,
@@ -62,6 +79,7 @@ class Wire:
         transport: httpx.AsyncBaseTransport | None = None,
         timeouts: Timeouts | None = None,
     ) -> None:
+        quiet_http_library_logs()
         self.base_url = base_url.rstrip("/")
         self._timeouts = timeouts or Timeouts()
         self._http = httpx.AsyncClient(
