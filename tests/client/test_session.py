@@ -29,9 +29,13 @@ def _cookie_header(request: httpx.Request) -> str | None:
 
 
 def _session_checking_route(router: respx.MockRouter, *, valid: set[str]) -> respx.Route:
-    """The shopping list, answering 401 unless the request carries one of the ``valid`` cookies."""
+    """The shopping list, answering 401 unless the request carries one of the ``valid`` cookies.
 
-    def answer(request: httpx.Request) -> httpx.Response:
+    It takes a moment to answer, so that concurrent calls really are in flight together.
+    """
+
+    async def answer(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(0.005)
         if _cookie_header(request) in {f"ring-session={value}" for value in valid}:
             return httpx.Response(200, json={"aisles": []})
         return httpx.Response(401, json={"code": "UNAUTHORIZED", "message": "Session expired"})

@@ -2,7 +2,8 @@
 
 The client's errors already carry status, Cooked's code and message, and a
 generic next step; a handler knows better what a 404 or 403 means for its
-own call (a recipe ID versus a shopping-list entry), so it may say so here.
+own call (a recipe ID versus a shopping-list entry, an unknown aisle versus a
+malformed body, a web page without a recipe), so it may say so here.
 """
 
 from __future__ import annotations
@@ -16,16 +17,33 @@ from ..cooked.errors import CookedError
 
 
 @contextmanager
-def cooked_errors(*, not_found: str | None = None, forbidden: str | None = None) -> Iterator[None]:
+def cooked_errors(
+    *,
+    not_found: str | None = None,
+    forbidden: str | None = None,
+    invalid: str | None = None,
+    unprocessable: str | None = None,
+) -> Iterator[None]:
     """Raise a ToolError for any CookedError inside, with call-specific next steps."""
     try:
         yield
     except CookedError as exc:
-        raise ToolError(describe(exc, not_found=not_found, forbidden=forbidden)) from None
+        raise ToolError(
+            describe(
+                exc, not_found=not_found, forbidden=forbidden, invalid=invalid, unprocessable=unprocessable
+            )
+        ) from None
 
 
-def describe(exc: CookedError, *, not_found: str | None = None, forbidden: str | None = None) -> str:
-    hint = {404: not_found, 403: forbidden}.get(exc.status or 0)
+def describe(
+    exc: CookedError,
+    *,
+    not_found: str | None = None,
+    forbidden: str | None = None,
+    invalid: str | None = None,
+    unprocessable: str | None = None,
+) -> str:
+    hint = {404: not_found, 403: forbidden, 400: invalid, 422: unprocessable}.get(exc.status or 0)
     if hint is None:
         return str(exc)
     return str(

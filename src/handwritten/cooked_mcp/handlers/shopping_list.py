@@ -1,26 +1,320 @@
-"""Shopping-list tools: read the list, change it through seven explicit actions."""
+"""Shopping-list tools: read the list, change it through seven explicit actions.
+
+Cooked's writes replace whole things: a product-group PUT needs all four fields and
+the selection PUT takes the complete selected set. Agents think in partial changes,
+so update_item (when a field is omitted) and add/remove_selection read the list once
+and write once. Another Cooked client (the phone app, a second agent) can change the
+list between that read and that write; the window is kept to exactly one read and one
+write, never retried or widened, and the result reports what Cooked answered.
+
+Names, quantities and aisle names come from Cooked and often from recipe web pages, so
+they are shown on single lines without control characters, inside a fence that marks
+them as data.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final, TypeVar
+
 from cooked_mcp_generated.models import (
+    Aisle,
     ChangeShoppingListArguments,
     ChangeShoppingListOutput,
+    ProductGroup,
     ReadArguments,
     ReadOutput,
 )
 from cooked_mcp_generated.runtime import ToolError, ToolResult
 
+from ..cooked import models as cooked
 from ..cooked.client import CookedClient
+from ..cooked.errors import clean_text
+from .errors import cooked_errors
+from .formatting import fence
+
+#: Group lines shown in a read's text; the structured output always has every group.
+MAX_LISTED_GROUPS: Final = 100
+#: IDs spelled out in one sentence of text (selected, removed, recipe IDs).
+MAX_LISTED_IDS: Final = 50
+#: Cooked's names and quantities are kept to this length, the longest the tool accepts back.
+MAX_VALUE_CHARS: Final = 500
+#: A group line in text is shortened further so a hostile name cannot flood the listing.
+MAX_SHOWN_CHARS: Final = 120
+
+EDITABLE: Final = ("name", "quantity", "aisle_id", "selected")
+READ_HINT: Final = "read target=shopping_list for the current product group and aisle IDs"
+
+T = TypeVar("T")
+Output = ChangeShoppingListOutput
+Action = Callable[[ChangeShoppingListArguments], Awaitable[ToolResult[Output]]]
+
+
+@dataclass(frozen=True)
+class Fields:
+    """The four values Cooked's product-group PUT requires, all of them, every time."""
+
+    name: str
+    quantity: str | None
+    aisle_id: str
+    selected: bool
 
 
 class ShoppingListTools:
     def __init__(self, client: CookedClient) -> None:
         self._client = client
+        self._actions: dict[str, Action] = {
+            "add": self._add,
+            "update_item": self._update_item,
+            "replace_selection": self._replace_selection,
+            "add_selection": self._add_selection,
+            "remove_selection": self._remove_selection,
+            "remove": self._remove,
+            "clear": self._clear,
+        }
 
     async def read(self, args: ReadArguments) -> ToolResult[ReadOutput]:
-        raise ToolError("read target=shopping_list is not available yet in this version of cooked-mcp.")
-
-    async def change(self, args: ChangeShoppingListArguments) -> ToolResult[ChangeShoppingListOutput]:
-        raise ToolError(
-            f"change_shopping_list action={args.action} is not available yet in this version of cooked-mcp."
+        listing = await self._get_list()
+        output = ReadOutput(
+            target=args.target,
+            aisles=[_aisle(aisle) for aisle in listing.aisles],
+            product_groups=[
+                _group(group, aisle.id) for aisle in listing.aisles for group in aisle.product_groups
+            ],
+            recipe_ids=listing.recipe_ids,
         )
+        return ToolResult(list_text(output), output)
+
+    async def change(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
+        # The generated validation already rejected unknown actions and missing parameters.
+        return await self._actions[args.action](args)
+
+    # --- actions -------------------------------------------------------------------------------
+
+    async def _add(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
+        lines = [line.strip() for line in _given(args.ingredients).splitlines() if line.strip()]
+        not_found = (
+            f"no saved recipe or import draft has ID {args.recipe_id!r}; "
+            "use an ID from read target=recipes or a draft_id from save_recipe source=url, "
+            "or leave recipe_id out"
+        )
+        with cooked_errors(not_found=not_found):
+            added = await self._client.add_ingredients("\n".join(lines), args.recipe_id)
+        output = Output(action=args.action, added_count=added, lines_sent=len(lines))
+        return ToolResult(_added_text(added, len(lines), args.recipe_id), output)
+
+    async def _update_item(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
+        group_id = _given(args.product_group_id)
+        given: dict[str, Any] = {
+            name: getattr(args, name) for name in EDITABLE if name in args.model_fields_set
+        }
+        if len(given) == len(EDITABLE):
+            fields = Fields(**given)
+        else:
+            fields = replace(await self._current_fields(group_id), **given)
+        with cooked_errors(
+            not_found=f"product group {group_id!r} is not on the shopping list; {READ_HINT}",
+            invalid=f"aisle_id must be an aisle ID from read target=shopping_list, and name must not be blank; {READ_HINT}",
+        ):
+            changed_id = await self._client.update_product_group(
+                group_id,
+                name=fields.name,
+                quantity=fields.quantity,
+                aisle_id=fields.aisle_id,
+                selected=fields.selected,
+            )
+        item = ProductGroup(
+            id=changed_id,
+            name=_value(fields.name) or "",
+            quantity=_value(fields.quantity),
+            selected=fields.selected,
+            aisle_id=fields.aisle_id,
+        )
+        kept = [name for name in EDITABLE if name not in given]
+        output = Output(action=args.action, product_group_id=changed_id, item=item)
+        return ToolResult(_updated_text(item, kept), output)
+
+    async def _replace_selection(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
+        return await self._select(args, _unique(_given(args.product_group_ids)))
+
+    async def _add_selection(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
+        current = selected_ids(await self._get_list())
+        return await self._select(args, _unique([*current, *_given(args.product_group_ids)]))
+
+    async def _remove_selection(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
+        current = selected_ids(await self._get_list())
+        dropped = set(_given(args.product_group_ids))
+        return await self._select(args, [gid for gid in current if gid not in dropped])
+
+    async def _remove(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
+        asked = _unique(_given(args.product_group_ids))
+        with cooked_errors():
+            removed = await self._client.remove_product_groups(asked)
+        gone = set(removed)
+        not_found = [gid for gid in asked if gid not in gone]
+        output = Output(action=args.action, removed_ids=removed, not_found_ids=not_found)
+        return ToolResult(_removed_text(removed, not_found), output)
+
+    async def _clear(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
+        with cooked_errors():
+            await self._client.clear_shopping_list()
+        text = (
+            "Cleared the shopping list: every product group was deleted and cannot be restored. "
+            "The aisles remain; add items again with action=add."
+        )
+        return ToolResult(text, Output(action=args.action, cleared=True))
+
+    # --- the one read and the one selection write ----------------------------------------------
+
+    async def _get_list(self) -> cooked.ShoppingList:
+        with cooked_errors():
+            return await self._client.get_shopping_list()
+
+    async def _current_fields(self, group_id: str) -> Fields:
+        """The group's current values, so omitted fields survive Cooked's whole-group PUT."""
+        for aisle in (await self._get_list()).aisles:
+            for group in aisle.product_groups:
+                if group.id == group_id:
+                    return Fields(group.name, group.quantity, aisle.id, group.selected)
+        raise ToolError(
+            f"Product group {group_id!r} is not on the shopping list, so nothing was changed. "
+            f"Next step: {READ_HINT}."
+        )
+
+    async def _select(self, args: ChangeShoppingListArguments, wanted: list[str]) -> ToolResult[Output]:
+        invalid = f"every ID must be a product group on the list; {READ_HINT}"
+        with cooked_errors(invalid=invalid):
+            now = await self._client.set_selected(wanted)
+        text = (
+            f"Ticked now ({len(now)}): {_id_list(now, 'selected_ids')}. Every other product group is unticked."
+            if now
+            else "No product group is ticked now."
+        )
+        return ToolResult(text, Output(action=args.action, selected_ids=now))
+
+
+# --- shaping Cooked's list ---------------------------------------------------------------------
+
+
+def selected_ids(listing: cooked.ShoppingList) -> list[str]:
+    """Ticked IDs in list order, so a union or difference keeps Cooked's order stable."""
+    return [group.id for aisle in listing.aisles for group in aisle.product_groups if group.selected]
+
+
+def _aisle(aisle: cooked.Aisle) -> Aisle:
+    return Aisle(id=aisle.id, name=_value(aisle.name) or "", product_group_count=len(aisle.product_groups))
+
+
+def _group(group: cooked.ProductGroup, aisle_id: str) -> ProductGroup:
+    """Cooked nests groups in aisles instead of naming the aisle; the agent gets it flat."""
+    return ProductGroup(
+        id=group.id,
+        name=_value(group.name) or "",
+        quantity=_value(group.quantity),
+        selected=group.selected,
+        aisle_id=aisle_id,
+    )
+
+
+def _value(text: str | None) -> str | None:
+    return None if text is None else clean_text(text, MAX_VALUE_CHARS)
+
+
+def _shown(text: str | None) -> str:
+    return clean_text(text or "", MAX_SHOWN_CHARS) or "(no name)"
+
+
+def _unique(ids: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
+
+
+def _given(value: T | None) -> T:
+    """A parameter the generated mode rules already required; None here is a codegen bug."""
+    if value is None:
+        raise ToolError("A required parameter was missing after validation; nothing was sent to Cooked.")
+    return value
+
+
+# --- text for the agent ------------------------------------------------------------------------
+
+
+def list_text(output: ReadOutput) -> str:
+    aisles, groups = output.aisles or [], output.product_groups or []
+    ticked = sum(group.selected for group in groups)
+    head = f"Shopping list: {len(groups)} product groups in {len(aisles)} aisles, {ticked} ticked."
+    if output.recipe_ids:
+        head += f" Recipes on the list: {_id_list(output.recipe_ids, 'recipe_ids')}."
+    lines, left_out = _listing_lines(aisles, groups)
+    parts = [head, fence("\n".join(lines), "Aisles (aisle_id) and product groups")]
+    if left_out:
+        parts.append(
+            f"This text shows the first {len(groups) - left_out} of {len(groups)} product groups; "
+            f"{left_out} are left out here (aisles listed with their counts). "
+            "The structured output (product_groups) has every group with its ID, name, quantity, "
+            "selected state and aisle_id."
+        )
+    parts.append(
+        "Change items with change_shopping_list using these IDs: tick with add_selection, "
+        "move with update_item aisle_id, delete with remove."
+    )
+    return "\n".join(parts)
+
+
+def _listing_lines(aisles: Sequence[Aisle], groups: Sequence[ProductGroup]) -> tuple[list[str], int]:
+    """One header per aisle (empty ones too) and one line per group, up to MAX_LISTED_GROUPS."""
+    lines: list[str] = []
+    budget = MAX_LISTED_GROUPS
+    for aisle in aisles:
+        members = [group for group in groups if group.aisle_id == aisle.id]
+        count = f"{len(members)} product groups" if members else "empty"
+        lines.append(f"{_shown(aisle.name)} ({_shown(aisle.id)}): {count}")
+        lines += [f"  {_group_line(group)}" for group in members[:budget]]
+        if len(members) > budget:
+            lines.append(f"  … {len(members) - budget} more not shown")
+        budget = max(0, budget - len(members))
+    return lines, max(0, len(groups) - MAX_LISTED_GROUPS)
+
+
+def _group_line(group: ProductGroup) -> str:
+    tick = "[x]" if group.selected else "[ ]"
+    quantity = f" — {_shown(group.quantity)}" if group.quantity else ""
+    return f"{tick} {_shown(group.id)} {_shown(group.name)}{quantity}"
+
+
+def _id_list(ids: Sequence[str], field: str) -> str:
+    shown = ", ".join(_shown(gid) for gid in ids[:MAX_LISTED_IDS])
+    more = len(ids) - MAX_LISTED_IDS
+    return shown if more <= 0 else f"{shown} and {more} more (all in {field})"
+
+
+def _added_text(added: int, sent: int, recipe_id: str | None) -> str:
+    linked = f", linked to recipe {recipe_id}" if recipe_id else ""
+    text = f"Cooked added {added} ingredient(s) from {sent} line(s) sent{linked}."
+    if added < sent:
+        text += (
+            f" {sent - added} line(s) could not be parsed and were NOT added; Cooked does not say which. "
+            "Compare with the list and add them again as 'amount name' lines (e.g. '2 onions')."
+        )
+    return text + f" Cooked merges and files them into aisles: {READ_HINT}."
+
+
+def _updated_text(item: ProductGroup, kept: Sequence[str]) -> str:
+    quantity = f", quantity {_shown(item.quantity)}" if item.quantity else ", no quantity"
+    tick = "ticked" if item.selected else "not ticked"
+    kept_text = f" Kept the current {', '.join(kept)}." if kept else ""
+    return (
+        f"Updated product group {_shown(item.id)}: {_shown(item.name)}{quantity}, "
+        f"in aisle {_shown(item.aisle_id)}, {tick}.{kept_text}"
+    )
+
+
+def _removed_text(removed: Sequence[str], not_found: Sequence[str]) -> str:
+    text = (
+        f"Removed {len(removed)} product group(s) for good: {_id_list(removed, 'removed_ids')}."
+        if removed
+        else "Removed nothing."
+    )
+    if not_found:
+        text += f" Not on the list, so not removed: {_id_list(not_found, 'not_found_ids')}."
+    return text

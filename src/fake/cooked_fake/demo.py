@@ -1,0 +1,147 @@
+"""``make demo``: the real cooked-mcp, driven by an MCP client, against the fake Cooked.
+
+For someone without a Cooked account: it starts the fake with its seed data,
+spawns ``cooked-mcp`` over stdio exactly as a desktop client would, walks an
+agent's journey through all five tools and prints what the agent saw.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+
+from . import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+
+_MAX_LINES = 14
+
+
+def main() -> int:
+    return anyio.run(_demo)
+
+
+async def _demo() -> int:
+    with FakeCooked() as fake, tempfile.TemporaryDirectory() as home:
+        print(f"Fake Cooked serving its seed data at {fake.base_url} (login {SEED_LOGIN}).")
+        print("Starting cooked-mcp over stdio, as Claude Desktop would, and acting as the agent.\n")
+        params = StdioServerParameters(command=_cooked_mcp(), env=_environment(fake.base_url, Path(home)))
+        async with Client(params, read_timeout_seconds=60) as client:
+            info = client.server_info
+            tools = (await client.list_tools()).tools
+            print(
+                f"Connected to MCP server {info.name if info else '?'}; tools: {', '.join(t.name for t in tools)}\n"
+            )
+            journey = _Journey(client)
+            try:
+                await journey.run()
+            except _StepFailed as exc:
+                print(f"The demo stopped: {exc} failed, and the steps after it need its result.")
+        logins = fake.login_count
+        print(
+            f"Cooked received {len(fake.requests)} requests, {logins} of them login{'s' if logins != 1 else ''}."
+        )
+        return 1 if journey.failures else 0
+
+
+class _StepFailed(Exception):
+    pass
+
+
+class _Journey:
+    """The calls an agent would make, each using IDs it found in an earlier answer."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.failures = 0
+
+    async def run(self) -> None:
+        recipes = await self.call("read", target="recipes", limit=5)
+        await self.call("read", target="recipes", query="soup", limit=3)
+        first = recipes["recipes"][0]["id"]
+        await self.call("read", target="recipe", recipe_id=first)
+        saved = await self.call(
+            "save_recipe",
+            source="raw_text",
+            title="Weeknight Dal",
+            text="1 cup red lentils, 1 onion, 2 cloves garlic, 1 tsp cumin. Simmer lentils 20 min, fry the rest, stir in.",
+        )
+        await self.call(
+            "save_recipe",
+            source="existing",
+            recipe_id=saved["recipe_id"],
+            markdown="## Dal\n- lentils",
+            portions=4,
+        )
+        draft = await self.call("save_recipe", source="url", url="https://example.org/green-shakshuka-draft")
+        if draft.get("draft"):
+            d = draft["draft"]
+            await self.call(
+                "save_recipe",
+                source="draft",
+                draft_id=d["draft_id"],
+                markdown=d["markdown"],
+                portions=d.get("portions"),
+            )
+        await self.call(
+            "change_shopping_list", action="add", ingredients="4 eggs\n1 can tomatoes", recipe_id=first
+        )
+        listing = await self.call("read", target="shopping_list")
+        groups = [g["id"] for g in listing["product_groups"]]
+        await self.call("change_shopping_list", action="add_selection", product_group_ids=groups[:2])
+        await self.call("change_shopping_list", action="remove_selection", product_group_ids=groups[:1])
+        empty = next(
+            (a["id"] for a in listing["aisles"] if a["product_group_count"] == 0), listing["aisles"][0]["id"]
+        )
+        await self.call(
+            "change_shopping_list", action="update_item", product_group_id=groups[-1], aisle_id=empty
+        )
+        await self.call("change_shopping_list", action="remove", product_group_ids=groups[-1:])
+        await self.call("change_shopping_list", action="clear")
+        await self.call("delete_recipe", recipe_id=saved["recipe_id"])
+
+    async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        shown = ", ".join(f"{k}={_short(v)}" for k, v in arguments.items())
+        print(f"> {tool}({shown})")
+        result = await self.client.call_tool(tool, arguments)
+        text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+        lines = text.splitlines()
+        for line in lines[:_MAX_LINES]:
+            print(f"  {line}")
+        if len(lines) > _MAX_LINES:
+            print(f"  … ({len(lines) - _MAX_LINES} more lines)")
+        print()
+        if result.is_error:
+            self.failures += 1
+            raise _StepFailed(tool)
+        return dict(result.structured_content or {})
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 50 else text[:47] + "…"
+
+
+def _cooked_mcp() -> str:
+    return str(Path(sys.executable).parent / "cooked-mcp")
+
+
+def _environment(base_url: str, home: Path) -> dict[str, str]:
+    """Only what the demo needs: nothing from the user's own configuration."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "COOKED_BASE_URL": base_url,
+        "COOKED_LOGIN_USERNAME": SEED_LOGIN,
+        "COOKED_LOGIN_PASSWORD": SEED_PASSWORD,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())
