@@ -239,3 +239,30 @@ async def test_the_session_lives_in_memory_only_and_a_new_process_logs_in_again(
 
     assert router.routes["login"].call_count == 2  # nothing carried over from the first "process"
     assert list(os.walk(tmp_path)) == [(str(tmp_path), [], [])]  # nothing written anywhere
+
+
+@pytest.mark.req("authentication.LOGIN.1")
+@pytest.mark.anyio
+async def test_a_cancelled_login_does_not_strand_the_callers_waiting_for_it(router: respx.MockRouter) -> None:
+    started = asyncio.Event()
+    attempts: list[int] = []
+
+    async def slow_login(request: httpx.Request) -> httpx.Response:
+        attempts.append(1)
+        started.set()
+        await asyncio.sleep(0.05)
+        return login_response()
+
+    router.routes["login"].mock(side_effect=slow_login)
+    _session_checking_route(router, valid={SESSION_COOKIE})
+    async with make_client(router) as client:
+        first = asyncio.create_task(client.get_shopping_list())
+        await started.wait()
+        waiter = asyncio.create_task(client.get_shopping_list())
+        await asyncio.sleep(0)
+        first.cancel()
+        result = await waiter
+
+    assert result.aisles == []
+    assert first.cancelled()
+    assert len(attempts) == 2  # the waiter started its own login once the first was cancelled

@@ -40,6 +40,7 @@ __all__ = [
     "ConfigError",
     "Settings",
     "Transport",
+    "is_loopback",
     "load_settings",
 ]
 
@@ -93,8 +94,10 @@ class Settings:
     ``password`` and ``http_token`` are ``SecretStr`` so that no repr, log line or
     traceback shows them; ``username`` is left out of the repr because it is treated as
     sensitive too. ``allowed_hosts``/``allowed_origins`` are empty when not configured,
-    leaving the HTTP server's own defaults in force. ``http_token`` is ``None`` unless the
-    transport is ``http`` and a token is configured.
+    leaving the HTTP server's own defaults (the loopback names) in force; for the ``http``
+    transport they are accepted only together with a bearer token, because naming more hosts
+    without one would hand the server to any web page that can rebind such a name.
+    ``http_token`` is ``None`` unless the transport is ``http`` and a token is configured.
     """
 
     base_url: str
@@ -136,17 +139,26 @@ def load_settings(
     http_host, http_port = _parse_http_addr(addr, addr_source)
     read_only = _read_only(environ, file)
     log_level = _log_level(environ, file)
-    allowed_hosts = tuple(file.string_list("mcp", "allowed_hosts"))
-    allowed_origins = tuple(file.string_list("mcp", "allowed_origins"))
+    allowed_hosts = _allowed(file, "allowed_hosts")
+    allowed_origins = _allowed(file, "allowed_origins")
 
     username_source = _credential(environ, ENV_USERNAME, file, "name", "username")
     password_source = _credential(environ, ENV_PASSWORD, file, "password", "password")
     token_source = _http_token(environ, file)
-    if chosen_transport == "http" and token_source is None and not _is_loopback(http_host):
+    if chosen_transport == "http" and token_source is None and not is_loopback(http_host):
         raise ConfigError(
             f"refusing to serve HTTP on non-loopback address {_one_line(addr)} without a bearer token: "
             f"set {ENV_HTTP_TOKEN} (or mcp.http_token / mcp.http_token_cmd), or listen on 127.0.0.1"
         )
+
+    if chosen_transport == "http" and token_source is None:
+        for key, values in (("allowed_hosts", allowed_hosts), ("allowed_origins", allowed_origins)):
+            if values:
+                raise ConfigError(
+                    f"{file.where('mcp', key)}: mcp.{key} needs a bearer token: without one, any web page "
+                    f"the browser lets reach such a name could drive the server; set {ENV_HTTP_TOKEN} "
+                    f"(or mcp.http_token / mcp.http_token_cmd), or remove mcp.{key}"
+                )
 
     username = username_source.resolve()
     password = SecretStr(password_source.resolve())
@@ -441,13 +453,43 @@ def _parse_http_addr(addr: str, source: str) -> tuple[str, int]:
     return host, port
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
+    """Whether only this machine can reach a listener on ``host``; anything unsure counts as no."""
     if host.lower() == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _allowed(file: _File, key: str) -> tuple[str, ...]:
+    """Extra ``Host`` values (``name:port``, ``name:*``) or origins (``scheme://name[:port|:*]``).
+
+    They widen the HTTP server's DNS-rebinding defence beyond the local names, so each is
+    checked for the shape the check compares against: a typo would otherwise just make
+    every request from that name fail with 421/403 and no hint why.
+    """
+    values = file.string_list("mcp", key)
+    for value in values:
+        if not value or any(char.isspace() or unicodedata.category(char) == "Cc" for char in value):
+            raise ConfigError(
+                f"{file.where('mcp', key)}: mcp.{key} has an empty entry or one with whitespace: "
+                f"write each as {'http://NAME:PORT' if key == 'allowed_origins' else 'NAME:PORT'}"
+            )
+        if key == "allowed_origins":
+            scheme, sep, rest = value.partition("://")
+            if not sep or scheme not in ("http", "https") or not rest or "/" in rest:
+                raise ConfigError(
+                    f"{file.where('mcp', key)}: mcp.{key} entry {_one_line(value)!r} is not an origin: "
+                    "write it as http://NAME:PORT or https://NAME (no path), as browsers send it"
+                )
+        elif "/" in value or "@" in value:
+            raise ConfigError(
+                f"{file.where('mcp', key)}: mcp.{key} entry {_one_line(value)!r} is not a Host value: "
+                "write it as NAME:PORT, NAME:* or [IPv6]:PORT (no scheme, no path)"
+            )
+    return tuple(values)
 
 
 def _read_only(environ: Mapping[str, str], file: _File) -> bool:

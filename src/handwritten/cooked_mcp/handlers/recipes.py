@@ -1,6 +1,20 @@
-"""Recipe tools: read recipes and one recipe, preview, save from five sources, delete."""
+"""Recipe tools: read recipes and one recipe, preview, save from five sources, delete.
+
+Titles, markdown and drafts may come from any web page, so tool text shows
+them only fenced (formatting.fence) and our own sentences carry at most a
+one-line, bounded copy of a Cooked value. Image and thumbnail URLs never get
+this far: the client's models do not carry them.
+"""
 
 from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TypeVar
 
 from cooked_mcp_generated.models import (
     DeleteRecipeArguments,
@@ -9,28 +23,363 @@ from cooked_mcp_generated.models import (
     PreviewRecipeTextOutput,
     ReadArguments,
     ReadOutput,
+    Recipe,
+    RecipeDraft,
+    RecipeSummary,
     SaveRecipeArguments,
     SaveRecipeOutput,
 )
-from cooked_mcp_generated.runtime import ToolCall, ToolError, ToolResult
+from cooked_mcp_generated.runtime import ProgressReporter, ToolCall, ToolError, ToolResult
 
+from ..cooked import models as cooked
 from ..cooked.client import CookedClient
+from .errors import cooked_errors
+from .formatting import fence, one_line, portions_phrase, tool_call
+
+logger = logging.getLogger("cooked_mcp.handlers")
+
+T = TypeVar("T")
+
+#: Cooked's search answers pages of this fixed size; only the list endpoint takes a page size.
+SEARCH_PAGE_SIZE = 20
+#: How often a running URL import reports progress; clients drop a call that stays silent too long.
+PROGRESS_INTERVAL_SECONDS = 3.0
+
+RECIPE_NOT_FOUND = (
+    "no saved recipe has this ID (it may have been deleted); find the right ID with read target=recipes "
+    "(add query to search by title)"
+)
+RECIPE_FORBIDDEN = (
+    "this recipe belongs to someone else, so this account cannot change or delete it; to keep an "
+    "edited version, save a copy with save_recipe source=prepared"
+)
+DRAFT_NOT_FOUND = (
+    "no import draft has this ID (a draft is gone once saved); import the page again with "
+    "save_recipe source=url for a new draft_id, or look for an already saved copy with read target=recipes"
+)
+IMPORT_FAILED = (
+    "Cooked found no recipe on that page; copy the recipe text from the page and save it with "
+    "save_recipe source=raw_text (title, text), or check it first with preview_recipe_text"
+)
 
 
 class RecipeTools:
     def __init__(self, client: CookedClient) -> None:
         self._client = client
 
+    # --- read ----------------------------------------------------------------------------------
+
     async def read(self, args: ReadArguments) -> ToolResult[ReadOutput]:
-        raise ToolError(f"read target={args.target} is not available yet in this version of cooked-mcp.")
+        if args.target == "recipe":
+            return await self._read_recipe(_given(args.recipe_id, "recipe_id"))
+        if args.query is None:
+            return await self._list(args.page, args.limit)
+        return await self._search(args.query, args.page, args.limit)
+
+    async def _list(self, page: int, limit: int) -> ToolResult[ReadOutput]:
+        """Tool page N with limit L is Cooked's page N with ``page-count`` L, so pages never overlap."""
+        with cooked_errors():
+            items = await self._client.list_recipes(page, limit)
+        # Cooked never says whether more exist; a full page is the only sign that they may.
+        return _RecipePage(items, page, limit, query=None, hidden=0, full=len(items) == limit).result()
+
+    async def _search(self, query: str, page: int, limit: int) -> ToolResult[ReadOutput]:
+        """Tool page N is Cooked's search page N (always 20 results), cut to the first ``limit``.
+
+        Cooked's search has no page size, so an offset-based mapping (page N of ``limit``
+        results) would need up to two Cooked requests per call and page numbers that shift
+        with ``limit``. Keeping Cooked's pages keeps one request per call and stable page
+        numbers; whatever ``limit`` leaves out of a page is reachable with a larger ``limit``
+        (at most 30, which always covers a whole page of 20), and the result says so.
+        """
+        with cooked_errors():
+            items = await self._client.search_recipes(query, page)
+        shown = items[:limit]
+        full = len(items) >= SEARCH_PAGE_SIZE
+        return _RecipePage(
+            shown, page, limit, query=query, hidden=len(items) - len(shown), full=full
+        ).result()
+
+    async def _read_recipe(self, recipe_id: str) -> ToolResult[ReadOutput]:
+        with cooked_errors(not_found=RECIPE_NOT_FOUND):
+            recipe = await self._client.get_recipe(recipe_id)
+        text = "\n".join(
+            [
+                f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{_ownership(recipe)}.",
+                _fenced_recipe(recipe.title, recipe.description),
+                f"To change it: {_update_call(recipe.id)} (send the whole new markdown). "
+                f"To delete it: {tool_call('delete_recipe', recipe_id=recipe.id)}.",
+            ]
+        )
+        output = Recipe(
+            id=recipe.id,
+            title=recipe.title,
+            owner=recipe.owner,
+            can_edit=recipe.can_edit,
+            markdown=recipe.description,
+            portions=recipe.portions,
+        )
+        return ToolResult(text, ReadOutput(target="recipe", recipe=output))
+
+    # --- preview -------------------------------------------------------------------------------
 
     async def preview(self, args: PreviewRecipeTextArguments) -> ToolResult[PreviewRecipeTextOutput]:
-        raise ToolError("preview_recipe_text is not available yet in this version of cooked-mcp.")
+        with cooked_errors():
+            preview = await self._client.preview_recipe(args.title, args.text)
+        save = tool_call(
+            "save_recipe",
+            source="prepared",
+            title="<title>",
+            markdown="<markdown>",
+            portions=preview.portions,
+        )
+        text = "\n".join(
+            [
+                f"Preview only: NOTHING was saved. Cooked made this of the text ({portions_phrase(preview.portions)}):",
+                _fenced_recipe(preview.title, preview.description),
+                f"To keep it: {save} with the title and markdown above (edit them first if needed), "
+                "or save_recipe source=raw_text with the original title and text.",
+            ]
+        )
+        output = PreviewRecipeTextOutput(
+            title=preview.title, markdown=preview.description, portions=preview.portions, saved=False
+        )
+        return ToolResult(text, output)
+
+    # --- save ----------------------------------------------------------------------------------
 
     async def save(self, args: SaveRecipeArguments, call: ToolCall) -> ToolResult[SaveRecipeOutput]:
-        raise ToolError(
-            f"save_recipe source={args.source} is not available yet in this version of cooked-mcp."
-        )
+        match args.source:
+            case "raw_text":
+                return await self._save_raw_text(_given(args.title, "title"), _given(args.text, "text"))
+            case "prepared":
+                return await self._save_prepared(
+                    _given(args.title, "title"), _given(args.markdown, "markdown"), args.portions
+                )
+            case "url":
+                return await self._import_url(_given(args.url, "url"), call.report_progress)
+            case "draft":
+                return await self._save_draft(
+                    _given(args.draft_id, "draft_id"), _given(args.markdown, "markdown"), args.portions
+                )
+            case "existing":
+                return await self._update(
+                    _given(args.recipe_id, "recipe_id"), _given(args.markdown, "markdown"), args.portions
+                )
+
+    async def _save_raw_text(self, title: str, text: str) -> ToolResult[SaveRecipeOutput]:
+        """Cooked saves raw text in two steps; the agent sees one, saving exactly what the preview made.
+
+        Cooked's title wins so the saved recipe matches a preview_recipe_text of the same text;
+        the agent's title stands in only if Cooked's preview has none.
+        """
+        with cooked_errors():
+            preview = await self._client.preview_recipe(title, text)
+            recipe_id = await self._client.save_recipe(
+                preview.title if preview.title is not None else title, preview.description, preview.portions
+            )
+        what = f"Saved the text as recipe {recipe_id} ({portions_phrase(preview.portions)}); Cooked formatted it first."
+        return _saved("raw_text", recipe_id, what)
+
+    async def _save_prepared(
+        self, title: str, markdown: str, portions: int | None
+    ) -> ToolResult[SaveRecipeOutput]:
+        with cooked_errors():
+            recipe_id = await self._client.save_recipe(title, markdown, portions)
+        return _saved("prepared", recipe_id, f"Saved recipe {recipe_id} ({portions_phrase(portions)}).")
+
+    async def _import_url(self, url: str, report: ProgressReporter) -> ToolResult[SaveRecipeOutput]:
+        """Never saves a draft: a draft is saved only by an explicit source=draft call."""
+        async with _ticking(report, "Cooked is importing the page (this can take up to a minute)"):
+            with cooked_errors(unprocessable=IMPORT_FAILED):
+                imported = await self._client.import_url(url)
+                if imported.recipe_id is not None:
+                    what = f"Cooked imported the page and saved it as recipe {imported.recipe_id}."
+                    return _saved("url", imported.recipe_id, what)
+                assert imported.extraction_id is not None  # ImportResult holds exactly one of the two
+                draft = await self._client.get_draft(imported.extraction_id)
+        return _draft_result(draft)
+
+    async def _save_draft(
+        self, draft_id: str, markdown: str, portions: int | None
+    ) -> ToolResult[SaveRecipeOutput]:
+        with cooked_errors(not_found=DRAFT_NOT_FOUND):
+            recipe_id = await self._client.save_draft(draft_id, markdown, portions)
+        what = f"Saved import draft {draft_id} as recipe {recipe_id} ({portions_phrase(portions)})."
+        return _saved("draft", recipe_id, what)
+
+    async def _update(
+        self, recipe_id: str, markdown: str, portions: int | None
+    ) -> ToolResult[SaveRecipeOutput]:
+        with cooked_errors(not_found=RECIPE_NOT_FOUND, forbidden=RECIPE_FORBIDDEN):
+            updated = await self._client.update_recipe(recipe_id, markdown, portions)
+        what = f"Updated recipe {updated}: its markdown and portions ({portions_phrase(portions)}) were replaced."
+        return _saved("existing", updated, what)
+
+    # --- delete --------------------------------------------------------------------------------
 
     async def delete(self, args: DeleteRecipeArguments) -> ToolResult[DeleteRecipeOutput]:
-        raise ToolError("delete_recipe is not available yet in this version of cooked-mcp.")
+        with cooked_errors(not_found=RECIPE_NOT_FOUND, forbidden=RECIPE_FORBIDDEN):
+            deleted = await self._client.delete_recipe(args.recipe_id)
+        text = f"Deleted recipe {deleted} from Cooked. This cannot be undone."
+        return ToolResult(text, DeleteRecipeOutput(recipe_id=deleted, deleted=True))
+
+
+@dataclass(frozen=True)
+class _RecipePage:
+    """One page of a list or search, and what the agent should call to see more.
+
+    ``hidden`` counts results on this Cooked page that ``limit`` left out; ``full`` says
+    Cooked filled the page, so the next page may hold more.
+    """
+
+    items: Sequence[cooked.RecipeSummary]
+    page: int
+    limit: int
+    query: str | None
+    hidden: int
+    full: bool
+
+    def result(self) -> ToolResult[ReadOutput]:
+        output = ReadOutput(
+            target="recipes",
+            recipes=[RecipeSummary(id=item.id, title=item.title) for item in self.items],
+            query=self.query,
+            page=self.page,
+            limit=self.limit,
+            more_available=self.full or self.hidden > 0,
+            next_page=self.page + 1 if self.full else None,
+        )
+        return ToolResult("\n".join(self._lines()), output)
+
+    def _lines(self) -> list[str]:
+        if not self.items:
+            return [self._nothing()]
+        listing = "\n".join(f"{item.id}  {one_line(item.title, '(untitled)')}" for item in self.items)
+        lines = [
+            f"{self._what()}, page {self.page}: {len(self.items)} shown (recipe ID, then title).",
+            fence(listing, "Recipe titles"),
+        ]
+        if self.hidden:
+            larger = tool_call("read", **self._arguments(self.page, min(30, self.limit + self.hidden)))
+            lines.append(f"{self.hidden} more on this page were left out by limit={self.limit}: {larger}.")
+        if self.full:
+            lines.append(
+                f"More may exist on the next page: {tool_call('read', **self._arguments(self.page + 1))}."
+            )
+        elif not self.hidden:
+            lines.append("That is all: no further pages.")
+        lines.append(f"Open one with {tool_call('read', target='recipe', recipe_id='<recipe ID>')}.")
+        return lines
+
+    def _what(self) -> str:
+        return (
+            "Saved recipes, newest first"
+            if self.query is None
+            else f"Saved recipes matching {self._quoted()}"
+        )
+
+    def _nothing(self) -> str:
+        if self.query is None:
+            if self.page == 1:
+                return "There are no saved recipes in this Cooked account."
+            return f"Page {self.page} (limit={self.limit}) is empty: the saved recipes end before it. Use a lower page."
+        if self.page == 1:
+            return f"Nothing matched: no saved recipe matches {self._quoted()}. Try other words or list all with read target=recipes."
+        return f"Nothing more matched {self._quoted()}: page {self.page} is empty. Earlier pages hold all matches."
+
+    def _quoted(self) -> str:
+        return json.dumps(self.query, ensure_ascii=False)
+
+    def _arguments(self, page: int, limit: int | None = None) -> dict[str, str | int | None]:
+        arguments: dict[str, str | int | None] = {"target": "recipes"}
+        if self.query is not None:
+            arguments["query"] = self.query
+        return {**arguments, "page": page, "limit": self.limit if limit is None else limit}
+
+
+def _saved(source: str, recipe_id: str, what: str) -> ToolResult[SaveRecipeOutput]:
+    """Every save names the recipe ID, in text and output, with the natural next call."""
+    text = f"{what} Read it with {tool_call('read', target='recipe', recipe_id=recipe_id)}."
+    return ToolResult(text, SaveRecipeOutput(source=source, saved=True, recipe_id=recipe_id))
+
+
+def _draft_result(draft: cooked.Draft) -> ToolResult[SaveRecipeOutput]:
+    save = tool_call(
+        "save_recipe",
+        source="draft",
+        draft_id=draft.id,
+        markdown="<reviewed markdown>",
+        portions=draft.portions if draft.portions is not None else "<portions or null>",
+    )
+    text = "\n".join(
+        [
+            f"Cooked made an import DRAFT {draft.id} from the page ({portions_phrase(draft.portions)}). "
+            "It is NOT saved.",
+            _fenced_recipe(draft.title, draft.description),
+            f"Review it (fix the markdown and portions if needed), then save it with {save}. "
+            "Until then nothing is saved.",
+        ]
+    )
+    output = RecipeDraft(
+        draft_id=draft.id, title=draft.title, markdown=draft.description, portions=draft.portions
+    )
+    return ToolResult(text, SaveRecipeOutput(source="url", saved=False, draft=output))
+
+
+def _fenced_recipe(title: str | None, markdown: str) -> str:
+    return "\n".join([fence(title or "(no title)", "Title"), fence(markdown, "Recipe markdown")])
+
+
+def _ownership(recipe: cooked.Recipe) -> str:
+    owner = f"; owner {one_line(recipe.owner, '?')}" if recipe.owner is not None else ""
+    if recipe.can_edit is None:
+        return owner
+    if recipe.can_edit:
+        return f"{owner}; this account can change or delete it"
+    return f"{owner}; this account can NOT change or delete it (save an edited copy with source=prepared)"
+
+
+def _update_call(recipe_id: str) -> str:
+    return tool_call(
+        "save_recipe",
+        source="existing",
+        recipe_id=recipe_id,
+        markdown="<markdown>",
+        portions="<portions or null>",
+    )
+
+
+def _given(value: T | None, name: str) -> T:
+    """The argument models enforce per-mode requirements; this only narrows the type."""
+    if value is None:
+        raise ToolError(f"{name} is required here. Nothing was sent to Cooked.")
+    return value
+
+
+@asynccontextmanager
+async def _ticking(report: ProgressReporter, message: str) -> AsyncIterator[None]:
+    """Report progress every few seconds while the body runs, so a waiting client sees life.
+
+    A plain task, not a task group: a task group would wrap the body's ToolError in an
+    ExceptionGroup. Cancelling the ticker in ``finally`` never awaits it, so a cancellation
+    of the tool call itself (notifications/cancelled) passes straight through.
+    """
+    ticker = asyncio.create_task(_tick(report, message))
+    try:
+        yield
+    finally:
+        ticker.cancel()
+
+
+async def _tick(report: ProgressReporter, message: str) -> None:
+    elapsed = 0.0
+    while True:
+        try:
+            await report(elapsed, None, f"{message}; {elapsed:.0f} s so far")
+        except Exception:
+            # Progress is a courtesy: a client that cannot take it must not fail the import.
+            logger.debug("progress report failed; no more progress for this call", exc_info=True)
+            return
+        await asyncio.sleep(PROGRESS_INTERVAL_SECONDS)
+        elapsed += PROGRESS_INTERVAL_SECONDS

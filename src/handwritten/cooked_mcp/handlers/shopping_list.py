@@ -115,7 +115,10 @@ class ShoppingListTools:
             fields = replace(await self._current_fields(group_id), **given)
         with cooked_errors(
             not_found=f"product group {group_id!r} is not on the shopping list; {READ_HINT}",
-            invalid=f"aisle_id must be an aisle ID from read target=shopping_list, and name must not be blank; {READ_HINT}",
+            invalid=(
+                "use an aisle_id listed by read target=shopping_list (empty aisles are listed too) "
+                "and a non-blank name"
+            ),
         ):
             changed_id = await self._client.update_product_group(
                 group_id,
@@ -187,7 +190,8 @@ class ShoppingListTools:
         with cooked_errors(invalid=invalid):
             now = await self._client.set_selected(wanted)
         text = (
-            f"Ticked now ({len(now)}): {_id_list(now, 'selected_ids')}. Every other product group is unticked."
+            f"Ticked now ({len(now)}): {_id_list(now, 'selected_ids')}. "
+            "Every other product group is unticked."
             if now
             else "No product group is ticked now."
         )
@@ -242,7 +246,8 @@ def _given(value: T | None) -> T:
 def list_text(output: ReadOutput) -> str:
     aisles, groups = output.aisles or [], output.product_groups or []
     ticked = sum(group.selected for group in groups)
-    head = f"Shopping list: {len(groups)} product groups in {len(aisles)} aisles, {ticked} ticked."
+    size = f"{_count(len(groups), 'product group')} in {_count(len(aisles), 'aisle')}"
+    head = f"Shopping list: {size}, {ticked} ticked."
     if output.recipe_ids:
         head += f" Recipes on the list: {_id_list(output.recipe_ids, 'recipe_ids')}."
     lines, left_out = _listing_lines(aisles, groups)
@@ -257,6 +262,8 @@ def list_text(output: ReadOutput) -> str:
     parts.append(
         "Change items with change_shopping_list using these IDs: tick with add_selection, "
         "move with update_item aisle_id, delete with remove."
+        if groups
+        else "The list is empty; add ingredient lines with change_shopping_list action=add."
     )
     return "\n".join(parts)
 
@@ -267,7 +274,7 @@ def _listing_lines(aisles: Sequence[Aisle], groups: Sequence[ProductGroup]) -> t
     budget = MAX_LISTED_GROUPS
     for aisle in aisles:
         members = [group for group in groups if group.aisle_id == aisle.id]
-        count = f"{len(members)} product groups" if members else "empty"
+        count = _count(len(members), "product group") if members else "empty"
         lines.append(f"{_shown(aisle.name)} ({_shown(aisle.id)}): {count}")
         lines += [f"  {_group_line(group)}" for group in members[:budget]]
         if len(members) > budget:
@@ -282,6 +289,10 @@ def _group_line(group: ProductGroup) -> str:
     return f"{tick} {_shown(group.id)} {_shown(group.name)}{quantity}"
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _id_list(ids: Sequence[str], field: str) -> str:
     shown = ", ".join(_shown(gid) for gid in ids[:MAX_LISTED_IDS])
     more = len(ids) - MAX_LISTED_IDS
@@ -290,10 +301,11 @@ def _id_list(ids: Sequence[str], field: str) -> str:
 
 def _added_text(added: int, sent: int, recipe_id: str | None) -> str:
     linked = f", linked to recipe {recipe_id}" if recipe_id else ""
-    text = f"Cooked added {added} ingredient(s) from {sent} line(s) sent{linked}."
+    text = f"Cooked added {_count(added, 'ingredient')} from {_count(sent, 'line')} sent{linked}."
     if added < sent:
         text += (
-            f" {sent - added} line(s) could not be parsed and were NOT added; Cooked does not say which. "
+            f" {_count(sent - added, 'line')} could not be parsed and were NOT added; "
+            "Cooked does not say which. "
             "Compare with the list and add them again as 'amount name' lines (e.g. '2 onions')."
         )
     return text + f" Cooked merges and files them into aisles: {READ_HINT}."
@@ -302,7 +314,7 @@ def _added_text(added: int, sent: int, recipe_id: str | None) -> str:
 def _updated_text(item: ProductGroup, kept: Sequence[str]) -> str:
     quantity = f", quantity {_shown(item.quantity)}" if item.quantity else ", no quantity"
     tick = "ticked" if item.selected else "not ticked"
-    kept_text = f" Kept the current {', '.join(kept)}." if kept else ""
+    kept_text = f" Kept the current value of: {', '.join(kept)}." if kept else ""
     return (
         f"Updated product group {_shown(item.id)}: {_shown(item.name)}{quantity}, "
         f"in aisle {_shown(item.aisle_id)}, {tick}.{kept_text}"
@@ -311,7 +323,7 @@ def _updated_text(item: ProductGroup, kept: Sequence[str]) -> str:
 
 def _removed_text(removed: Sequence[str], not_found: Sequence[str]) -> str:
     text = (
-        f"Removed {len(removed)} product group(s) for good: {_id_list(removed, 'removed_ids')}."
+        f"Removed {_count(len(removed), 'product group')} for good: {_id_list(removed, 'removed_ids')}."
         if removed
         else "Removed nothing."
     )

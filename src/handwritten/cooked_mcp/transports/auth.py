@@ -1,0 +1,96 @@
+"""Bearer-token check in front of the MCP HTTP endpoint.
+
+The server acts for one Cooked account, so anyone who can talk to it can read and change
+that account: with a token configured, a request gets nowhere near the MCP code (or the
+request body) without ``Authorization: Bearer <token>``. This is plain ASGI rather than the
+SDK's OAuth machinery because a static shared secret is all a single-user server needs.
+
+The token must never be echoed or logged: the refusal body is fixed text, the log line for
+a refusal names only the method, path and which kind of mistake it was, and the comparison
+is constant-time so the token cannot be guessed byte by byte from response timings.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+
+from pydantic import SecretStr
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+__all__ = ["BearerTokenMiddleware"]
+
+logger = logging.getLogger(__name__)
+
+_SCHEME = b"bearer"
+_UNAUTHORIZED_BODY = json.dumps(
+    {"error": "unauthorized", "error_description": "a valid Authorization: Bearer token is required"}
+).encode()
+
+
+class BearerTokenMiddleware:
+    """Answers 401 to every HTTP request without the configured bearer token.
+
+    Every path is guarded, not only ``/mcp``: an unauthenticated caller learns nothing,
+    not even which paths exist. Lifespan events pass through; any other scope type
+    (websockets are switched off in uvicorn) is closed unanswered.
+    """
+
+    def __init__(self, app: ASGIApp, token: SecretStr) -> None:
+        self._app = app
+        self._token = token.get_secret_value().encode("ascii")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        problem = self._problem(scope)
+        if problem is None:
+            await self._app(scope, receive, send)
+            return
+        logger.info("refused %s %s: %s", scope.get("method", "?"), _path(scope), problem)
+        await _unauthorized(send, invalid=problem == "wrong token")
+
+    def _problem(self, scope: Scope) -> str | None:
+        """Why the request is refused (for the log, never containing the header), or None."""
+        values = [value for name, value in scope.get("headers", ()) if name.lower() == b"authorization"]
+        if not values:
+            return "no Authorization header"
+        if len(values) > 1:
+            return "more than one Authorization header"
+        scheme, _, credentials = values[0].strip().partition(b" ")
+        if scheme.lower() != _SCHEME:
+            return "Authorization scheme is not Bearer"
+        # compare_digest takes as long for a near miss as for a wild guess (length aside).
+        if not hmac.compare_digest(credentials.strip(b" \t"), self._token):
+            return "wrong token"
+        return None
+
+
+def _path(scope: Scope) -> str:
+    """The path alone: a query string is the one place a confused client might put a token."""
+    path = scope.get("path", "")
+    return "".join(char if char.isprintable() else "?" for char in str(path))[:200]
+
+
+async def _unauthorized(send: Send, *, invalid: bool) -> None:
+    """RFC 6750 section 3: the challenge names the scheme, plus ``invalid_token`` after a wrong one."""
+    challenge = b'Bearer realm="cooked-mcp"' + (b', error="invalid_token"' if invalid else b"")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(_UNAUTHORIZED_BODY)).encode()),
+                (b"www-authenticate", challenge),
+                (b"cache-control", b"no-store"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": _UNAUTHORIZED_BODY})

@@ -1,0 +1,294 @@
+"""MCP over Streamable HTTP at ``/mcp``, served by uvicorn on the configured address.
+
+Layers, outermost first, so that the cheapest refusal happens before any work:
+
+1. the bearer token (``auth.BearerTokenMiddleware``), when one is configured: a caller
+   without it gets 401 before its body is read;
+2. a declared ``Content-Length`` above the SDK's limit gets 413 before the body is read
+   (the SDK also stops reading a chunked body as soon as it passes the limit);
+3. the SDK's Streamable HTTP app, with its DNS-rebinding defence always on: a ``Host``
+   that is not a local name or an allowed one gets 421, a foreign ``Origin`` 403. The SDK
+   enables that defence by itself only for loopback binds, so it is configured here
+   explicitly for every address.
+
+Hosts and origins beyond the local names come from TOML ``mcp.allowed_hosts`` and
+``mcp.allowed_origins``; config accepts them only with a token (see ``Settings``).
+
+The listening sockets are bound before uvicorn starts so that an address in use (or one
+this machine does not have) is one clear line and exit 2 rather than a uvicorn traceback,
+and SIGINT/SIGTERM are owned by this module from before the bind until the end, so a
+signal at any moment ends the process cleanly with status 0 (uvicorn on its own re-raises
+the signal after shutting down, which would turn SIGTERM into death by signal).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import ipaddress
+import logging
+import signal
+import socket
+import sys
+from collections.abc import Generator, Iterator
+from types import FrameType
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ..app import build_server
+from ..config import Settings, is_loopback
+from ..cooked.client import CookedClient
+from .auth import BearerTokenMiddleware
+
+__all__ = ["MCP_PATH", "serve_http", "transport_security"]
+
+logger = logging.getLogger(__name__)
+
+MCP_PATH = "/mcp"
+EXIT_STARTUP = 2
+
+#: How long in-flight requests (and open event streams) get after a signal before they are cut.
+SHUTDOWN_GRACE_SECONDS = 3
+
+_LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+class _ListenError(Exception):
+    """The address cannot be listened on; ``str()`` is the reason, for one stderr line."""
+
+
+def serve_http(settings: Settings) -> int:
+    """Serve until SIGINT or SIGTERM; 0 on a clean stop, 2 if the address cannot be used.
+
+    Nothing here talks to Cooked: the one ``CookedClient`` (shared by every HTTP client,
+    as there is one user) logs in lazily on the first tool call that needs it.
+    """
+    where = _display_addr(settings.http_host, settings.http_port)
+    if settings.http_token is None and not is_loopback(settings.http_host):
+        # load_settings refuses this already; a hand-built Settings must not slip past it.
+        print(
+            f"cooked-mcp: refusing to serve HTTP on non-loopback address {where} without a bearer token: "
+            "set COOKED_MCP_HTTP_TOKEN or listen on 127.0.0.1",
+            file=sys.stderr,
+        )
+        return EXIT_STARTUP
+
+    client = CookedClient(settings.base_url, settings.username, settings.password)
+    server = _Server(
+        uvicorn.Config(
+            build_app(settings, client),
+            log_config=None,
+            log_level=None,
+            access_log=False,
+            http="h11",
+            ws="none",
+            lifespan="on",
+            proxy_headers=False,
+            server_header=False,
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+        )
+    )
+    with _signals_stop(server):
+        try:
+            sockets = _listen(settings.http_host, settings.http_port)
+        except _ListenError as exc:
+            print(f"cooked-mcp: cannot listen on {where}: {exc}", file=sys.stderr)
+            return EXIT_STARTUP
+        logger.info("serving MCP over HTTP at http://%s%s", where, MCP_PATH)
+        try:
+            anyio.run(_serve, server, sockets, client)
+        finally:
+            for sock in sockets:
+                sock.close()
+    return 0
+
+
+async def _serve(server: uvicorn.Server, sockets: list[socket.socket], client: CookedClient) -> None:
+    try:
+        await server.serve(sockets=sockets)
+    finally:
+        await client.aclose()
+
+
+def build_app(settings: Settings, client: CookedClient) -> ASGIApp:
+    """The whole ASGI stack for ``settings``; separate from serving so it can be inspected."""
+    mcp_server = build_server(client, read_only=settings.read_only)
+    app: ASGIApp = mcp_server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        transport_security=transport_security(settings),
+        host=settings.http_host,
+        max_request_body_size=DEFAULT_MAX_REQUEST_BODY_SIZE,
+    )
+    app = _DeclaredSizeLimit(app, DEFAULT_MAX_REQUEST_BODY_SIZE)
+    if settings.http_token is not None:
+        app = BearerTokenMiddleware(app, settings.http_token)
+    return app
+
+
+def transport_security(settings: Settings) -> TransportSecuritySettings:
+    """DNS-rebinding defence: which ``Host`` and ``Origin`` values a request may carry.
+
+    Always the loopback names on any port (with and without a port, as a client sends no
+    port for port 80), plus the bound address itself unless it is a wildcard (``0.0.0.0``
+    and ``::`` are not names a client should use; allowing them would let a browser page
+    reach the server via ``http://0.0.0.0:PORT``), plus whatever the user configured.
+    A request without ``Origin`` (any non-browser client) is not affected by the origin list.
+    """
+    hosts = [*_LOCAL_NAMES, *(f"{name}:*" for name in _LOCAL_NAMES)]
+    if not _is_wildcard(settings.http_host):
+        bound = _display_addr(settings.http_host, settings.http_port)
+        if bound not in hosts:
+            hosts.append(bound)
+    origins = [f"http://{host}" for host in hosts]
+    for host in settings.allowed_hosts:
+        if host not in hosts:
+            hosts.append(host)
+    for origin in settings.allowed_origins:
+        if origin not in origins:
+            origins.append(origin)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
+class _DeclaredSizeLimit:
+    """413 for a body declared too large, before a byte of it is read, on any path.
+
+    The SDK does the same check inside its ``/mcp`` route and also counts bytes of chunked
+    bodies as they arrive; this layer only moves the declared-size refusal in front of
+    routing so an oversized upload never reaches Starlette at all.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self._app = app
+        self._limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            declared = Headers(scope=scope).get("content-length")
+            if declared is not None and declared.strip().isdigit() and int(declared) > self._limit:
+                logger.info("refused %s %s: body of %s bytes declared", scope["method"], scope["path"], declared)
+                body = b"Request body too large"
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 413,
+                        "headers": [
+                            (b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close"),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self._app(scope, receive, send)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, minus its signal handling: ``_signals_stop`` owns the signals for longer."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+
+@contextlib.contextmanager
+def _signals_stop(server: uvicorn.Server) -> Iterator[None]:
+    """SIGINT/SIGTERM ask ``server`` to stop (a second SIGINT: stop now) until the block ends.
+
+    Installed before the socket is bound, so that a signal sent as soon as the port
+    answers finds a handler; uvicorn checks ``should_exit`` before serving and every tick.
+    """
+
+    def handle(sig: int, frame: FrameType | None) -> None:
+        logger.info("received %s, shutting down", signal.Signals(sig).name)
+        server.handle_exit(sig, frame)
+
+    previous: dict[signal.Signals, Any] = {}
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, handle)
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _listen(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets for every address ``host`` resolves to (``localhost``: IPv4 and IPv6).
+
+    An address family this machine lacks (no IPv6 for ``::1``) is skipped as long as one
+    address works; anything else, above all "address already in use", is fatal, since a
+    half-bound name would send some clients to whatever else holds the port.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise _ListenError(f"cannot resolve the host ({exc.strerror})") from None
+    sockets: list[socket.socket] = []
+    unavailable: OSError | None = None
+    seen: set[tuple[int, Any]] = set()
+    try:
+        for family, kind, proto, _, address in infos:
+            if (family, address) in seen:
+                continue
+            seen.add((family, address))
+            try:
+                sockets.append(_bind(family, kind, proto, address))
+            except OSError as exc:
+                if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) and unavailable is None:
+                    unavailable = exc
+                    continue
+                raise _ListenError(_reason(exc)) from None
+        if not sockets:
+            raise _ListenError(_reason(unavailable) if unavailable else "the host has no usable address")
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def _bind(family: int, kind: int, proto: int, address: Any) -> socket.socket:
+    sock = socket.socket(family, kind, proto)
+    try:
+        # Lets a restart reuse the port while old connections linger in TIME_WAIT; on Linux
+        # it still refuses a port another socket is listening on.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            # "::1" must not also claim IPv4, or binding localhost's two addresses collides.
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(128)
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def _reason(exc: OSError) -> str:
+    reasons = {
+        errno.EADDRINUSE: "address already in use (another program is listening there: stop it or "
+        "choose another port with --http-addr)",
+        errno.EADDRNOTAVAIL: "this machine has no such address (use 127.0.0.1 or one of its own addresses)",
+        errno.EACCES: "permission denied (ports below 1024 need privileges: choose a higher port)",
+    }
+    return reasons.get(exc.errno or 0, exc.strerror or type(exc).__name__)
+
+
+def _display_addr(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _is_wildcard(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return False

@@ -1,0 +1,22 @@
+"""Helpers for the settings tests (imported by name: test directories are not packages)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PASSWORD = "CANARY-PW-7f3a"
+USERNAME = "CANARY-user-2c9d@example.com"
+TOKEN = "CANARY-TOKEN-c0de"
+CANARIES = (PASSWORD, USERNAME, TOKEN)
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def assert_no_canary(*texts: object) -> None:
+    for text in texts:
+        for canary in CANARIES:
+            assert canary not in str(text), f"canary {canary!r} leaked into {text!r}"
