@@ -2,15 +2,28 @@
 
 Tests never inherit the developer's configuration: HOME and XDG_CONFIG_HOME
 point into a temporary folder, and Cooked is always a fake on 127.0.0.1.
+HTTP servers listen on 127.0.0.1 (or a wildcard) and are only ever reached
+through 127.0.0.1.
 """
 
 from __future__ import annotations
 
+import contextlib
+import shlex
+import signal
+import socket
+import subprocess
 import sys
-from collections.abc import Mapping
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
+import httpx2
 from mcp import Client, StdioServerParameters
+from mcp.client._transport import TransportStreams
+from mcp.client.streamable_http import streamable_http_client
 
 BIN = Path(sys.executable).parent
 COOKED_MCP = str(BIN / "cooked-mcp")
@@ -35,3 +48,140 @@ def stdio_client(env: Mapping[str, str], *args: str) -> Client:
     return Client(
         StdioServerParameters(command=COOKED_MCP, args=list(args), env=dict(env)), read_timeout_seconds=30
     )
+
+
+def run_server(env: Mapping[str, str], *args: str, timeout: float = 15) -> subprocess.CompletedProcess[str]:
+    """Run cooked-mcp to completion (for startup errors): stdin closed, output captured."""
+    return subprocess.run(
+        [COOKED_MCP, *args],
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on right now on 127.0.0.1 (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def is_listening(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
+@dataclass
+class HttpServer:
+    """A running ``cooked-mcp --transport http`` process, reached at ``url`` (``.../mcp``)."""
+
+    url: str
+    port: int
+    process: subprocess.Popen[bytes]
+    stderr_path: Path
+    _final_stderr: str | None = None
+
+    @property
+    def origin(self) -> str:
+        """``http://127.0.0.1:PORT``: for requests to paths other than /mcp."""
+        return self.url.removesuffix("/mcp")
+
+    def stderr(self) -> str:
+        """Everything the server wrote to stderr so far (all of it, once the block has ended)."""
+        if self._final_stderr is not None:
+            return self._final_stderr
+        return self.stderr_path.read_text("utf-8", "replace")
+
+    def stop(self, sig: signal.Signals = signal.SIGTERM, timeout: float = 5) -> int:
+        """Send ``sig`` and wait for the exit status (at most ``timeout`` s, then kill and fail)."""
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise AssertionError(f"cooked-mcp did not exit within {timeout} s of {sig.name}") from None
+
+
+@contextlib.contextmanager
+def http_server(
+    env: Mapping[str, str],
+    *args: str,
+    port: int | None = None,
+    ready_timeout: float = 15,
+    poll_interval: float = 0.05,
+) -> Iterator[HttpServer]:
+    """Start cooked-mcp over Streamable HTTP; yield once it listens; SIGTERM it on exit.
+
+    Without ``port`` a free one is chosen and passed as ``--http-addr 127.0.0.1:PORT``.
+    With ``port`` the caller configured the address itself (flag, environment or TOML)
+    and ``port`` says where on 127.0.0.1 to wait for it. ``--transport http`` is always
+    added. On leaving the block the server must exit 0 within 5 s of SIGTERM, unless
+    the test already stopped it.
+    """
+    if port is None:
+        port = free_port()
+        args = ("--http-addr", f"127.0.0.1:{port}", *args)
+    with tempfile.TemporaryDirectory(prefix="cooked-mcp-http-") as folder:
+        stderr_path = Path(folder) / "stderr.txt"
+        with stderr_path.open("wb") as stderr:
+            process = subprocess.Popen(
+                [COOKED_MCP, "--transport", "http", *args],
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
+        server = HttpServer(f"http://127.0.0.1:{port}/mcp", port, process, stderr_path)
+        try:
+            _wait_listening(server, ready_timeout, poll_interval)
+            yield server
+            status = server.stop()
+            assert status == 0, f"cooked-mcp exited with {status} after SIGTERM:\n{server.stderr()}"
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            server._final_stderr = server.stderr()
+
+
+def _wait_listening(server: HttpServer, timeout: float, poll_interval: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not is_listening(server.port):
+        if server.process.poll() is not None:
+            raise AssertionError(
+                f"cooked-mcp exited with {server.process.returncode} before listening:\n{server.stderr()}"
+            )
+        if time.monotonic() > deadline:
+            raise AssertionError(f"cooked-mcp did not listen on port {server.port} within {timeout} s")
+        time.sleep(poll_interval)
+
+
+def http_client(url: str, token: str | None = None, *, headers: Mapping[str, str] | None = None) -> Client:
+    """An mcp SDK client over Streamable HTTP, sending ``Authorization: Bearer <token>`` if given."""
+    sent = dict(headers or {})
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    return Client(_streamable_http(url, sent), read_timeout_seconds=30)
+
+
+@contextlib.asynccontextmanager
+async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[TransportStreams]:
+    """The SDK's Streamable HTTP transport over an httpx2 client that carries ``headers``."""
+    timeout = httpx2.Timeout(30, read=300)
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
+        yield streams
+
+
+def python_command(code: str) -> str:
+    """A shell command line running ``code`` with this Python (for ``*_cmd`` settings)."""
+    return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 from client_support import assert_no_canary
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
 from pydantic import SecretStr
 
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
 from cooked_mcp.cooked import (
     CookedAuthError,
     CookedClient,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 
@@ -235,36 +236,35 @@ async def test_network_failures_name_the_base_url_and_say_to_retry(
 
 @pytest.mark.req("api-client.ERRORS.5")
 @pytest.mark.anyio
-async def test_requests_use_the_contract_timeouts(router: respx.MockRouter) -> None:
-    """10 s to connect, 30 s to read, 90 s for importing a URL, which Cooked says can take a minute."""
+async def test_a_slow_import_gets_90_seconds_and_its_timeout_says_it_may_still_finish(
+    router: respx.MockRouter,
+) -> None:
+    """10 s to connect and 30 s to read, but 90 s for an import, which Cooked says can take a minute.
+
+    When even that runs out, Cooked may still save the recipe, so the hint says to look before
+    retrying instead of creating a duplicate.
+    """
     timeouts: dict[str, dict[str, float]] = {}
 
-    def record(request: httpx.Request) -> httpx.Response:
-        timeouts[request.url.path] = request.extensions["timeout"]
-        if request.url.path == "/api/new":
-            return httpx.Response(200, json={"recipe-id": "r-1"})
+    def search(request: httpx.Request) -> httpx.Response:
+        timeouts["search"] = request.extensions["timeout"]
         return httpx.Response(200, json={"items": []})
 
-    router.post("/api/new").mock(side_effect=record)
-    router.get("/api/user/recipes/search").mock(side_effect=record)
+    def slow_import(request: httpx.Request) -> httpx.Response:
+        timeouts["import"] = request.extensions["timeout"]
+        raise httpx.ReadTimeout("slow", request=request)
+
+    router.get("/api/user/recipes/search").mock(side_effect=search)
+    router.post("/api/new").mock(side_effect=slow_import)
     async with make_client(router) as client:
         await client.search_recipes("x", 1)
-        await client.import_url("https://example.org/r")
-
-    assert timeouts["/api/user/recipes/search"]["connect"] == 10.0
-    assert timeouts["/api/user/recipes/search"]["read"] == 30.0
-    assert timeouts["/api/new"]["read"] == 90.0
-
-
-@pytest.mark.req("api-client.ERRORS.5")
-@pytest.mark.anyio
-async def test_an_import_timeout_warns_that_the_import_may_still_finish(router: respx.MockRouter) -> None:
-    router.post("/api/new").mock(side_effect=httpx.ReadTimeout("slow"))
-    async with make_client(router) as client:
         with pytest.raises(CookedUnavailable) as caught:
             await client.import_url("https://example.org/r")
 
+    assert (timeouts["search"]["connect"], timeouts["search"]["read"]) == (10.0, 30.0)
+    assert (timeouts["import"]["connect"], timeouts["import"]["read"]) == (10.0, 90.0)
     assert "may still finish" in caught.value.next_step
+    assert "list the recipes before retrying" in caught.value.next_step
 
 
 @pytest.mark.req("api-client.RESPONSES.1", "api-client.RESPONSES.3")
@@ -402,3 +402,32 @@ async def test_errors_carry_no_secrets_in_any_form(router: respx.MockRouter) -> 
 
     error = caught.value
     assert_no_canary(str(error), repr(error), error.args, vars(error))
+
+
+@pytest.mark.req("api-client.RESPONSES.3")
+@pytest.mark.anyio
+async def test_a_body_that_cannot_be_decoded_is_a_response_error(router: respx.MockRouter) -> None:
+    router.get("/api/saved/r-1").mock(
+        return_value=httpx.Response(
+            200, stream=httpx.ByteStream(b"not gzip at all"), headers={"Content-Encoding": "gzip"}
+        )
+    )
+    async with make_client(router) as client:
+        with pytest.raises(CookedResponseError, match="could not be decoded"):
+            await client.get_recipe("r-1")
+
+
+@pytest.mark.req("authentication.SECRETS.1")
+def test_the_http_stack_cannot_log_urls_or_headers_even_at_debug() -> None:
+    """httpx logs full URLs (with the username) at INFO and httpcore raw headers at DEBUG."""
+    root = logging.getLogger()
+    previous = root.level
+    root.setLevel(logging.DEBUG)
+    for name in ("httpx", "httpcore"):
+        logging.getLogger(name).setLevel(logging.NOTSET)  # as in a fresh process
+    try:
+        asyncio.run(make_client(respx.MockRouter(base_url="https://cooked.test")).aclose())
+        for name in ("httpx", "httpcore", "httpcore.http11", "httpcore.connection"):
+            assert not logging.getLogger(name).isEnabledFor(logging.INFO), name
+    finally:
+        root.setLevel(previous)

@@ -115,7 +115,7 @@ async def test_a_retry_that_is_rejected_again_is_an_auth_error_without_another_r
     assert router.routes["login"].call_count == 2
     assert shopping.call_count == 2
     assert caught.value.status == 401
-    assert "COOKED_LOGIN_USERNAME" in caught.value.next_step
+    assert "COOKED_BASE_URL" in caught.value.next_step
     assert_no_canary(str(caught.value), repr(caught.value))
 
 

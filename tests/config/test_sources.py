@@ -97,7 +97,9 @@ ENV_OVER_TOML = [
     "authentication.CREDENTIALS.11",
     "authentication.CREDENTIALS.12",
 )
-@pytest.mark.parametrize(("variable", "value", "read", "expected"), ENV_OVER_TOML, ids=[c[0] for c in ENV_OVER_TOML])
+@pytest.mark.parametrize(
+    ("variable", "value", "read", "expected"), ENV_OVER_TOML, ids=[c[0] for c in ENV_OVER_TOML]
+)
 def test_the_environment_wins_over_the_file_for_each_setting(
     bare_env: dict[str, str], tmp_path: Path, variable: str, value: str, read: object, expected: object
 ) -> None:
@@ -189,9 +191,7 @@ def test_config_replaces_the_default_file(env: dict[str, str], tmp_path: Path, h
 
 
 @pytest.mark.req("server.CONFIG.8", "server.CONFIG.8-1", "server.CONFIG.8-2", "server.TRANSPORT.3")
-def test_http_address_precedence_flag_then_environment_then_file(
-    env: dict[str, str], tmp_path: Path
-) -> None:
+def test_http_address_precedence_flag_then_environment_then_file(env: dict[str, str], tmp_path: Path) -> None:
     path = write(tmp_path / "config.toml", '[mcp]\nhttp_addr = "127.0.0.1:9001"\n')
     assert load_settings(config_path=str(path), environ=env).http_port == 9001
     env["COOKED_MCP_HTTP_ADDR"] = "127.0.0.1:9002"
@@ -220,8 +220,10 @@ def test_known_transports(env: dict[str, str], transport: str | None, expected: 
 @pytest.mark.req("server.CONFIG.1")
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("1", True), ("true", True), ("TRUE", True), ("yes", True), ("on", True)]
-    + [("0", False), ("false", False), ("No", False), ("off", False)],
+    [
+        *[("1", True), ("true", True), ("TRUE", True), ("yes", True), ("on", True)],
+        *[("0", False), ("false", False), ("No", False), ("off", False)],
+    ],
 )
 def test_read_only_from_the_environment(env: dict[str, str], value: str, expected: bool) -> None:
     env["COOKED_MCP_READ_ONLY"] = value

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
 from cooked_fake import FakeCooked
 
 LOOPBACK_HOSTS = {"127.0.0.1", "::1", "localhost", b"127.0.0.1", b"localhost", None}

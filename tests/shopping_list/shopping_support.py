@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import mcp_types as types
-from cooked_fake import SEED_USERNAME, FakeCooked
 from mcp import Client
+
+from cooked_fake import SEED_USERNAME, FakeCooked
 
 LIST = f"/api/user/{SEED_USERNAME}/shopping-list"
 INGREDIENTS = f"{LIST}/ingredients"
@@ -33,7 +34,7 @@ async def read_list(client: Client) -> types.CallToolResult:
 def structured(result: types.CallToolResult) -> dict[str, Any]:
     assert not result.is_error, result
     assert result.structured_content is not None
-    return result.structured_content
+    return dict(result.structured_content)
 
 
 def cooked_calls(fake: FakeCooked) -> list[tuple[str, str, Any]]:

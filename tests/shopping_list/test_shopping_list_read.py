@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from cooked_fake import EMPTY_AISLE_ID, INJECTION_LINE, FakeCooked, ProductGroup
 from sessions import cooked_session, text_of
 from shopping_support import GET_LIST, LIST, cooked_calls, read_list, structured
+
+from cooked_fake import EMPTY_AISLE_ID, INJECTION_LINE, FakeCooked, ProductGroup
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
-from . import seed, text
+from . import text
 from .sessions import COOKIE_NAME, Sessions
 from .state import State
 from .wire import ApiError, Incoming, Reply, error_reply, json_reply
@@ -88,8 +88,8 @@ def _int_param(call: Call, name: str, default: int, high: int | None = None) -> 
 def login(c: Call) -> Any:
     username, password = _str(c.body, "username"), _str(c.body, "password")
     if (
-        username.casefold() not in {seed.SEED_LOGIN.casefold(), seed.SEED_USERNAME}
-        or password != seed.SEED_PASSWORD
+        username.casefold() not in {c.state.login_name.casefold(), c.state.username.casefold()}
+        or password != c.state.password
     ):
         raise ApiError(401, "INVALID_AUTHENTICATION", "Invalid username or password")
     token = c.sessions.issue(c.state.username)

@@ -96,6 +96,19 @@ class FakeCooked:
     def expire_sessions(self) -> None:
         self._sessions.expire_all()
 
+    def use_account(
+        self, *, login: str, password: str, username: str, session_token: str | None = None
+    ) -> None:
+        """Accept other credentials, answer another canonical username and, optionally, issue one
+        fixed session cookie value: secrecy tests plant canaries there and search every output.
+
+        Kept across reset(), like the username. Seeded recipes stay owned by ``alice``, so with
+        another username they are all someone else's (readable, but 403 on change).
+        """
+        with self.state.lock:
+            self.state.login_name, self.state.password, self.state.username = login, password, username
+        self._sessions.fixed_token = session_token
+
     def set_import_result(self, url: str, result: ImportResult) -> None:
         if result not in ("saved", "draft", "fail"):
             raise ValueError(f"result must be 'saved', 'draft' or 'fail', not {result!r}")

@@ -12,9 +12,10 @@ class Sessions:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._users: dict[str, str] = {}
+        self.fixed_token: str | None = None  # every login answers this value: a canary tests can search for
 
     def issue(self, username: str) -> str:
-        token = secrets.token_urlsafe(24)
+        token = self.fixed_token or secrets.token_urlsafe(24)
         with self._lock:
             self._users[token] = username
         return token

@@ -23,6 +23,9 @@ class State:
     def __init__(self) -> None:
         self.lock = threading.RLock()
         self.username = seed.SEED_USERNAME
+        # The credentials login accepts (besides the username itself); tests may swap in canary values.
+        self.login_name = seed.SEED_LOGIN
+        self.password = seed.SEED_PASSWORD
         self.recipes: dict[str, Recipe] = {}
         self.drafts: dict[str, Draft] = {}
         self.aisles: list[Aisle] = []

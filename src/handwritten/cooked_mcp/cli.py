@@ -61,12 +61,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"cooked-mcp: {exc}", file=sys.stderr)
         return EXIT_CONFIG
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, secrets=_secrets(settings))
     if args.check:
         from .check import run_check
 
         return run_check(settings)
     return serve(settings)
+
+
+def _secrets(settings: Settings) -> list[str]:
+    """What the log redaction filter must never let through; cookie values are added once a client exists."""
+    values = [settings.username, settings.password.get_secret_value()]
+    if settings.http_token is not None:
+        values.append(settings.http_token.get_secret_value())
+    return values
 
 
 def serve(settings: Settings) -> int:

@@ -562,7 +562,7 @@ def _credential(environ: Mapping[str, str], env: str, file: _File, key: str, nou
         return _SecretSource(setting=env, value=value, is_command=False)
     if from_file is not None:
         return from_file
-    location = str(file.path) if file.path is not None else "the config file"
+    location = file.path or _default_config_path(environ) or "the config file (--config)"
     raise ConfigError(
         f"no Cooked {noun} configured: set {env}, or user.{key} (or user.{key}_cmd) in {location}"
     )

@@ -1,14 +1,135 @@
-"""Logging to stderr only: stdout belongs to the stdio transport."""
+"""Logging to stderr only, with a redaction filter as a second line of defence for secrets.
+
+stdout belongs to the stdio transport: one stray line there corrupts the JSON-RPC stream,
+so the only handler writes to stderr.
+
+No log line of ours holds a credential, cookie or token: messages name settings, endpoints
+and path templates, never values. That is the first line of defence, and it is easy to
+break with one careless ``logger.debug("%s", request)`` in a later change or in a library.
+So every record also passes through ``RedactionFilter`` before it is written: it replaces
+every registered secret (the Cooked login name and canonical username, the password, the
+HTTP bearer token, and the session cookie values the client holds right now) with
+``[redacted]`` in the formatted message, the traceback and the stack. The filter sits on the
+handler, not on a logger, because handler filters see the records of every logger that
+propagates to the root, library loggers included.
+
+The HTTP client libraries are also held at WARNING whatever the configured level: httpx
+logs full request URLs at INFO (user-scoped paths hold the username) and httpcore logs raw
+headers at DEBUG (``Cookie``, ``Set-Cookie``). Our own DEBUG line per Cooked request says
+what is useful without them.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
+import threading
+from collections.abc import Callable, Iterable
+from urllib.parse import quote
+
+__all__ = [
+    "QUIET_LIBRARY_LOGGERS",
+    "REDACTED",
+    "RedactionFilter",
+    "SecretSource",
+    "configure_logging",
+    "register_secret_source",
+]
+
+REDACTED = "[redacted]"
+#: Shorter values are not replaced: scrubbing every "ab" from a log only garbles it (Session.redact agrees).
+MIN_SECRET_LENGTH = 3
+#: Library loggers that print URLs or raw headers below WARNING.
+QUIET_LIBRARY_LOGGERS = ("httpx", "httpcore")
+
+#: Something that knows secrets only at run time, such as the client's current cookie values.
+SecretSource = Callable[[], Iterable[str]]
+
+_FORMAT = "cooked-mcp %(levelname)s %(name)s: %(message)s"
+_active: RedactionFilter | None = None
 
 
-def configure_logging(level: str) -> None:
+class RedactionFilter(logging.Filter):
+    """Replaces registered secret values in every record it sees; never drops a record.
+
+    Each secret is also matched in the two other spellings a log line is likely to carry:
+    percent-encoded (in a URL) and JSON-escaped (in a dumped body).
+    """
+
+    def __init__(self, secrets: Iterable[str] = (), sources: Iterable[SecretSource] = ()) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._secrets: set[str] = set()
+        self._sources: list[SecretSource] = list(sources)
+        self.add(*secrets)
+
+    def add(self, *secrets: str) -> None:
+        with self._lock:
+            self._secrets.update(secret for secret in secrets if len(secret) >= MIN_SECRET_LENGTH)
+
+    def add_source(self, source: SecretSource) -> None:
+        with self._lock:
+            self._sources.append(source)
+
+    def redact(self, text: str) -> str:
+        for secret in self._current():
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken %-format must not lose the record, nor print its arguments
+            message = f"{record.msg} (log arguments could not be formatted)"
+        record.msg, record.args = self.redact(message), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self.redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self.redact(record.stack_info)
+        return True
+
+    def _current(self) -> list[str]:
+        """Every spelling of every secret, longest first so a longer one is never half-replaced."""
+        with self._lock:
+            values = set(self._secrets)
+            sources = list(self._sources)
+        for source in sources:
+            try:
+                values.update(value for value in source() if len(value) >= MIN_SECRET_LENGTH)
+            except Exception:  # noqa: S112 - a source that fails (e.g. a jar mid-update) must not stop logging
+                continue
+        spellings = set(values)
+        for value in values:
+            spellings.add(quote(value, safe=""))
+            spellings.add(json.dumps(value)[1:-1])
+        return sorted(spellings, key=len, reverse=True)
+
+
+def configure_logging(level: str, secrets: Iterable[str] = ()) -> RedactionFilter:
+    """Send every record to stderr at ``level``, with ``secrets`` (and later sources) redacted."""
+    global _active
+    redaction = RedactionFilter(secrets)
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("cooked-mcp %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(logging.Formatter(_FORMAT))
+    handler.addFilter(redaction)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    for name in QUIET_LIBRARY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    _active = redaction
+    return redaction
+
+
+def register_secret_source(source: SecretSource) -> None:
+    """Add run-time secrets (the Cooked session cookies) to the installed filter, if any.
+
+    A no-op before ``configure_logging``: embedded uses (tests, the in-memory client) have
+    no handler of ours to protect.
+    """
+    if _active is not None:
+        _active.add_source(source)

@@ -35,7 +35,7 @@ from cooked_mcp.cooked.models import (
     SelectedSet,
     ShoppingList,
 )
-from cooked_mcp.cooked.session import LOGIN_HINT, SecretLike, Session
+from cooked_mcp.cooked.session import SecretLike, Session
 from cooked_mcp.cooked.wire import Reply, Timeouts, Wire
 
 __all__ = ["MAX_PAGE_COUNT", "CookedClient"]
@@ -44,6 +44,12 @@ M = TypeVar("M", bound=BaseModel)
 
 #: Cooked accepts page sizes of 1 to 50 for the recipe list.
 MAX_PAGE_COUNT = 50
+
+#: The credentials were accepted, so they are not the problem; the session cookie is.
+_SESSION_REJECTED_HINT = (
+    "Cooked accepted the login but rejected the session it issued; retry later, and if it keeps "
+    "happening check that COOKED_BASE_URL points straight at Cooked (a proxy may drop the session cookie)"
+)
 
 
 class CookedClient:
@@ -85,6 +91,10 @@ class CookedClient:
     async def ensure_session(self) -> None:
         """Log in now unless a session exists (lets a startup check surface bad credentials early)."""
         await self._session.current()
+
+    def secret_values(self) -> list[str]:
+        """The values no log line may show (login name, password, username, cookies), for redaction."""
+        return self._session.secret_values()
 
     # --- recipes -------------------------------------------------------------------------------
 
@@ -188,7 +198,7 @@ class CookedClient:
                     status=401,
                     code=error.code,
                     cooked_message=error.cooked_message,
-                    next_step=LOGIN_HINT,
+                    next_step=_SESSION_REJECTED_HINT,
                 )
         if not reply.ok:
             raise self._error(endpoint, reply)

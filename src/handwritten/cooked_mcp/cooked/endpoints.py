@@ -77,7 +77,9 @@ class Endpoint:
 
     ``name`` is what logs and error messages call it (never the filled path, which may hold
     the username). ``slow`` selects the long read timeout. ``query`` lists the only query
-    parameter names the operation may be sent.
+    parameter names the operation may be sent. ``changes`` marks operations that change the
+    account: when their answer is lost (timeout, broken connection) the change may still have
+    happened, and a blind retry could repeat it (a second copy of a recipe, ingredients added twice).
     """
 
     name: str
@@ -86,6 +88,7 @@ class Endpoint:
     authenticated: bool = True
     slow: bool = False
     query: tuple[str, ...] = ()
+    changes: bool = False
 
     @property
     def path_params(self) -> tuple[str, ...]:
@@ -125,24 +128,31 @@ SEARCH_RECIPES: Final = Endpoint(
 )
 GET_RECIPE: Final = Endpoint("get recipe", "GET", "/api/saved/{recipe_id}")
 PREVIEW_RECIPE: Final = Endpoint("preview recipe", "POST", "/api/recipes/preview")
-SAVE_RECIPE: Final = Endpoint("save recipe", "POST", "/api/recipes")
-UPDATE_RECIPE: Final = Endpoint("update recipe", "PUT", "/api/saved/{recipe_id}")
-DELETE_RECIPE: Final = Endpoint("delete recipe", "DELETE", "/api/saved/{recipe_id}")
-IMPORT_URL: Final = Endpoint("import URL", "POST", "/api/new", slow=True)
+SAVE_RECIPE: Final = Endpoint("save recipe", "POST", "/api/recipes", changes=True)
+UPDATE_RECIPE: Final = Endpoint("update recipe", "PUT", "/api/saved/{recipe_id}", changes=True)
+DELETE_RECIPE: Final = Endpoint("delete recipe", "DELETE", "/api/saved/{recipe_id}", changes=True)
+IMPORT_URL: Final = Endpoint("import URL", "POST", "/api/new", slow=True, changes=True)
 GET_DRAFT: Final = Endpoint("get draft", "GET", "/api/extract/{extraction_id}")
-SAVE_DRAFT: Final = Endpoint("save draft", "POST", "/api/extract/{extraction_id}/save")
+SAVE_DRAFT: Final = Endpoint("save draft", "POST", "/api/extract/{extraction_id}/save", changes=True)
 GET_SHOPPING_LIST: Final = Endpoint("get shopping list", "GET", "/api/user/{username}/shopping-list")
-ADD_INGREDIENTS: Final = Endpoint("add ingredients", "POST", "/api/user/{username}/shopping-list/ingredients")
+ADD_INGREDIENTS: Final = Endpoint(
+    "add ingredients", "POST", "/api/user/{username}/shopping-list/ingredients", changes=True
+)
 UPDATE_PRODUCT_GROUP: Final = Endpoint(
     "update product group",
     "PUT",
     "/api/user/{username}/shopping-list/product-groups/{product_group_id}",
+    changes=True,
 )
-SET_SELECTED: Final = Endpoint("set selection", "PUT", "/api/user/{username}/shopping-list/selected")
+SET_SELECTED: Final = Endpoint(
+    "set selection", "PUT", "/api/user/{username}/shopping-list/selected", changes=True
+)
 REMOVE_PRODUCT_GROUPS: Final = Endpoint(
-    "remove product groups", "POST", "/api/user/{username}/shopping-list/remove"
+    "remove product groups", "POST", "/api/user/{username}/shopping-list/remove", changes=True
 )
-CLEAR_SHOPPING_LIST: Final = Endpoint("clear shopping list", "DELETE", "/api/user/{username}/shopping-list")
+CLEAR_SHOPPING_LIST: Final = Endpoint(
+    "clear shopping list", "DELETE", "/api/user/{username}/shopping-list", changes=True
+)
 
 #: Every operation, for tests and documentation that need to walk the whole table.
 ENDPOINTS: Final = (

@@ -72,13 +72,17 @@ class Session:
         Cooked's error messages are untrusted and could echo any of them back. Very short
         values are left alone: replacing two letters everywhere would only garble the text.
         """
-        secrets = [self._login_name, self._password.get_secret_value(), *self._wire.cookie_values()]
-        if self._username is not None:
-            secrets.append(self._username)
-        for secret in sorted(secrets, key=len, reverse=True):
+        for secret in sorted(self.secret_values(), key=len, reverse=True):
             if len(secret) >= _MIN_REDACTED_LENGTH:
                 text = text.replace(secret, _REDACTED)
         return text
+
+    def secret_values(self) -> list[str]:
+        """Login name, password, canonical username and the cookie values held right now."""
+        secrets = [self._login_name, self._password.get_secret_value(), *self._wire.cookie_values()]
+        if self._username is not None:
+            secrets.append(self._username)
+        return secrets
 
     async def _login_once(self, seen_generation: int) -> tuple[int, str]:
         async with self._lock:

@@ -17,7 +17,7 @@ import httpx
 
 from cooked_mcp import __version__
 from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.cooked.errors import MAX_ERROR_BODY_BYTES, CookedUnavailable
+from cooked_mcp.cooked.errors import MAX_ERROR_BODY_BYTES, CookedResponseError, CookedUnavailable
 
 __all__ = ["MAX_SUCCESS_BODY_BYTES", "Reply", "Timeouts", "Wire", "quiet_http_library_logs"]
 
@@ -67,7 +67,7 @@ def quiet_http_library_logs() -> None:
     """
     for name in _LIBRARY_LOGGERS:
         library_logger = logging.getLogger(name)
-        if library_logger.getEffectiveLevel() < logging.WARNING or library_logger.level == logging.NOTSET:
+        if library_logger.level < logging.WARNING:  # NOTSET (0) included: it would inherit the root's
             library_logger.setLevel(logging.WARNING)
 
 
@@ -135,19 +135,22 @@ class Wire:
                 data, truncated = await _read_bounded(response, limit)
             finally:
                 await response.aclose()
-        except httpx.TimeoutException:
+        except httpx.ConnectTimeout:  # nothing was sent, so nothing can have changed
             raise self._unavailable(endpoint, "did not answer in time") from None
+        except httpx.TimeoutException:
+            raise self._unavailable(endpoint, "did not answer in time", answer_lost=True) from None
         except httpx.ConnectError:
             raise self._unavailable(endpoint, "could not be reached") from None
         except httpx.TransportError:
-            raise self._unavailable(endpoint, "broke off the connection") from None
-        logger.debug(
-            "Cooked %s %s (%s) -> %d",
-            endpoint.method,
-            endpoint.path_template,
-            endpoint.name,
-            response.status_code,
-        )
+            raise self._unavailable(endpoint, "broke off the connection", answer_lost=True) from None
+        except httpx.DecodingError:
+            _log(endpoint, "failed: undecodable body")
+            raise CookedResponseError(
+                f"Cooked's answer to the {endpoint.name} request could not be decoded "
+                "(its Content-Encoding does not match its body)",
+                next_step="retry once; if it happens again, Cooked or a proxy in front of it is misbehaving",
+            ) from None
+        _log(endpoint, str(response.status_code))
         return Reply(
             status=response.status_code,
             body=data,
@@ -155,14 +158,18 @@ class Wire:
             retry_after=response.headers.get("retry-after"),
         )
 
-    def _unavailable(self, endpoint: Endpoint, what: str) -> CookedUnavailable:
-        logger.debug(
-            "Cooked %s %s (%s) failed: %s", endpoint.method, endpoint.path_template, endpoint.name, what
-        )
+    def _unavailable(self, endpoint: Endpoint, what: str, *, answer_lost: bool = False) -> CookedUnavailable:
+        """``answer_lost``: the request may have reached Cooked, so a change it asked for may have happened."""
+        _log(endpoint, f"failed: {what}")
         next_step = f"retry later; if it keeps failing, check that COOKED_BASE_URL ({self.base_url}) is right"
         if endpoint.slow:
             next_step = (
                 "the import may still finish on Cooked's side: list the recipes before retrying; " + next_step
+            )
+        elif answer_lost and endpoint.changes:
+            next_step = (
+                "Cooked may have made the change before the answer was lost: read the recipes or the "
+                "shopping list to check before repeating it; " + next_step
             )
         return CookedUnavailable(
             f"Cooked at {self.base_url} {what} during the {endpoint.name} request", next_step=next_step

@@ -51,8 +51,9 @@ def portions_phrase(portions: int | None) -> str:
 def tool_call(tool: str, **arguments: str | int | None) -> str:
     """How to make a follow-up call, spelled the same way in every result.
 
-    Simple values stay bare (``recipe_id=r-0001``) so they are easy to copy;
-    anything with spaces or quotes is JSON-quoted so it reads as one value.
+    Simple values stay bare (``recipe_id=r-0001``) so they are easy to copy, and so
+    do placeholders in angle brackets (``markdown=<markdown>``) so they read as slots
+    to fill; anything else with spaces or quotes is JSON-quoted so it reads as one value.
     """
     parts = [tool, *(f"{name}={_shown(value)}" for name, value in arguments.items())]
     return " ".join(parts)

@@ -42,6 +42,8 @@ T = TypeVar("T")
 
 #: Cooked's search answers pages of this fixed size; only the list endpoint takes a page size.
 SEARCH_PAGE_SIZE = 20
+#: The read tool's cap on limit, from the generated schema; it covers a whole search page.
+MAX_LIMIT: int = ReadArguments.model_json_schema()["properties"]["limit"]["maximum"]
 #: How often a running URL import reports progress; clients drop a call that stays silent too long.
 PROGRESS_INTERVAL_SECONDS = 3.0
 
@@ -133,9 +135,10 @@ class RecipeTools:
             markdown="<markdown>",
             portions=preview.portions,
         )
+        portions = portions_phrase(preview.portions)
         text = "\n".join(
             [
-                f"Preview only: NOTHING was saved. Cooked made this of the text ({portions_phrase(preview.portions)}):",
+                f"Preview only: NOTHING was saved. Cooked made this of the text ({portions}):",
                 _fenced_recipe(preview.title, preview.description),
                 f"To keep it: {save} with the title and markdown above (edit them first if needed), "
                 "or save_recipe source=raw_text with the original title and text.",
@@ -178,7 +181,8 @@ class RecipeTools:
             recipe_id = await self._client.save_recipe(
                 preview.title if preview.title is not None else title, preview.description, preview.portions
             )
-        what = f"Saved the text as recipe {recipe_id} ({portions_phrase(preview.portions)}); Cooked formatted it first."
+        portions = portions_phrase(preview.portions)
+        what = f"Saved the text as recipe {recipe_id} ({portions}); Cooked formatted it first."
         return _saved("raw_text", recipe_id, what)
 
     async def _save_prepared(
@@ -213,7 +217,7 @@ class RecipeTools:
     ) -> ToolResult[SaveRecipeOutput]:
         with cooked_errors(not_found=RECIPE_NOT_FOUND, forbidden=RECIPE_FORBIDDEN):
             updated = await self._client.update_recipe(recipe_id, markdown, portions)
-        what = f"Updated recipe {updated}: its markdown and portions ({portions_phrase(portions)}) were replaced."
+        what = f"Updated recipe {updated}: markdown and portions ({portions_phrase(portions)}) replaced."
         return _saved("existing", updated, what)
 
     # --- delete --------------------------------------------------------------------------------
@@ -261,14 +265,17 @@ class _RecipePage:
             fence(listing, "Recipe titles"),
         ]
         if self.hidden:
-            larger = tool_call("read", **self._arguments(self.page, min(30, self.limit + self.hidden)))
-            lines.append(f"{self.hidden} more on this page were left out by limit={self.limit}: {larger}.")
+            larger = tool_call("read", **self._arguments(self.page, self.limit + self.hidden))
+            lines.append(
+                f"{self.hidden} more on this page were left out by limit={self.limit}; a larger limit "
+                f"(up to {MAX_LIMIT}) shows them: {larger}."
+            )
         if self.full:
             lines.append(
                 f"More may exist on the next page: {tool_call('read', **self._arguments(self.page + 1))}."
             )
-        elif not self.hidden:
-            lines.append("That is all: no further pages.")
+        else:
+            lines.append("There are no further pages.")
         lines.append(f"Open one with {tool_call('read', target='recipe', recipe_id='<recipe ID>')}.")
         return lines
 
@@ -280,13 +287,20 @@ class _RecipePage:
         )
 
     def _nothing(self) -> str:
+        """Said plainly, so an agent does not retry a search or page that cannot hold anything."""
+        if self.query is None and self.page == 1:
+            return "There are no saved recipes in this Cooked account."
         if self.query is None:
-            if self.page == 1:
-                return "There are no saved recipes in this Cooked account."
-            return f"Page {self.page} (limit={self.limit}) is empty: the saved recipes end before it. Use a lower page."
+            return (
+                f"Page {self.page} (limit={self.limit}) is empty: the saved recipes end before it. "
+                "Use a lower page."
+            )
         if self.page == 1:
-            return f"Nothing matched: no saved recipe matches {self._quoted()}. Try other words or list all with read target=recipes."
-        return f"Nothing more matched {self._quoted()}: page {self.page} is empty. Earlier pages hold all matches."
+            return (
+                f"Nothing matched: no saved recipe matches {self._quoted()}. "
+                "Try other words or list all with read target=recipes."
+            )
+        return f"Nothing more matched {self._quoted()}: page {self.page} is empty; earlier pages hold all."
 
     def _quoted(self) -> str:
         return json.dumps(self.query, ensure_ascii=False)

@@ -32,7 +32,7 @@ from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from ..cooked.errors import clean_text
 from .errors import cooked_errors
-from .formatting import fence
+from .formatting import fence, one_line, tool_call
 
 #: Group lines shown in a read's text; the structured output always has every group.
 MAX_LISTED_GROUPS: Final = 100
@@ -40,11 +40,10 @@ MAX_LISTED_GROUPS: Final = 100
 MAX_LISTED_IDS: Final = 50
 #: Cooked's names and quantities are kept to this length, the longest the tool accepts back.
 MAX_VALUE_CHARS: Final = 500
-#: A group line in text is shortened further so a hostile name cannot flood the listing.
-MAX_SHOWN_CHARS: Final = 120
 
+NO_NAME: Final = "(no name)"
 EDITABLE: Final = ("name", "quantity", "aisle_id", "selected")
-READ_HINT: Final = "read target=shopping_list for the current product group and aisle IDs"
+READ_HINT: Final = f"{tool_call('read', target='shopping_list')} for the current product group and aisle IDs"
 
 T = TypeVar("T")
 Output = ChangeShoppingListOutput
@@ -84,7 +83,7 @@ class ShoppingListTools:
             ],
             recipe_ids=listing.recipe_ids,
         )
-        return ToolResult(list_text(output), output)
+        return ToolResult(_list_text(output), output)
 
     async def change(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
         # The generated validation already rejected unknown actions and missing parameters.
@@ -98,6 +97,8 @@ class ShoppingListTools:
             f"no saved recipe or import draft has ID {args.recipe_id!r}; "
             "use an ID from read target=recipes or a draft_id from save_recipe source=url, "
             "or leave recipe_id out"
+            if args.recipe_id is not None
+            else None
         )
         with cooked_errors(not_found=not_found):
             added = await self._client.add_ingredients("\n".join(lines), args.recipe_id)
@@ -142,11 +143,11 @@ class ShoppingListTools:
         return await self._select(args, _unique(_given(args.product_group_ids)))
 
     async def _add_selection(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
-        current = selected_ids(await self._get_list())
+        current = _selected_ids(await self._get_list())
         return await self._select(args, _unique([*current, *_given(args.product_group_ids)]))
 
     async def _remove_selection(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
-        current = selected_ids(await self._get_list())
+        current = _selected_ids(await self._get_list())
         dropped = set(_given(args.product_group_ids))
         return await self._select(args, [gid for gid in current if gid not in dropped])
 
@@ -201,7 +202,7 @@ class ShoppingListTools:
 # --- shaping Cooked's list ---------------------------------------------------------------------
 
 
-def selected_ids(listing: cooked.ShoppingList) -> list[str]:
+def _selected_ids(listing: cooked.ShoppingList) -> list[str]:
     """Ticked IDs in list order, so a union or difference keeps Cooked's order stable."""
     return [group.id for aisle in listing.aisles for group in aisle.product_groups if group.selected]
 
@@ -225,10 +226,6 @@ def _value(text: str | None) -> str | None:
     return None if text is None else clean_text(text, MAX_VALUE_CHARS)
 
 
-def _shown(text: str | None) -> str:
-    return clean_text(text or "", MAX_SHOWN_CHARS) or "(no name)"
-
-
 def _unique(ids: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
@@ -243,7 +240,7 @@ def _given(value: T | None) -> T:
 # --- text for the agent ------------------------------------------------------------------------
 
 
-def list_text(output: ReadOutput) -> str:
+def _list_text(output: ReadOutput) -> str:
     aisles, groups = output.aisles or [], output.product_groups or []
     ticked = sum(group.selected for group in groups)
     size = f"{_count(len(groups), 'product group')} in {_count(len(aisles), 'aisle')}"
@@ -275,7 +272,7 @@ def _listing_lines(aisles: Sequence[Aisle], groups: Sequence[ProductGroup]) -> t
     for aisle in aisles:
         members = [group for group in groups if group.aisle_id == aisle.id]
         count = _count(len(members), "product group") if members else "empty"
-        lines.append(f"{_shown(aisle.name)} ({_shown(aisle.id)}): {count}")
+        lines.append(f"{one_line(aisle.name, NO_NAME)} ({one_line(aisle.id, '?')}): {count}")
         lines += [f"  {_group_line(group)}" for group in members[:budget]]
         if len(members) > budget:
             lines.append(f"  … {len(members) - budget} more not shown")
@@ -285,8 +282,8 @@ def _listing_lines(aisles: Sequence[Aisle], groups: Sequence[ProductGroup]) -> t
 
 def _group_line(group: ProductGroup) -> str:
     tick = "[x]" if group.selected else "[ ]"
-    quantity = f" — {_shown(group.quantity)}" if group.quantity else ""
-    return f"{tick} {_shown(group.id)} {_shown(group.name)}{quantity}"
+    quantity = f" — {one_line(group.quantity, '')}" if group.quantity else ""
+    return f"{tick} {one_line(group.id, '?')} {one_line(group.name, NO_NAME)}{quantity}"
 
 
 def _count(number: int, noun: str) -> str:
@@ -294,13 +291,13 @@ def _count(number: int, noun: str) -> str:
 
 
 def _id_list(ids: Sequence[str], field: str) -> str:
-    shown = ", ".join(_shown(gid) for gid in ids[:MAX_LISTED_IDS])
+    shown = ", ".join(one_line(gid, "?") for gid in ids[:MAX_LISTED_IDS])
     more = len(ids) - MAX_LISTED_IDS
     return shown if more <= 0 else f"{shown} and {more} more (all in {field})"
 
 
 def _added_text(added: int, sent: int, recipe_id: str | None) -> str:
-    linked = f", linked to recipe {recipe_id}" if recipe_id else ""
+    linked = f", linked to recipe {one_line(recipe_id, '?')}" if recipe_id else ""
     text = f"Cooked added {_count(added, 'ingredient')} from {_count(sent, 'line')} sent{linked}."
     if added < sent:
         text += (
@@ -312,12 +309,12 @@ def _added_text(added: int, sent: int, recipe_id: str | None) -> str:
 
 
 def _updated_text(item: ProductGroup, kept: Sequence[str]) -> str:
-    quantity = f", quantity {_shown(item.quantity)}" if item.quantity else ", no quantity"
+    quantity = f", quantity {one_line(item.quantity, '')}" if item.quantity else ", no quantity"
     tick = "ticked" if item.selected else "not ticked"
     kept_text = f" Kept the current value of: {', '.join(kept)}." if kept else ""
     return (
-        f"Updated product group {_shown(item.id)}: {_shown(item.name)}{quantity}, "
-        f"in aisle {_shown(item.aisle_id)}, {tick}.{kept_text}"
+        f"Updated product group {one_line(item.id, '?')}: {one_line(item.name, NO_NAME)}{quantity}, "
+        f"in aisle {one_line(item.aisle_id, '?')}, {tick}.{kept_text}"
     )
 
 

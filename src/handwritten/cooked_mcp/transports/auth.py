@@ -6,7 +6,8 @@ request body) without ``Authorization: Bearer <token>``. This is plain ASGI rath
 SDK's OAuth machinery because a static shared secret is all a single-user server needs.
 
 The token must never be echoed or logged: the refusal body is fixed text, the log line for
-a refusal names only the method, path and which kind of mistake it was, and the comparison
+a refusal names only the method, whether the path was the MCP one (a confused client might
+put the token in the path or query) and which kind of mistake it was, and the comparison
 is constant-time so the token cannot be guessed byte by byte from response timings.
 """
 
@@ -37,9 +38,10 @@ class BearerTokenMiddleware:
     (websockets are switched off in uvicorn) is closed unanswered.
     """
 
-    def __init__(self, app: ASGIApp, token: SecretStr) -> None:
+    def __init__(self, app: ASGIApp, token: SecretStr, *, served_path: str) -> None:
         self._app = app
         self._token = token.get_secret_value().encode("ascii")
+        self._served_path = served_path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -53,7 +55,8 @@ class BearerTokenMiddleware:
         if problem is None:
             await self._app(scope, receive, send)
             return
-        logger.info("refused %s %s: %s", scope.get("method", "?"), _path(scope), problem)
+        path = self._served_path if scope.get("path") == self._served_path else "(another path)"
+        logger.info("refused %s %s: %s", _printable(scope.get("method", "?")), path, problem)
         await _unauthorized(send, invalid=problem == "wrong token")
 
     def _problem(self, scope: Scope) -> str | None:
@@ -66,16 +69,17 @@ class BearerTokenMiddleware:
         scheme, _, credentials = values[0].strip().partition(b" ")
         if scheme.lower() != _SCHEME:
             return "Authorization scheme is not Bearer"
+        credentials = credentials.strip(b" \t")
+        if not credentials:
+            return "Bearer without a token"
         # compare_digest takes as long for a near miss as for a wild guess (length aside).
-        if not hmac.compare_digest(credentials.strip(b" \t"), self._token):
+        if not hmac.compare_digest(credentials, self._token):
             return "wrong token"
         return None
 
 
-def _path(scope: Scope) -> str:
-    """The path alone: a query string is the one place a confused client might put a token."""
-    path = scope.get("path", "")
-    return "".join(char if char.isprintable() else "?" for char in str(path))[:200]
+def _printable(text: object) -> str:
+    return "".join(char if char.isprintable() else "?" for char in str(text))[:20]
 
 
 async def _unauthorized(send: Send, *, invalid: bool) -> None:

@@ -45,7 +45,7 @@ from ..config import Settings, is_loopback
 from ..cooked.client import CookedClient
 from .auth import BearerTokenMiddleware
 
-__all__ = ["MCP_PATH", "serve_http", "transport_security"]
+__all__ = ["MCP_PATH", "SHUTDOWN_GRACE_SECONDS", "build_app", "serve_http", "transport_security"]
 
 logger = logging.getLogger(__name__)
 
@@ -78,29 +78,31 @@ def serve_http(settings: Settings) -> int:
         )
         return EXIT_STARTUP
 
-    client = CookedClient(settings.base_url, settings.username, settings.password)
-    server = _Server(
-        uvicorn.Config(
-            build_app(settings, client),
-            log_config=None,
-            log_level=None,
-            access_log=False,
-            http="h11",
-            ws="none",
-            lifespan="on",
-            proxy_headers=False,
-            server_header=False,
-            timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
-        )
-    )
-    with _signals_stop(server):
+    stop = _StopOnSignal()
+    with stop.installed():
         try:
             sockets = _listen(settings.http_host, settings.http_port)
         except _ListenError as exc:
             print(f"cooked-mcp: cannot listen on {where}: {exc}", file=sys.stderr)
             return EXIT_STARTUP
-        logger.info("serving MCP over HTTP at http://%s%s", where, MCP_PATH)
         try:
+            client = CookedClient(settings.base_url, settings.username, settings.password)
+            server = _Server(
+                uvicorn.Config(
+                    build_app(settings, client),
+                    log_config=None,
+                    log_level=None,
+                    access_log=False,
+                    http="h11",
+                    ws="none",
+                    lifespan="on",
+                    proxy_headers=False,
+                    server_header=False,
+                    timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+                )
+            )
+            stop.attach(server)
+            logger.info("serving MCP over HTTP at http://%s%s", where, MCP_PATH)
             anyio.run(_serve, server, sockets, client)
         finally:
             for sock in sockets:
@@ -118,15 +120,17 @@ async def _serve(server: uvicorn.Server, sockets: list[socket.socket], client: C
 def build_app(settings: Settings, client: CookedClient) -> ASGIApp:
     """The whole ASGI stack for ``settings``; separate from serving so it can be inspected."""
     mcp_server = build_server(client, read_only=settings.read_only)
-    app: ASGIApp = mcp_server.streamable_http_app(
+    starlette = mcp_server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         transport_security=transport_security(settings),
         host=settings.http_host,
         max_request_body_size=DEFAULT_MAX_REQUEST_BODY_SIZE,
     )
-    app = _DeclaredSizeLimit(app, DEFAULT_MAX_REQUEST_BODY_SIZE)
+    # /mcp is the one endpoint: /mcp/ is a 404 like any other path, not a redirect to /mcp.
+    starlette.router.redirect_slashes = False
+    app: ASGIApp = _DeclaredSizeLimit(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
     if settings.http_token is not None:
-        app = BearerTokenMiddleware(app, settings.http_token)
+        app = BearerTokenMiddleware(app, settings.http_token, served_path=MCP_PATH)
     return app
 
 
@@ -161,7 +165,9 @@ class _DeclaredSizeLimit:
 
     The SDK does the same check inside its ``/mcp`` route and also counts bytes of chunked
     bodies as they arrive; this layer only moves the declared-size refusal in front of
-    routing so an oversized upload never reaches Starlette at all.
+    routing so an oversized upload never reaches Starlette at all. The connection is kept:
+    uvicorn discards the rest of the upload unbuffered, and a client that is still sending
+    (most are) then reads a clean 413 instead of a connection reset.
     """
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
@@ -172,7 +178,7 @@ class _DeclaredSizeLimit:
         if scope["type"] == "http":
             declared = Headers(scope=scope).get("content-length")
             if declared is not None and declared.strip().isdigit() and int(declared) > self._limit:
-                logger.info("refused %s %s: body of %s bytes declared", scope["method"], scope["path"], declared)
+                logger.info("refused a request declaring a body of %s bytes", declared.strip())
                 body = b"Request body too large"
                 await send(
                     {
@@ -181,7 +187,6 @@ class _DeclaredSizeLimit:
                         "headers": [
                             (b"content-type", b"text/plain; charset=utf-8"),
                             (b"content-length", str(len(body)).encode()),
-                            (b"connection", b"close"),
                         ],
                     }
                 )
@@ -191,33 +196,47 @@ class _DeclaredSizeLimit:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn, minus its signal handling: ``_signals_stop`` owns the signals for longer."""
+    """uvicorn, minus its signal handling: ``_StopOnSignal`` owns the signals for longer."""
 
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
         yield
 
 
-@contextlib.contextmanager
-def _signals_stop(server: uvicorn.Server) -> Iterator[None]:
-    """SIGINT/SIGTERM ask ``server`` to stop (a second SIGINT: stop now) until the block ends.
+class _StopOnSignal:
+    """SIGINT/SIGTERM ask the server to stop (a second SIGINT: stop now), from before the bind.
 
-    Installed before the socket is bound, so that a signal sent as soon as the port
-    answers finds a handler; uvicorn checks ``should_exit`` before serving and every tick.
+    The handlers go in before the socket is bound, so a signal sent as soon as the port
+    answers always finds one; a signal that arrives before the server exists is held and
+    handed over on ``attach``, and uvicorn checks ``should_exit`` before it starts serving.
     """
 
-    def handle(sig: int, frame: FrameType | None) -> None:
-        logger.info("received %s, shutting down", signal.Signals(sig).name)
-        server.handle_exit(sig, frame)
+    def __init__(self) -> None:
+        self._server: uvicorn.Server | None = None
+        self._pending: list[int] = []
 
-    previous: dict[signal.Signals, Any] = {}
-    try:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, handle)
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    def attach(self, server: uvicorn.Server) -> None:
+        self._server = server
+        for sig in self._pending:
+            server.handle_exit(sig, None)
+
+    def _handle(self, sig: int, frame: FrameType | None) -> None:
+        logger.info("received %s, shutting down", signal.Signals(sig).name)
+        if self._server is None:
+            self._pending.append(sig)
+        else:
+            self._server.handle_exit(sig, frame)
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        previous: dict[signal.Signals, Any] = {}
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                previous[sig] = signal.signal(sig, self._handle)
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 def _listen(host: str, port: int) -> list[socket.socket]:

@@ -1,0 +1,128 @@
+"""``python -m bench`` (``make bench``): run every measurement, write bench/results.{json,md}, print the table.
+
+Exits 1 when any target is missed or any tool call makes more Cooked requests than the
+contract needs, after printing everything. Only 127.0.0.1 is ever contacted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from . import concurrency, latency, memory, overhead, report, requests_count, startup
+from .context import Context, Plan
+from .fake import remote_fake
+from .results import Results
+
+Section = Callable[[Context], Awaitable[None]]
+
+#: A 1-minute load average above this at the start means someone else is using the machine.
+BUSY_LOAD = 1.0
+
+#: (name, run, the most seconds it may take in a full run): a stuck section is cancelled, not waited for.
+SECTIONS: tuple[tuple[str, Section, float], ...] = (
+    ("startup", startup.run, 240.0),
+    ("overhead", overhead.run, 240.0),
+    ("requests", requests_count.run, 240.0),
+    ("concurrency", concurrency.run, 240.0),
+    ("memory", memory.run, 240.0),
+    ("latency", latency.run, 180.0),
+)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="shorter runs (2 s concurrency windows)")
+    parser.add_argument(
+        "--mode",
+        choices=("legacy", "auto"),
+        default="legacy",
+        help="SDK client connect mode: legacy = initialize handshake (default), auto = server/discover first",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=[name for name, _, _ in SECTIONS],
+        help="run only this section (repeatable); the report then holds only those",
+    )
+    return parser.parse_args(argv)
+
+
+async def _run_sections(ctx: Context, only: list[str] | None) -> None:
+    for name, run, budget in SECTIONS:
+        if only and name not in only:
+            continue
+        started = time.monotonic()
+        try:
+            with anyio.fail_after(budget):
+                await run(ctx)
+        except Exception as exc:
+            ctx.results.fail(f"{name}: the section stopped with {type(exc).__name__}: {exc}")
+            traceback.print_exc(limit=8)
+        print(f"  ({name}: {time.monotonic() - started:.0f} s)\n", flush=True)
+
+
+def _server_logs(ctx: Context) -> dict[str, int]:
+    """Lines each kind of server wrote to stderr: a healthy run writes none."""
+    counts: dict[str, int] = {}
+    for log in sorted(ctx.logs.glob("*.log")):
+        lines = log.read_text(errors="replace").splitlines()
+        counts[log.stem] = len(lines)
+        if lines:
+            print(f"stderr of {log.stem} ({len(lines)} lines), first lines:", flush=True)
+            for line in lines[:10]:
+                print(f"  | {line}", flush=True)
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    plan = Plan.make(quick=args.quick, mode=args.mode)
+    results = Results()
+    started = time.monotonic()
+    load_before = os.getloadavg()
+    if load_before[0] > BUSY_LOAD:
+        print(
+            f"warning: load average {load_before[0]:.1f} on {os.cpu_count()} cores: other work is running, "
+            "so the numbers will be noisy and slower than this machine can do\n",
+            flush=True,
+        )
+    with tempfile.TemporaryDirectory(prefix="cooked-mcp-bench-") as scratch:
+        workdir = Path(scratch)
+        with remote_fake(workdir / "fake.log") as fake:
+            print(f"fake Cooked at {fake.base_url} (own process); servers get a scratch HOME\n", flush=True)
+            ctx = Context(plan, fake, workdir, results)
+            anyio.run(_run_sections, ctx, args.only)
+        stderr_lines = _server_logs(ctx)
+    meta: dict[str, Any] = {
+        "machine": report.machine(),
+        "quick": plan.quick,
+        "client_mode": plan.mode,
+        "runtime_s": round(time.monotonic() - started, 1),
+        "load_average_1min": {"before": round(load_before[0], 2), "after": round(os.getloadavg()[0], 2)},
+        "server_stderr_lines": stderr_lines,
+    }
+    json_path = report.write_json(results, meta)
+    text = report.markdown(results, meta)
+    md_path = report.write_markdown(text)
+    print("\n" + text)
+    print(f"wrote {json_path} and {md_path}")
+    if results.failures:
+        print(f"\n{len(results.failures)} failure(s):", file=sys.stderr)
+        for failure in results.failures:
+            print(f"  - {failure}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

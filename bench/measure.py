@@ -1,0 +1,82 @@
+"""Timing samples and the statistics the report shows."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+#: Milliseconds per second; every duration in the report is in ms.
+MS = 1000.0
+
+
+def percentile(samples: Sequence[float], q: float) -> float:
+    """The q-th percentile (0-100) by the nearest-rank method: always an observed sample."""
+    if not samples:
+        raise ValueError("no samples")
+    ordered = sorted(samples)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Summary of one series of durations, in milliseconds."""
+
+    n: int
+    p50: float
+    p99: float
+    mean: float
+    min: float
+    max: float
+
+    @classmethod
+    def of(cls, seconds: Sequence[float]) -> Stats:
+        ms = [s * MS for s in seconds]
+        return cls(
+            n=len(ms),
+            p50=percentile(ms, 50),
+            p99=percentile(ms, 99),
+            mean=statistics.fmean(ms),
+            min=min(ms),
+            max=max(ms),
+        )
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "n": self.n,
+            "p50_ms": round(self.p50, 3),
+            "p99_ms": round(self.p99, 3),
+            "mean_ms": round(self.mean, 3),
+            "min_ms": round(self.min, 3),
+            "max_ms": round(self.max, 3),
+        }
+
+
+async def timed(call: Callable[[], Awaitable[object]]) -> float:
+    """Seconds one awaited call took."""
+    start = time.perf_counter()
+    await call()
+    return time.perf_counter() - start
+
+
+async def interleaved(
+    subject: Callable[[], Awaitable[object]],
+    baseline: Callable[[], Awaitable[object]],
+    count: int,
+) -> tuple[list[float], list[float]]:
+    """Time ``subject`` and ``baseline`` alternately ``count`` times each (A,B,A,B...), so drift
+    in machine load hits both series alike."""
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(count):
+        a.append(await timed(subject))
+        b.append(await timed(baseline))
+    return a, b
+
+
+def ms(value: float) -> float:
+    """Rounded milliseconds for the JSON report."""
+    return round(value, 3)

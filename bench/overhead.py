@@ -1,0 +1,109 @@
+"""Section 2: what a tool call adds to the Cooked requests it makes, over stdio and over HTTP.
+
+Each MCP call is timed back to back with the same Cooked requests made directly with
+httpx from the benchmark process (A,B,A,B...), so both series see the same machine.
+The bare SDK server's trivial tool, called the same way over the same transport, shows
+how much of the difference is the MCP SDK itself (client and server) rather than cooked-mcp.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .clients import DirectCooked, McpClient
+from .context import Context
+from .measure import Stats, interleaved, ms, timed
+from .servers import baseline_http, baseline_stdio, cooked_http, cooked_stdio
+from .workloads import WORKLOADS, Workload
+
+SECTION = "overhead"
+#: Added milliseconds at p50 a tool call may cost, per transport.
+LIMITS_MS = {"stdio": 2.0, "http": 4.0}
+
+
+async def _measure(
+    ctx: Context, transport: str, client: McpClient, cooked: DirectCooked
+) -> list[dict[str, Any]]:
+    plan = ctx.plan
+    rows: list[dict[str, Any]] = []
+    for workload in WORKLOADS:
+        subject, floor = workload.mcp_call(client), workload.direct_call(cooked)
+        for _ in range(plan.overhead_warmup):
+            await subject()
+            await floor()
+        mcp_times, direct_times = await interleaved(subject, floor, plan.overhead_calls)
+        rows.append(_row(transport, workload, Stats.of(mcp_times), Stats.of(direct_times)))
+    return rows
+
+
+def _row(transport: str, workload: Workload, mcp: Stats, direct: Stats) -> dict[str, Any]:
+    row = {
+        "transport": transport,
+        "call": workload.name,
+        "direct": workload.direct_name,
+        "mcp": mcp.as_dict(),
+        "direct_httpx": direct.as_dict(),
+        "added_p50_ms": ms(mcp.p50 - direct.p50),
+        "added_p99_ms": ms(mcp.p99 - direct.p99),
+    }
+    print(
+        f"  {transport:5} {workload.name:42} p50 {mcp.p50:6.2f} ms vs {direct.p50:6.2f} ms direct "
+        f"(+{mcp.p50 - direct.p50:.2f}), p99 {mcp.p99:6.2f} vs {direct.p99:6.2f} (+{mcp.p99 - direct.p99:.2f})",
+        flush=True,
+    )
+    return row
+
+
+async def _floor(ctx: Context, transport: str, client: McpClient) -> dict[str, Any]:
+    plan = ctx.plan
+
+    async def echo() -> object:
+        return await client.call("echo", {"text": "hi"})
+
+    for _ in range(plan.overhead_warmup):
+        await echo()
+    stats = Stats.of([await timed(echo) for _ in range(plan.overhead_calls)])
+    print(
+        f"  {transport:5} {'bare SDK server, trivial tool':42} p50 {stats.p50:6.2f} ms, p99 {stats.p99:6.2f} ms",
+        flush=True,
+    )
+    return {"transport": transport, "call": "bare SDK server, trivial tool", **stats.as_dict()}
+
+
+async def _sdk_floors(ctx: Context) -> list[dict[str, Any]]:
+    """The bare SDK server's trivial tool, no Cooked and no cooked-mcp: the SDK's own cost per call."""
+    floors = []
+    async with baseline_stdio(ctx) as client:
+        floors.append(await _floor(ctx, "stdio", client))
+    with baseline_http(ctx) as http:
+        async with http.client(ctx.plan.mode) as client:
+            floors.append(await _floor(ctx, "http", client))
+    return floors
+
+
+async def run(ctx: Context) -> None:
+    plan = ctx.plan
+    print(
+        f"tool-call overhead: {plan.overhead_calls} calls each after {plan.overhead_warmup} warm-up, "
+        "vs direct httpx",
+        flush=True,
+    )
+    ctx.fake.reset()
+    rows: list[dict[str, Any]] = []
+    async with DirectCooked(ctx.fake.base_url) as cooked:
+        async with cooked_stdio(ctx) as server:
+            rows += await _measure(ctx, "stdio", server.client, cooked)
+        with cooked_http(ctx) as http:
+            async with http.client(plan.mode) as client:
+                rows += await _measure(ctx, "http", client, cooked)
+    floors = await _sdk_floors(ctx)
+    ctx.results.sections[SECTION] = {"client_mode": plan.mode, "calls": rows, "sdk_floor": floors}
+    for row in rows:
+        limit = LIMITS_MS[row["transport"]]
+        ctx.results.check(
+            SECTION,
+            f"added p50, {row['call']} over {row['transport']}",
+            f"< {limit:g} ms",
+            f"{row['added_p50_ms']:.2f} ms (p99 +{row['added_p99_ms']:.2f} ms)",
+            row["added_p50_ms"] < limit,
+        )

@@ -1,0 +1,230 @@
+"""Section 3: Cooked requests per tool call, against the least the Cooked contract allows.
+
+Steady state: one long-lived server, already logged in. First call: a freshly started
+server's first tool call, which must add exactly one login. Every call above the minimum
+is a failure; so is a call that fails (it would make fewer requests for the wrong reason).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .clients import McpClient, result_text
+from .context import Context
+from .fake import RemoteFake
+from .servers import cooked_stdio
+
+SECTION = "requests_per_call"
+LOGIN = ("POST", "/api/public/login")
+SAVED_URL = "https://example.org/recipes/bench-saved-at-once"
+DRAFT_URL = "https://example.org/recipes/bench-draft"
+MARKDOWN = "## Ingredients\n- 2 eggs\n\n## Steps\n1. Scramble the eggs"
+WARM_UP = ("read", {"target": "recipe", "recipe_id": "r-0001"})
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    tool: str
+    arguments: Mapping[str, Any]
+    minimum: int  # Cooked requests in the steady state; the first call adds one login
+    setup: Callable[[RemoteFake], None] = field(default=lambda fake: None)
+
+
+def _shop(action: str, **arguments: Any) -> dict[str, Any]:
+    return {"action": action, **arguments}
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario("read recipes (list)", "read", {"target": "recipes"}, 1),
+    Scenario("read recipes (search)", "read", {"target": "recipes", "query": "soup"}, 1),
+    Scenario("read recipe", "read", {"target": "recipe", "recipe_id": "r-0001"}, 1),
+    Scenario("read shopping_list", "read", {"target": "shopping_list"}, 1),
+    Scenario(
+        "preview_recipe_text", "preview_recipe_text", {"title": "Eggs", "text": "2 eggs\nScramble them."}, 1
+    ),
+    Scenario(
+        "save_recipe raw_text",
+        "save_recipe",
+        {"source": "raw_text", "title": "Eggs", "text": "2 eggs\nScramble them."},
+        2,
+    ),
+    Scenario(
+        "save_recipe prepared",
+        "save_recipe",
+        {"source": "prepared", "title": "Eggs", "markdown": MARKDOWN, "portions": 1},
+        1,
+    ),
+    Scenario(
+        "save_recipe url → saved",
+        "save_recipe",
+        {"source": "url", "url": SAVED_URL},
+        1,
+        lambda fake: fake.set_import_result(SAVED_URL, "saved"),
+    ),
+    Scenario(
+        "save_recipe url → draft",
+        "save_recipe",
+        {"source": "url", "url": DRAFT_URL},
+        2,
+        lambda fake: fake.set_import_result(DRAFT_URL, "draft"),
+    ),
+    Scenario(
+        "save_recipe draft",
+        "save_recipe",
+        {"source": "draft", "draft_id": "x-0001", "markdown": MARKDOWN, "portions": 2},
+        1,
+    ),
+    Scenario(
+        "save_recipe existing",
+        "save_recipe",
+        {"source": "existing", "recipe_id": "r-0001", "markdown": MARKDOWN, "portions": 2},
+        1,
+    ),
+    Scenario("delete_recipe", "delete_recipe", {"recipe_id": "r-0005"}, 1),
+    Scenario(
+        "change_shopping_list add", "change_shopping_list", _shop("add", ingredients="4 eggs\n1 lemon"), 1
+    ),
+    Scenario(
+        "change_shopping_list update_item (all fields)",
+        "change_shopping_list",
+        _shop(
+            "update_item",
+            product_group_id="pg-01",
+            name="Tomatoes",
+            quantity="2 cans",
+            aisle_id="pantry",
+            selected=True,
+        ),
+        1,
+    ),
+    Scenario(
+        "change_shopping_list update_item (selected omitted)",
+        "change_shopping_list",
+        _shop("update_item", product_group_id="pg-01", name="Tomatoes", quantity="2 cans", aisle_id="pantry"),
+        2,
+    ),
+    Scenario(
+        "change_shopping_list replace_selection",
+        "change_shopping_list",
+        _shop("replace_selection", product_group_ids=["pg-01", "pg-03"]),
+        1,
+    ),
+    Scenario(
+        "change_shopping_list add_selection",
+        "change_shopping_list",
+        _shop("add_selection", product_group_ids=["pg-01"]),
+        2,
+    ),
+    Scenario(
+        "change_shopping_list remove_selection",
+        "change_shopping_list",
+        _shop("remove_selection", product_group_ids=["pg-02"]),
+        2,
+    ),
+    Scenario(
+        "change_shopping_list remove", "change_shopping_list", _shop("remove", product_group_ids=["pg-03"]), 1
+    ),
+    Scenario("change_shopping_list clear", "change_shopping_list", _shop("clear"), 1),
+)
+
+
+@dataclass(frozen=True)
+class Count:
+    requests: list[str]  # "METHOD /path -> status", in arrival order
+    logins: int
+    error: str | None  # the tool error text, when the call failed
+
+    @property
+    def total(self) -> int:
+        return len(self.requests)
+
+
+async def _count(client: McpClient, fake: RemoteFake, scenario: Scenario) -> Count:
+    fake.clear_requests()
+    result = await client.client.call_tool(scenario.tool, dict(scenario.arguments))
+    seen = fake.requests
+    logins = sum(1 for r in seen if (r.method, r.path) == LOGIN)
+    error = result_text(result)[:300] if result.is_error else None
+    return Count([str(r) for r in seen], logins, error)
+
+
+async def _steady(ctx: Context) -> dict[str, Count]:
+    counts: dict[str, Count] = {}
+    async with cooked_stdio(ctx) as server:
+        for scenario in SCENARIOS:
+            ctx.fake.reset()  # seed data back; this also ends the server's Cooked session...
+            scenario.setup(ctx.fake)
+            await server.client.call(*WARM_UP)  # ...so log in again before counting
+            counts[scenario.name] = await _count(server.client, ctx.fake, scenario)
+    return counts
+
+
+async def _first(ctx: Context) -> dict[str, Count]:
+    counts: dict[str, Count] = {}
+    for scenario in SCENARIOS:
+        ctx.fake.reset()
+        scenario.setup(ctx.fake)
+        async with cooked_stdio(ctx) as server:
+            counts[scenario.name] = await _count(server.client, ctx.fake, scenario)
+    return counts
+
+
+def _judge(ctx: Context, scenario: Scenario, phase: str, count: Count, minimum: int, logins: int) -> bool:
+    label = f"{scenario.name} ({phase})"
+    if count.error is not None:
+        ctx.results.fail(f"{SECTION}: {label} failed: {count.error}")
+        return False
+    if count.total > minimum:
+        ctx.results.fail(
+            f"{SECTION}: {label} made {count.total} Cooked requests, the minimum is {minimum}: "
+            + "; ".join(count.requests)
+        )
+        return False
+    if count.logins != logins:
+        ctx.results.fail(f"{SECTION}: {label} logged in {count.logins} times, expected {logins}")
+        return False
+    return True
+
+
+async def run(ctx: Context) -> None:
+    print(f"Cooked requests per call: {len(SCENARIOS)} calls, steady state and first call", flush=True)
+    steady = await _steady(ctx)
+    first = await _first(ctx)
+    rows: list[dict[str, Any]] = []
+    above = 0
+    for scenario in SCENARIOS:
+        s, f = steady[scenario.name], first[scenario.name]
+        ok_steady = _judge(ctx, scenario, "steady", s, scenario.minimum, 0)
+        ok_first = _judge(ctx, scenario, "first call", f, scenario.minimum + 1, 1)
+        above += (s.total > scenario.minimum) + (f.total > scenario.minimum + 1)
+        rows.append(
+            {
+                "call": scenario.name,
+                "minimum_steady": scenario.minimum,
+                "steady": s.total,
+                "steady_requests": s.requests,
+                "steady_error": s.error,
+                "minimum_first": scenario.minimum + 1,
+                "first": f.total,
+                "first_requests": f.requests,
+                "first_error": f.error,
+                "ok": ok_steady and ok_first,
+            }
+        )
+        print(
+            f"  {scenario.name:52} steady {s.total}/{scenario.minimum}  first {f.total}/{scenario.minimum + 1}"
+            f"  {'ok' if ok_steady and ok_first else 'FAIL'}",
+            flush=True,
+        )
+    ctx.results.sections[SECTION] = {"calls": rows}
+    broken = sum(1 for row in rows if not row["ok"])
+    ctx.results.check(
+        SECTION,
+        "tool calls above the contract's minimum of Cooked requests",
+        "0",
+        f"{above} of {2 * len(rows)} (calls failing or off in logins: {broken})",
+        above == 0 and broken == 0,
+    )

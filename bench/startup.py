@@ -1,0 +1,152 @@
+"""Section 1: start-up against the bare SDK server, and where cooked-mcp's import time goes."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from .clients import stdio_client_for, stdio_params
+from .context import Context
+from .measure import MS, ms
+from .procs import PYTHON
+
+SECTION = "startup"
+#: Start-up may take at most this multiple of the bare SDK server's.
+MAX_RATIO = 1.5
+IMPORTS = "import cooked_mcp.cli, cooked_mcp.app"
+BASELINE_IMPORTS = "import mcp.server, mcp.server.stdio"
+TOP = 10
+
+
+@dataclass(frozen=True)
+class Startup:
+    """Seconds from spawning the process to the initialize answer and to the tools/list answer, and
+    from closing its stdin to its exit (the SDK client waits up to 2 s, then terminates it)."""
+
+    initialize: float
+    tools_list: float
+    shutdown: float
+
+
+async def _start_once(ctx: Context, errlog: TextIO, *, baseline: bool) -> Startup:
+    client = stdio_client_for(stdio_params(ctx.env(), baseline=baseline), errlog, ctx.plan.mode)
+    start = time.perf_counter()
+    async with client:
+        initialized = time.perf_counter()
+        tools = (await client.list_tools()).tools
+        listed = time.perf_counter()
+    stopped = time.perf_counter()
+    if not tools:
+        raise RuntimeError("the server listed no tools")
+    return Startup(initialized - start, listed - start, stopped - listed)
+
+
+def _median_ms(values: list[float]) -> float:
+    return statistics.median(values) * MS
+
+
+async def run(ctx: Context) -> None:
+    plan = ctx.plan
+    print(f"start-up: cooked-mcp vs bare SDK server, {plan.startup_runs} runs each, interleaved", flush=True)
+    cooked: list[Startup] = []
+    bare: list[Startup] = []
+    with ctx.errlog("startup") as errlog:
+        # One discarded pair first: the first start pays for cold caches (and a fresh clone's .pyc files).
+        await _start_once(ctx, errlog, baseline=False)
+        await _start_once(ctx, errlog, baseline=True)
+        for _ in range(plan.startup_runs):
+            cooked.append(await _start_once(ctx, errlog, baseline=False))
+            bare.append(await _start_once(ctx, errlog, baseline=True))
+
+    def summary(runs: list[Startup]) -> dict[str, Any]:
+        return {
+            "runs": len(runs),
+            "median_initialize_ms": ms(_median_ms([r.initialize for r in runs])),
+            "median_tools_list_ms": ms(_median_ms([r.tools_list for r in runs])),
+            "median_shutdown_ms": ms(_median_ms([r.shutdown for r in runs])),
+            "tools_list_ms": [ms(r.tools_list * MS) for r in runs],
+        }
+
+    cooked_summary, bare_summary = summary(cooked), summary(bare)
+    ratio = cooked_summary["median_tools_list_ms"] / bare_summary["median_tools_list_ms"]
+    init_ratio = cooked_summary["median_initialize_ms"] / bare_summary["median_initialize_ms"]
+    data: dict[str, Any] = {
+        "client_mode": plan.mode,
+        "cooked_mcp": cooked_summary,
+        "bare_sdk_server": bare_summary,
+        "ratio_tools_list": round(ratio, 3),
+        "ratio_initialize": round(init_ratio, 3),
+        "import_time": import_time(ctx),
+    }
+    ctx.results.sections[SECTION] = data
+    ctx.results.check(
+        SECTION,
+        "start-up to tools/list vs bare SDK server",
+        f"≤ {MAX_RATIO}×",
+        f"{ratio:.2f}× ({cooked_summary['median_tools_list_ms']:.0f} ms vs "
+        f"{bare_summary['median_tools_list_ms']:.0f} ms, medians)",
+        ratio <= MAX_RATIO,
+    )
+
+
+# --- python -X importtime ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImportLine:
+    module: str
+    depth: int  # 0 for a module imported directly by the command, deeper for what it imported
+    self_us: int
+    cumulative_us: int
+
+
+def parse_importtime(stderr: str) -> list[ImportLine]:
+    """Lines of ``import time: self [us] | cumulative | imported package``."""
+    found: list[ImportLine] = []
+    for line in stderr.splitlines():
+        if not line.startswith("import time:"):
+            continue
+        parts = line.removeprefix("import time:").split("|")
+        if len(parts) != 3 or not parts[0].strip().isdigit():
+            continue  # the header line
+        name = parts[2].removeprefix(" ")
+        depth = (len(name) - len(name.lstrip(" "))) // 2
+        found.append(ImportLine(name.strip(), depth, int(parts[0]), int(parts[1])))
+    return found
+
+
+def _importtime(ctx: Context, code: str) -> list[ImportLine]:
+    completed = subprocess.run(
+        [PYTHON, "-X", "importtime", "-c", code],
+        env=ctx.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return parse_importtime(completed.stderr)
+
+
+def import_time(ctx: Context) -> dict[str, Any]:
+    lines = _importtime(ctx, IMPORTS)
+    baseline = _importtime(ctx, BASELINE_IMPORTS)
+    # Top-level modules' cumulative times add up to the whole (nested ones are inside them).
+    total = sum(line.cumulative_us for line in lines if line.depth == 0)
+    baseline_total = sum(line.cumulative_us for line in baseline if line.depth == 0)
+    top = sorted(lines, key=lambda line: line.cumulative_us, reverse=True)[:TOP]
+    top_self = sorted(lines, key=lambda line: line.self_us, reverse=True)[:TOP]
+    return {
+        "command": f'python -X importtime -c "{IMPORTS}"',
+        "total_ms": round(total / 1000, 1),
+        "baseline_command": f'python -X importtime -c "{BASELINE_IMPORTS}"',
+        "baseline_total_ms": round(baseline_total / 1000, 1),
+        "modules": len(lines),
+        "top_cumulative": [
+            {"module": line.module, "cumulative_us": line.cumulative_us, "self_us": line.self_us}
+            for line in top
+        ],
+        "top_self": [{"module": line.module, "self_us": line.self_us} for line in top_self],
+    }

@@ -1,0 +1,88 @@
+"""Fixtures for the hardening suites: one fake Cooked, a network guard, and the figures file.
+
+The guard is package-scoped so hypothesis tests run under it too. It refuses every
+address but 127.0.0.1 and also remembers each refused attempt, so a test can prove that
+nothing even tried to reach another host (a redirect to 127.0.0.2 must not be followed).
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hardening_support import FIGURES
+
+from cooked_fake import FakeCooked
+
+LOOPBACK_HOSTS = {"127.0.0.1", "::1", "localhost", b"127.0.0.1", b"localhost", None}
+
+
+class Guard:
+    """What the network guard refused, for assertions."""
+
+    def __init__(self) -> None:
+        self.refused: list[str] = []
+
+
+@pytest.fixture(scope="package", autouse=True)
+def network_guard() -> Iterator[Guard]:
+    guard = Guard()
+    real_getaddrinfo = socket.getaddrinfo
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host not in LOOPBACK_HOSTS and host != "127.0.0.2":
+            guard.refused.append(f"resolve {host!r}")
+            raise OSError(f"test network guard: refusing to resolve {host!r}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    def refused(self: socket.socket, address: Any) -> bool:
+        return self.family in (socket.AF_INET, socket.AF_INET6) and address[0] not in LOOPBACK_HOSTS
+
+    def guarded_connect(self: socket.socket, address: Any) -> None:
+        if refused(self, address):
+            guard.refused.append(f"connect {address[0]!r}")
+            raise OSError(f"test network guard: refusing to connect to {address[0]!r}")
+        real_connect(self, address)
+
+    def guarded_connect_ex(self: socket.socket, address: Any) -> int:
+        if refused(self, address):
+            guard.refused.append(f"connect {address[0]!r}")
+            return 111  # ECONNREFUSED
+        return real_connect_ex(self, address)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+        patch.setattr(socket.socket, "connect", guarded_connect)
+        patch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+        yield guard
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """Module scope, so one MCP session can serve a whole module's cases (see hardening_support.session)."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="package")
+def running_fake() -> Iterator[FakeCooked]:
+    """One fake for the package; hypothesis tests take this and reset it themselves."""
+    with FakeCooked() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake(running_fake: FakeCooked) -> Iterator[FakeCooked]:
+    running_fake.reset()
+    yield running_fake
+    running_fake.reset()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hardening_figures() -> Iterator[None]:
+    """Write what the suites counted to build/hardening.json once the run is over."""
+    yield
+    FIGURES.write()

@@ -1,0 +1,236 @@
+"""HTTP settings at the config level: address, bearer token sources, listener and host policy.
+
+Process-level counterparts (the same rules seen from the command line) are in
+test_http_startup.py; these are the fast, exhaustive ones.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+from servers import python_command
+
+from cooked_mcp import credential_command
+from cooked_mcp.config import ConfigError, Settings, load_settings
+from cooked_mcp.transports.http import transport_security
+
+TOKEN = "CANARY-http-token-5e1f"
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    """Credentials only, and a HOME without a config file."""
+    return {"HOME": str(tmp_path), "COOKED_LOGIN_USERNAME": "alice", "COOKED_LOGIN_PASSWORD": "pw"}
+
+
+def toml(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def http(env: dict[str, str], config: str | None = None, addr: str | None = None) -> Settings:
+    return load_settings(config_path=config, environ=env, transport="http", http_addr=addr)
+
+
+def refused(env: dict[str, str], config: str | None = None, addr: str | None = None) -> str:
+    with pytest.raises(ConfigError) as caught:
+        http(env, config, addr)
+    message = str(caught.value)
+    assert "\n" not in message and TOKEN not in message
+    return message
+
+
+def token_of(settings: Settings) -> str | None:
+    return None if settings.http_token is None else settings.http_token.get_secret_value()
+
+
+@pytest.mark.req("server.TRANSPORT.3-1", "server.TRANSPORT.2-2")
+def test_http_listens_on_127_0_0_1_port_8123_without_flag_environment_or_file(env: dict[str, str]) -> None:
+    settings = http(env)
+    assert settings.transport == "http"
+    assert (settings.http_host, settings.http_port) == ("127.0.0.1", 8123)
+    assert settings.http_token is None
+
+
+@pytest.mark.req("server.SECURITY.4", "server.SECURITY.3")
+def test_the_token_comes_from_cooked_mcp_http_token(env: dict[str, str]) -> None:
+    env["COOKED_MCP_HTTP_TOKEN"] = TOKEN
+    settings = http(env)
+    assert token_of(settings) == TOKEN
+    assert TOKEN not in repr(settings)
+
+
+@pytest.mark.req("server.SECURITY.5")
+def test_the_token_comes_from_toml_http_token(env: dict[str, str], tmp_path: Path) -> None:
+    config = toml(tmp_path, f'[mcp]\nhttp_token = "{TOKEN}"\n')
+    assert token_of(http(env, config)) == TOKEN
+
+
+@pytest.mark.req("server.SECURITY.5", "server.SECURITY.10")
+def test_the_token_comes_from_toml_http_token_cmd_trimmed(env: dict[str, str], tmp_path: Path) -> None:
+    command = python_command(f"print(' \\t{TOKEN}  ')")
+    config = toml(tmp_path, f"[mcp]\nhttp_token_cmd = '''{command}'''\n")
+    assert token_of(http(env, config)) == TOKEN
+
+
+@pytest.mark.req("server.SECURITY.9", "server.SECURITY.4")
+@pytest.mark.parametrize("key", ["http_token", "http_token_cmd"])
+def test_the_environment_token_wins_over_the_file(env: dict[str, str], tmp_path: Path, key: str) -> None:
+    marker = tmp_path / "ran"
+    value = "file-token" if key == "http_token" else f"touch {marker} && echo file-token"
+    config = toml(tmp_path, f'[mcp]\n{key} = "{value}"\n')
+    env["COOKED_MCP_HTTP_TOKEN"] = TOKEN
+    assert token_of(http(env, config)) == TOKEN
+    assert not marker.exists(), "the file's token command ran although the environment won"
+
+
+@pytest.mark.req("server.SECURITY.8")
+@pytest.mark.parametrize("with_env_token", [False, True])
+def test_http_token_and_http_token_cmd_together_are_refused(
+    env: dict[str, str], tmp_path: Path, with_env_token: bool
+) -> None:
+    config = toml(tmp_path, f'[mcp]\nhttp_token = "{TOKEN}"\nhttp_token_cmd = "echo other"\n')
+    if with_env_token:
+        env["COOKED_MCP_HTTP_TOKEN"] = "env-token"  # a mistake in the file is reported all the same
+    message = refused(env, config)
+    assert "mcp.http_token and mcp.http_token_cmd are both set" in message
+    assert "config.toml:3" in message
+
+
+@pytest.mark.req("server.SECURITY.11")
+@pytest.mark.parametrize("value", ["", " ", "\t\n"])
+def test_an_empty_environment_token_is_refused(env: dict[str, str], value: str) -> None:
+    env["COOKED_MCP_HTTP_TOKEN"] = value
+    assert "COOKED_MCP_HTTP_TOKEN is empty" in refused(env)
+
+
+@pytest.mark.req("server.SECURITY.11")
+def test_an_empty_toml_token_is_refused(env: dict[str, str], tmp_path: Path) -> None:
+    config = toml(tmp_path, '[mcp]\nhttp_token = "  "\n')
+    assert "mcp.http_token is empty" in refused(env, config)
+
+
+@pytest.mark.req("server.SECURITY.11", "server.SECURITY.10")
+def test_a_token_command_printing_only_whitespace_is_refused(env: dict[str, str], tmp_path: Path) -> None:
+    config = toml(tmp_path, "[mcp]\nhttp_token_cmd = \"printf ' \\\\n'\"\n")
+    assert "mcp.http_token_cmd command produced no output" in refused(env, config)
+
+
+@pytest.mark.req("server.SECURITY.11")
+def test_a_token_with_inner_whitespace_is_refused(env: dict[str, str]) -> None:
+    env["COOKED_MCP_HTTP_TOKEN"] = "two words"
+    assert "visible ASCII" in refused(env)
+
+
+@pytest.mark.req("server.SECURITY.10", "server.SECURITY.2")
+def test_a_failing_token_command_is_reported_without_its_output(env: dict[str, str], tmp_path: Path) -> None:
+    config = toml(tmp_path, f'[mcp]\nhttp_token_cmd = "echo {TOKEN}; echo {TOKEN} >&2; exit 3"\n')
+    message = refused(env, config)
+    assert message.startswith("mcp.http_token_cmd command failed with exit status 3")
+
+
+@pytest.mark.req("server.SECURITY.10")
+def test_a_hanging_token_command_times_out_like_a_credential_command(
+    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same resolver as user.password_cmd, with its deadline shortened to keep the test fast.
+    calls: list[str] = []
+    real = credential_command.run_secret_command
+
+    def spy(setting: str, command: str) -> str:
+        calls.append(setting)
+        return functools.partial(real, timeout=0.3)(setting, command)
+
+    monkeypatch.setattr(credential_command, "run_secret_command", spy)
+    config = toml(tmp_path, '[mcp]\nhttp_token_cmd = "sleep 10"\n')
+    assert refused(env, config).startswith("mcp.http_token_cmd command timed out after 0.3 s")
+    assert calls == ["mcp.http_token_cmd"]
+
+
+@pytest.mark.req("server.SECURITY.10")
+def test_the_token_command_runs_only_for_the_http_transport(env: dict[str, str], tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    config = toml(tmp_path, f'[mcp]\nhttp_token_cmd = "touch {marker}; echo t"\n')
+    settings = load_settings(config_path=config, environ=env, transport="stdio")
+    assert settings.http_token is None and not marker.exists()
+
+
+@pytest.mark.req("server.SECURITY.1")
+@pytest.mark.parametrize("addr", ["0.0.0.0:8123", "[::]:8123", "192.0.2.10:8123", "cooked.example:8123"])
+def test_non_loopback_listeners_are_refused_without_a_token(env: dict[str, str], addr: str) -> None:
+    message = refused(env, addr=addr)
+    assert "without a bearer token" in message
+    assert "COOKED_MCP_HTTP_TOKEN" in message and "127.0.0.1" in message
+
+
+@pytest.mark.req("server.SECURITY.1")
+@pytest.mark.parametrize("addr", ["127.0.0.1:8123", "127.0.0.2:8123", "[::1]:8123", "localhost:8123"])
+def test_loopback_listeners_need_no_token(env: dict[str, str], addr: str) -> None:
+    assert http(env, addr=addr).http_token is None
+
+
+@pytest.mark.req("server.SECURITY.1", "server.SECURITY.3")
+@pytest.mark.parametrize("addr", ["0.0.0.0:8123", "[::]:8123"])
+def test_non_loopback_listeners_are_allowed_with_a_token(env: dict[str, str], addr: str) -> None:
+    env["COOKED_MCP_HTTP_TOKEN"] = TOKEN
+    assert token_of(http(env, addr=addr)) == TOKEN
+
+
+@pytest.mark.req("server.SECURITY.1")
+@pytest.mark.parametrize(
+    ("key", "value"), [("allowed_hosts", "cooked.lan:8123"), ("allowed_origins", "http://cooked.lan:8123")]
+)
+def test_extra_hosts_and_origins_need_a_token(
+    env: dict[str, str], tmp_path: Path, key: str, value: str
+) -> None:
+    config = toml(tmp_path, f'[mcp]\n{key} = ["{value}"]\n')
+    message = refused(env, config)
+    assert f"mcp.{key} needs a bearer token" in message and "config.toml:2" in message
+    env["COOKED_MCP_HTTP_TOKEN"] = TOKEN
+    assert getattr(http(env, config), key) == (value,)
+
+
+@pytest.mark.req("server.CONFIG.5")
+@pytest.mark.parametrize(
+    ("key", "value", "problem"),
+    [
+        ("allowed_hosts", "", "empty entry"),
+        ("allowed_hosts", "http://cooked.lan", "is not a Host value"),
+        ("allowed_origins", "cooked.lan:8123", "is not an origin"),
+        ("allowed_origins", "http://cooked.lan/mcp", "is not an origin"),
+        ("allowed_origins", "ftp://cooked.lan", "is not an origin"),
+    ],
+)
+def test_malformed_extra_hosts_and_origins_are_refused(
+    env: dict[str, str], tmp_path: Path, key: str, value: str, problem: str
+) -> None:
+    env["COOKED_MCP_HTTP_TOKEN"] = TOKEN
+    config = toml(tmp_path, f'[mcp]\n{key} = ["{value}"]\n')
+    assert problem in refused(env, config)
+
+
+@pytest.mark.req("server.TRANSPORT.2-2", "server.SECURITY.1")
+def test_dns_rebinding_defence_is_on_for_loopback_and_wildcard_binds(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    env["COOKED_MCP_HTTP_TOKEN"] = TOKEN
+    config = toml(
+        tmp_path, '[mcp]\nallowed_hosts = ["cooked.lan:8123"]\nallowed_origins = ["https://cooked.lan"]\n'
+    )
+    loopback = transport_security(http(env, config, addr="127.0.0.1:9000"))
+    wildcard = transport_security(http(env, config, addr="0.0.0.0:9000"))
+    for security in (loopback, wildcard):
+        assert security.enable_dns_rebinding_protection
+        assert {"127.0.0.1:*", "localhost:*", "[::1]:*", "cooked.lan:8123"} <= set(security.allowed_hosts)
+        assert {"http://127.0.0.1:*", "http://localhost:*", "https://cooked.lan"} <= set(
+            security.allowed_origins
+        )
+    # A wildcard is not a name a client should use: http://0.0.0.0:PORT from a web page stays refused.
+    assert not any("0.0.0.0" in value for value in [*wildcard.allowed_hosts, *wildcard.allowed_origins])
+    specific = transport_security(http(env, addr="192.0.2.10:9000"))
+    assert (
+        "192.0.2.10:9000" in specific.allowed_hosts and "http://192.0.2.10:9000" in specific.allowed_origins
+    )

@@ -1,0 +1,253 @@
+"""One real ``cooked-mcp --transport http`` process with a bearer token, shared by the module.
+
+It logs at debug level, so that the secrecy test sees everything the server can log.
+
+MCP traffic goes through the mcp SDK's Streamable HTTP client; the refusals are raw HTTP
+so that status codes and headers can be asserted exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from servers import HttpServer, http_client, http_server, server_env
+from sessions import text_of
+
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+
+pytestmark = pytest.mark.anyio
+
+TOKEN = "CANARY-serving-Token_0123456789"
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeCooked]:
+    with FakeCooked() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def server(fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    home: Path = tmp_path_factory.mktemp("home")
+    env = server_env(
+        home,
+        fake.base_url,
+        login=SEED_LOGIN,
+        password=SEED_PASSWORD,
+        COOKED_MCP_HTTP_TOKEN=TOKEN,
+        COOKED_MCP_LOG_LEVEL="debug",  # the most talkative level, for the secrecy test
+    )
+    with http_server(env) as server:
+        yield server
+
+
+def post(
+    server: HttpServer, headers: dict[str, str], *, path: str = "/mcp", body: object = INITIALIZE
+) -> httpx.Response:
+    return httpx.post(server.origin + path, headers=headers, content=json.dumps(body), timeout=10)
+
+
+def bearer(token: str = TOKEN) -> dict[str, str]:
+    return {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
+
+
+@pytest.mark.req(
+    "server.TRANSPORT.2",
+    "server.TRANSPORT.2-2",
+    "server.TRANSPORT.5",
+    "server.SECURITY.3",
+    "server.SECURITY.6",
+    "server.SECURITY.7",
+    "server.IDENTITY.1",
+)
+async def test_tools_work_over_streamable_http_with_the_right_token(
+    server: HttpServer, fake: FakeCooked
+) -> None:
+    async with http_client(server.url, TOKEN) as client:
+        assert client.server_info is not None and client.server_info.name == "Cooked"
+        tools = (await client.list_tools()).tools
+        result = await client.call_tool("read", {"target": "shopping_list"})
+    assert [tool.name for tool in tools] == [
+        "read",
+        "preview_recipe_text",
+        "save_recipe",
+        "delete_recipe",
+        "change_shopping_list",
+    ]
+    assert not result.is_error, text_of(result)
+    assert result.structured_content is not None
+    assert any(r.method == "GET" and r.path.endswith("/shopping-list") for r in fake.requests)
+
+
+@pytest.mark.req("server.TRANSPORT.5", "server.SINGLE_USER.1")
+async def test_http_clients_share_one_cooked_session(server: HttpServer, fake: FakeCooked) -> None:
+    async with http_client(server.url, TOKEN) as first:
+        await first.call_tool("read", {"target": "shopping_list"})  # a session exists from here on
+        logins = fake.login_count
+        async with http_client(server.url, TOKEN) as second:
+            results = [
+                await client.call_tool("read", {"target": "shopping_list"}) for client in (first, second)
+            ]
+    assert not any(result.is_error for result in results)
+    assert fake.login_count == logins, "a second HTTP client logged in to Cooked again"
+
+
+@pytest.mark.req("server.SECURITY.3", "server.SECURITY.6", "server.SECURITY.7")
+@pytest.mark.parametrize(
+    ("authorization", "invalid_token"),
+    [
+        (None, False),
+        (f"Bearer wrong-{TOKEN}", True),
+        (f"Bearer {TOKEN[:-1]}X", True),  # differs only in its last character
+        (f"Bearer {TOKEN[:-1]}", True),  # a prefix
+        (f"Bearer {TOKEN}{TOKEN}", True),
+        ("Bearer", False),
+        (f"Basic {TOKEN}", False),
+        (f"Token {TOKEN}", False),
+        (TOKEN, False),
+    ],
+    ids=[
+        "missing",
+        "wrong",
+        "last-char",
+        "prefix",
+        "doubled",
+        "scheme-only",
+        "basic",
+        "token-scheme",
+        "no-scheme",
+    ],
+)
+def test_requests_without_the_bearer_token_get_401(
+    server: HttpServer, authorization: str | None, invalid_token: bool
+) -> None:
+    headers = dict(MCP_HEADERS)
+    if authorization is not None:
+        headers["Authorization"] = authorization
+    response = post(server, headers)
+    assert response.status_code == 401
+    challenge = response.headers["www-authenticate"]
+    assert challenge.startswith("Bearer ")
+    assert ('error="invalid_token"' in challenge) == invalid_token
+    assert response.json()["error"] == "unauthorized"
+    assert TOKEN[:8] not in response.text and "mcp-session-id" not in response.headers
+
+
+@pytest.mark.req("server.SECURITY.7")
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_every_mcp_method_needs_the_token(server: HttpServer, method: str) -> None:
+    response = httpx.request(method, server.url, headers={"Accept": "text/event-stream"}, timeout=10)
+    assert response.status_code == 401 and response.headers["www-authenticate"].startswith("Bearer")
+
+
+@pytest.mark.req("server.SECURITY.7")
+def test_two_authorization_headers_are_refused(server: HttpServer) -> None:
+    headers = [*MCP_HEADERS.items(), ("Authorization", f"Bearer {TOKEN}"), ("Authorization", "Bearer x")]
+    response = httpx.post(server.url, headers=headers, content=json.dumps(INITIALIZE), timeout=10)
+    assert response.status_code == 401
+
+
+@pytest.mark.req("server.SECURITY.6")
+def test_the_bearer_scheme_name_is_case_insensitive(server: HttpServer) -> None:
+    response = post(server, {**MCP_HEADERS, "Authorization": f"bearer {TOKEN}"})
+    assert response.status_code == 200 and response.headers.get("mcp-session-id")
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+@pytest.mark.parametrize("path", ["/", "/mcp/", "/mcp/extra", "/sse", "/messages/", "/MCP"])
+def test_only_mcp_is_served(server: HttpServer, path: str) -> None:
+    assert post(server, bearer(), path=path).status_code == 404
+    # Without the token nothing is revealed, not even whether a path exists.
+    assert post(server, MCP_HEADERS, path=path).status_code == 401
+
+
+@pytest.mark.req("server.TRANSPORT.2-2")
+@pytest.mark.parametrize("origin", ["http://evil.example", "http://127.0.0.1.evil.example:80", "null"])
+def test_a_foreign_origin_is_refused(server: HttpServer, origin: str) -> None:
+    response = post(server, {**bearer(), "Origin": origin})
+    assert response.status_code == 403 and "mcp-session-id" not in response.headers
+
+
+@pytest.mark.req("server.TRANSPORT.2-2")
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:8123", "0.0.0.0:8123", "127.0.0.1.evil.example"]
+)
+def test_a_foreign_host_is_refused(server: HttpServer, host: str) -> None:
+    response = post(server, {**bearer(), "Host": host})
+    assert response.status_code == 421 and "mcp-session-id" not in response.headers
+
+
+@pytest.mark.req("server.TRANSPORT.2-2")
+@pytest.mark.parametrize(
+    "origin", ["http://127.0.0.1:{port}", "http://localhost:{port}", "http://[::1]:{port}"]
+)
+def test_local_origins_are_served(server: HttpServer, origin: str) -> None:
+    response = post(server, {**bearer(), "Origin": origin.format(port=server.port)})
+    assert response.status_code == 200 and response.headers.get("mcp-session-id")
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+def test_an_oversized_body_is_refused_with_413(server: HttpServer) -> None:
+    body = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * (5 * 1024 * 1024) + b'"}}'
+    response = httpx.post(server.url, headers=bearer(), content=body, timeout=10)
+    assert response.status_code == 413
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+def test_an_oversized_chunked_body_is_refused_with_413(server: HttpServer) -> None:
+    # No Content-Length: the SDK counts bytes as they arrive and stops at its 4 MiB limit.
+    def chunks() -> Iterator[bytes]:
+        yield b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"'
+        for _ in range(80):
+            yield b"x" * 65536
+        yield b'"}}'
+
+    response = httpx.post(server.url, headers=bearer(), content=chunks(), timeout=10)
+    assert "content-length" not in response.request.headers
+    assert response.status_code == 413
+
+
+@pytest.mark.req("server.SECURITY.7")
+def test_an_unauthenticated_oversized_body_gets_401_not_413(server: HttpServer) -> None:
+    response = httpx.post(server.url, headers=MCP_HEADERS, content=b"x" * (5 * 1024 * 1024), timeout=10)
+    assert response.status_code == 401
+
+
+@pytest.mark.req("server.SECURITY.2")
+async def test_the_token_never_appears_in_the_log_even_at_debug(server: HttpServer) -> None:
+    wrong = "CANARY-wrong-token-71c3"
+    async with http_client(server.url, TOKEN) as client:
+        await client.list_tools()
+        await client.call_tool("read", {"target": "shopping_list"})
+    attempts = [
+        MCP_HEADERS,
+        bearer(wrong),
+        bearer(TOKEN[:-1] + "X"),
+        {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN} {wrong}"},
+        {**MCP_HEADERS, "Authorization": f"Basic {TOKEN}"},
+    ]
+    for headers in attempts:
+        assert post(server, headers).status_code == 401
+    # A confused client putting the token into the query or path: refused, and still not logged.
+    assert post(server, MCP_HEADERS, path=f"/mcp?token={TOKEN}").status_code == 401
+    assert post(server, MCP_HEADERS, path=f"/{TOKEN}").status_code == 401
+    assert post(server, bearer(), path=f"/{TOKEN}").status_code == 404
+    log = server.stderr()
+    assert "DEBUG" in log and "refused POST /mcp" in log, "debug logging was not on: the test proves nothing"
+    assert TOKEN[:-1] not in log and wrong not in log

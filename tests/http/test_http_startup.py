@@ -1,0 +1,242 @@
+"""The real ``cooked-mcp`` process: transport choice, address, token sources, startup refusals,
+signals and log secrecy. Each test starts its own process, so each checks several things.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx
+import pytest
+from servers import (
+    free_port,
+    http_client,
+    http_server,
+    is_listening,
+    python_command,
+    run_server,
+    server_env,
+    stdio_client,
+)
+
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_mcp.transports.http import SHUTDOWN_GRACE_SECONDS
+
+pytestmark = pytest.mark.anyio
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeCooked]:
+    with FakeCooked() as fake:
+        yield fake
+
+
+@pytest.fixture
+def env(tmp_path: Path, fake: FakeCooked) -> dict[str, str]:
+    return server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+
+
+def write_config(env: dict[str, str], text: str) -> None:
+    """The default config file ($XDG_CONFIG_HOME/cooked-mcp/config.toml) of the process."""
+    path = Path(env["XDG_CONFIG_HOME"]) / "cooked-mcp" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def status(url: str, token: str | None, **headers: str) -> int:
+    """The status of an MCP initialize POST to ``url``."""
+    sent = dict(MCP_HEADERS, **headers)
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    return httpx.post(url, headers=sent, content=json.dumps(INITIALIZE), timeout=10).status_code
+
+
+def one_line_error(result: object) -> str:
+    """The single stderr line of a refused start (exit 2, nothing on stdout)."""
+    assert getattr(result, "returncode", None) == 2, result
+    stdout, stderr = getattr(result, "stdout", ""), getattr(result, "stderr", "")
+    assert stdout == ""
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("cooked-mcp: ")
+    return str(lines[0])
+
+
+@pytest.mark.req("server.TRANSPORT.2", "server.TRANSPORT.4")
+@pytest.mark.parametrize("transport", ["foo", "HTTP"])
+def test_an_unknown_transport_is_refused_before_serving(
+    env: dict[str, str], fake: FakeCooked, transport: str
+) -> None:
+    port = free_port()
+    result = run_server(env, "--transport", transport, "--http-addr", f"127.0.0.1:{port}")
+    line = one_line_error(result)
+    assert "--transport stdio" in line and "--transport http" in line
+    assert not is_listening(port) and fake.requests == []
+
+
+@pytest.mark.req("server.TRANSPORT.2", "server.TRANSPORT.2-1")
+async def test_transport_stdio_selects_stdio(env: dict[str, str]) -> None:
+    async with stdio_client(env, "--transport", "stdio") as client:
+        assert len((await client.list_tools()).tools) == 5
+
+
+@pytest.mark.req("server.SECURITY.1", "server.TRANSPORT.3")
+@pytest.mark.parametrize("host", ["0.0.0.0", "[::]"])
+def test_a_wildcard_listener_without_a_token_exits_2_before_binding(
+    env: dict[str, str], fake: FakeCooked, host: str
+) -> None:
+    port = free_port()
+    # Hold the port: had the server tried to bind, it would report "address already in use".
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", port))
+        held.listen()
+        result = run_server(env, "--transport", "http", "--http-addr", f"{host}:{port}")
+    line = one_line_error(result)
+    assert "refusing to serve HTTP on non-loopback address" in line and "without a bearer token" in line
+    assert "COOKED_MCP_HTTP_TOKEN" in line and "127.0.0.1" in line
+    assert "cannot listen" not in line
+    assert not is_listening(port) and fake.requests == []
+
+
+@pytest.mark.req(
+    "server.SECURITY.1",
+    "server.SECURITY.3",
+    "server.SECURITY.7",
+    "server.TRANSPORT.2-2",
+    "server.TRANSPORT.3",
+    "server.VERIFICATION.1",
+)
+async def test_a_wildcard_listener_with_a_token_serves_and_still_checks_host_and_origin(
+    env: dict[str, str], fake: FakeCooked
+) -> None:
+    token = "wildcard-token-9d2e"
+    port = free_port()
+    env["COOKED_MCP_HTTP_TOKEN"] = token
+    with http_server(env, "--http-addr", f"0.0.0.0:{port}", port=port) as server:
+        assert fake.requests == [], "the server contacted Cooked at startup"
+        async with http_client(server.url, token) as client:
+            assert len((await client.list_tools()).tools) == 5
+        assert fake.requests == [], "listing tools needs no Cooked session"
+        assert status(server.url, None) == 401
+        assert status(server.url, token[:-1] + "X") == 401
+        assert status(server.url, token) == 200
+        assert status(server.url, token, Origin="http://evil.example") == 403
+        assert status(server.url, token, Host=f"evil.example:{port}") == 421
+        assert status(server.url, token, Host=f"0.0.0.0:{port}") == 421
+        assert status(server.url, token, Origin=f"http://0.0.0.0:{port}") == 403
+
+
+@pytest.mark.req("server.TRANSPORT.3")
+def test_a_port_in_use_is_one_clear_line_and_exit_2(env: dict[str, str]) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        result = run_server(env, "--transport", "http", "--http-addr", f"127.0.0.1:{port}")
+    line = one_line_error(result)
+    assert line.startswith(f"cooked-mcp: cannot listen on 127.0.0.1:{port}: address already in use")
+
+
+@pytest.mark.req("server.TRANSPORT.3")
+def test_an_address_this_machine_lacks_is_one_clear_line_and_exit_2(env: dict[str, str]) -> None:
+    env["COOKED_MCP_HTTP_TOKEN"] = "t0ken"
+    result = run_server(env, "--transport", "http", "--http-addr", "192.0.2.1:8123")  # TEST-NET-1
+    line = one_line_error(result)
+    assert line.startswith("cooked-mcp: cannot listen on 192.0.2.1:8123: ")
+
+
+@pytest.mark.req("server.SECURITY.11")
+@pytest.mark.parametrize("token", ["", "   "])
+def test_an_empty_token_exits_2(env: dict[str, str], token: str) -> None:
+    env["COOKED_MCP_HTTP_TOKEN"] = token
+    result = run_server(env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
+    assert "COOKED_MCP_HTTP_TOKEN is empty" in one_line_error(result)
+
+
+@pytest.mark.req("server.SECURITY.8")
+def test_http_token_with_http_token_cmd_exits_2(env: dict[str, str]) -> None:
+    write_config(env, '[mcp]\nhttp_token = "secret-one"\nhttp_token_cmd = "echo secret-two"\n')
+    result = run_server(env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
+    line = one_line_error(result)
+    assert "mcp.http_token and mcp.http_token_cmd are both set" in line
+    assert "secret-one" not in line and "secret-two" not in line
+
+
+@pytest.mark.req(
+    "server.CONFIG.8",
+    "server.CONFIG.8-1",
+    "server.CONFIG.8-2",
+    "server.TRANSPORT.3",
+    "server.SECURITY.4",
+    "server.SECURITY.5",
+    "server.SECURITY.9",
+    "server.SECURITY.10",
+)
+def test_flag_beats_environment_beats_toml_for_the_address_and_the_token(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    flag_port, env_port, toml_port = free_port(), free_port(), free_port()
+    marker = tmp_path / "token-command-ran"
+    command = python_command(f"import pathlib; pathlib.Path({str(marker)!r}).touch(); print('  cmd-token  ')")
+    write_config(env, f"[mcp]\nhttp_addr = '127.0.0.1:{toml_port}'\nhttp_token_cmd = '''{command}'''\n")
+
+    env["COOKED_MCP_HTTP_ADDR"] = f"127.0.0.1:{env_port}"
+    with http_server(env, "--http-addr", f"127.0.0.1:{flag_port}", port=flag_port) as server:
+        assert not is_listening(env_port) and not is_listening(toml_port)
+        # The TOML command's output, trimmed, is the token.
+        assert marker.exists()
+        assert status(server.url, "cmd-token") == 200
+        assert status(server.url, None) == 401
+
+    marker.unlink()
+    env["COOKED_MCP_HTTP_TOKEN"] = "env-token"
+    with http_server(env, port=env_port) as server:
+        assert not is_listening(toml_port)
+        assert status(server.url, "env-token") == 200
+        assert status(server.url, "cmd-token") == 401
+    assert not marker.exists(), "the token command ran although COOKED_MCP_HTTP_TOKEN was set"
+
+
+@pytest.mark.req("server.TRANSPORT.2-2")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+async def test_a_signal_stops_the_server_cleanly_with_a_client_connected(
+    env: dict[str, str], sig: signal.Signals
+) -> None:
+    with http_server(env) as server:
+        async with http_client(server.url) as client:
+            await client.list_tools()
+            started = time.monotonic()
+            code = await anyio.to_thread.run_sync(server.stop, sig)
+            elapsed = time.monotonic() - started
+    assert code == 0, server.stderr()
+    assert elapsed < SHUTDOWN_GRACE_SECONDS, f"stopping took {elapsed:.1f} s: a connection held it up"
+    assert "Traceback" not in server.stderr()
+    assert not is_listening(server.port)
+
+
+@pytest.mark.req("server.TRANSPORT.2-2")
+def test_a_signal_as_soon_as_the_port_opens_still_exits_0(env: dict[str, str]) -> None:
+    # The signal handlers are in place before the port is bound, so even a signal that
+    # arrives while uvicorn is still starting ends the process cleanly.
+    with http_server(env, poll_interval=0.001) as server:
+        code = server.stop(signal.SIGINT)
+    assert code == 0, server.stderr()
+    assert "Traceback" not in server.stderr() and "KeyboardInterrupt" not in server.stderr()

@@ -1,0 +1,402 @@
+"""README.md's code blocks must work as written: a reader copies them verbatim.
+
+Why: a README drifts silently (a renamed flag, a setting that became ``*_cmd``, a
+typo in JSON); these tests make the drift a test failure. They prove no product
+requirement (other tests do), so they are tooling tests.
+
+Conventions for README.md (the test reads every fenced block; others are ignored):
+
+- ```` ```sh ````, ```` ```bash ````, ```` ```shell ```` and ```` ```console ```` blocks are shell.
+  In a ``console`` block only lines starting with ``$ `` are commands (the rest is
+  output). Every shell block must pass ``bash -n``.
+- A shell block whose first line is ``# not run here`` is only syntax-checked. Use it for
+  anything that serves forever (plain ``cooked-mcp``, ``--transport http``), needs
+  the network or a real account, installs things, or changes the repository.
+- Every other shell block is run with ``bash -e -o pipefail`` and must exit 0 within
+  60 s (a ``# expect exit N`` line in the block expects status N instead). It runs in
+  an empty temporary directory that holds only a ``.venv`` link to the project's
+  virtualenv, with HOME in a temporary folder, PATH = ``.venv/bin:/usr/bin:/bin``, and
+  a fresh fake Cooked already configured: ``COOKED_BASE_URL`` points at it and
+  ``COOKED_LOGIN_USERNAME`` / ``COOKED_LOGIN_PASSWORD`` hold its seed login. So
+  ``cooked-mcp --check`` works as written, and a block may use ``$COOKED_BASE_URL``.
+- ```` ```json ```` blocks must parse; in an MCP client configuration (``mcpServers``)
+  every server's ``command`` must end in ``cooked-mcp`` and every ``env`` key must be a
+  variable cooked-mcp reads.
+- ```` ```toml ```` blocks must parse and load as a cooked-mcp config file through
+  ``cooked_mcp.config.load_settings`` (the credentials come from the environment, so no
+  ``*_cmd`` command is run); the settings it names must come out as written.
+- ```` ```python ```` blocks must compile.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tomllib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_mcp import config
+
+pytestmark = pytest.mark.tooling
+
+ROOT: Final = Path(__file__).resolve().parent.parent.parent
+README: Final = ROOT / "README.md"
+VENV: Final = Path(sys.executable).parent.parent
+NOT_RUN: Final = "# not run here"
+RUN_TIMEOUT_SECONDS: Final = 60
+SHELL_LANGUAGES: Final = frozenset({"sh", "bash", "shell", "console"})
+CHECKED_LANGUAGES: Final = SHELL_LANGUAGES | {"json", "toml", "python"}
+_EXPECT_EXIT = re.compile(r"^\s*#\s*expect exit (\d+)\s*$", re.MULTILINE)
+_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)[^`]*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block: its info-string language, its text and where it starts."""
+
+    language: str
+    text: str
+    line: int
+    source: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}:{self.line}"
+
+    @property
+    def not_run(self) -> bool:
+        lines = self.text.lstrip("\n").splitlines()
+        return bool(lines) and lines[0].strip() == NOT_RUN
+
+
+def fenced_blocks(markdown: str, source: str = "README.md") -> list[Block]:
+    """Every fenced block (CommonMark rules: ``` or ~~~, closed by a fence at least as long)."""
+    blocks: list[Block] = []
+    lines = markdown.splitlines()
+    i = 0
+    while i < len(lines):
+        opening = _FENCE.match(lines[i])
+        if not opening:
+            i += 1
+            continue
+        indent, fence, language = len(opening.group(1)), opening.group(2), opening.group(3).lower()
+        body: list[str] = []
+        j = i + 1
+        while j < len(lines):
+            stripped = lines[j].strip()
+            if stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}:
+                break
+            # Content lines lose at most the opening fence's indentation, as in CommonMark.
+            body.append(re.sub(f"^ {{0,{indent}}}", "", lines[j]) if indent else lines[j])
+            j += 1
+        blocks.append(Block(language, "\n".join(body) + "\n", i + 1, source))
+        i = j + 1
+    return blocks
+
+
+def shell_script(block: Block) -> str:
+    """The commands of a shell block; a console block keeps only its ``$ `` lines."""
+    if block.language != "console":
+        return block.text
+    commands = [line[2:] for line in block.text.splitlines() if line.startswith("$ ")]
+    return "\n".join(commands) + "\n"
+
+
+def _readme_blocks() -> list[Block]:
+    if not README.exists():
+        return []
+    return [b for b in fenced_blocks(README.read_text("utf-8")) if b.language in CHECKED_LANGUAGES]
+
+
+BLOCKS: Final = _readme_blocks()
+
+
+def _params(*languages: str, run: bool | None = None) -> list[Any]:
+    chosen = [b for b in BLOCKS if b.language in languages and (run is None or b.not_run != run)]
+    return [pytest.param(b, id=f"{b.language}-line{b.line}") for b in chosen]
+
+
+# --- shell ---------------------------------------------------------------------------------------
+
+
+def check_syntax(block: Block) -> None:
+    result = subprocess.run(
+        ["bash", "-n"],
+        input=shell_script(block),
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=False,
+    )
+    assert result.returncode == 0, f"{block.where}: bash -n fails:\n{result.stderr}"
+
+
+def expected_status(block: Block) -> int:
+    """0, unless the block says ``# expect exit N`` (a console block: ``$ # expect exit N``)."""
+    match = _EXPECT_EXIT.search(shell_script(block))
+    return int(match.group(1)) if match else 0
+
+
+@dataclass(frozen=True)
+class Ran:
+    status: int
+    stdout: str
+    stderr: str
+
+
+def run_block(block: Block, workdir: Path, env: Mapping[str, str]) -> Ran:
+    """Run with bash -e in its own process group, so a timeout also ends anything it started."""
+    process = subprocess.Popen(
+        ["bash", "-e", "-o", "pipefail", "-c", shell_script(block)],
+        cwd=workdir,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=RUN_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, stderr = process.communicate()
+        pytest.fail(
+            f"{block.where}: still running after {RUN_TIMEOUT_SECONDS} s. A command that serves "
+            f"forever (cooked-mcp without --check) belongs in a block starting with '{NOT_RUN}'.\n"
+            f"stdout:\n{stdout}\nstderr:\n{stderr}"
+        )
+    return Ran(process.returncode, stdout, stderr)
+
+
+@pytest.fixture
+def shell_env(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
+    """An empty working directory with only .venv in it, and a fake Cooked configured."""
+    workdir = tmp_path / "work"
+    home = tmp_path / "home"
+    workdir.mkdir()
+    home.mkdir()
+    (workdir / ".venv").symlink_to(VENV, target_is_directory=True)
+    with FakeCooked() as fake:
+        yield (
+            workdir,
+            {
+                "PATH": f"{workdir / '.venv' / 'bin'}:/usr/bin:/bin",
+                "HOME": str(home),
+                "LANG": "C.UTF-8",
+                "COOKED_BASE_URL": fake.base_url,
+                "COOKED_LOGIN_USERNAME": SEED_LOGIN,
+                "COOKED_LOGIN_PASSWORD": SEED_PASSWORD,
+            },
+        )
+
+
+@pytest.mark.parametrize("block", _params(*SHELL_LANGUAGES))
+def test_shell_blocks_are_valid_bash(block: Block) -> None:
+    check_syntax(block)
+
+
+@pytest.mark.parametrize("block", _params(*SHELL_LANGUAGES, run=True))
+def test_shell_blocks_run_against_a_fake_cooked(block: Block, shell_env: tuple[Path, dict[str, str]]) -> None:
+    workdir, env = shell_env
+    ran = run_block(block, workdir, env)
+    expected = expected_status(block)
+    assert ran.status == expected, (
+        f"{block.where}: exit status {ran.status}, expected {expected}\n"
+        f"script:\n{shell_script(block)}\nstdout:\n{ran.stdout}\nstderr:\n{ran.stderr}"
+    )
+
+
+# --- json, toml, python --------------------------------------------------------------------------
+
+#: Every environment variable cooked-mcp reads, from the config module's own constants.
+KNOWN_ENV: Final = frozenset(
+    value for name, value in vars(config).items() if name.startswith("ENV_") and isinstance(value, str)
+) | {"HOME", "XDG_CONFIG_HOME", "PATH"}
+
+
+def check_json(block: Block) -> None:
+    try:
+        data = json.loads(block.text)
+    except json.JSONDecodeError as exc:
+        pytest.fail(f"{block.where}: invalid JSON: {exc}")
+    servers = data.get("mcpServers", {}) if isinstance(data, dict) else {}
+    for name, server in servers.items():
+        command = str(server.get("command", ""))
+        assert command.endswith("cooked-mcp"), f"{block.where}: mcpServers.{name}.command is {command!r}"
+        unknown = sorted(set(server.get("env", {})) - KNOWN_ENV)
+        assert not unknown, f"{block.where}: mcpServers.{name}.env has unknown variables {unknown}"
+
+
+#: TOML keys whose loaded value can be compared with what the file says.
+_SETTING_OF: Final[dict[tuple[str, str], Callable[[config.Settings], object]]] = {
+    ("cooked", "base_url"): lambda s: s.base_url,
+    ("mcp", "http_addr"): lambda s: f"{s.http_host}:{s.http_port}",
+    ("mcp", "read_only"): lambda s: s.read_only,
+    ("log", "level"): lambda s: s.log_level,
+}
+
+
+def check_toml(block: Block, folder: Path) -> None:
+    try:
+        data = tomllib.loads(block.text)
+    except tomllib.TOMLDecodeError as exc:
+        pytest.fail(f"{block.where}: invalid TOML: {exc}")
+    path = folder / "config.toml"
+    path.write_text(block.text, encoding="utf-8")
+    environ = {
+        "HOME": str(folder),
+        # Credentials from the environment win, so no user.*_cmd command is ever run here.
+        "COOKED_LOGIN_USERNAME": SEED_LOGIN,
+        "COOKED_LOGIN_PASSWORD": SEED_PASSWORD,
+    }
+    try:
+        settings = config.load_settings(config_path=str(path), environ=environ)
+    except config.ConfigError as exc:
+        pytest.fail(f"{block.where}: cooked-mcp rejects this config: {exc}")
+    for (table, key), setting in _SETTING_OF.items():
+        if key in data.get(table, {}):
+            written, loaded = data[table][key], setting(settings)
+            if isinstance(written, str) and isinstance(loaded, str):
+                written, loaded = written.rstrip("/").lower(), loaded.rstrip("/").lower()
+            assert loaded == written, f"{block.where}: {table}.{key} = {written!r} loads as {loaded!r}"
+
+
+@pytest.mark.parametrize("block", _params("json"))
+def test_json_blocks_parse(block: Block) -> None:
+    check_json(block)
+
+
+@pytest.mark.parametrize("block", _params("toml"))
+def test_toml_blocks_load_as_cooked_mcp_config(block: Block, tmp_path: Path) -> None:
+    check_toml(block, tmp_path)
+
+
+@pytest.mark.parametrize("block", _params("python"))
+def test_python_blocks_compile(block: Block) -> None:
+    compile(block.text, block.where, "exec")
+
+
+def test_the_readme_has_checked_blocks() -> None:
+    """Zero blocks would turn every test above into nothing; that must not pass quietly."""
+    assert README.exists(), "README.md is missing"
+    languages = {b.language for b in BLOCKS}
+    assert SHELL_LANGUAGES & languages, f"no shell block found in README.md (found: {sorted(languages)})"
+
+
+# --- the checks themselves, on a sample README ---------------------------------------------------
+
+SAMPLE = """\
+# Sample
+
+```sh
+# not run here
+cooked-mcp
+```
+
+```bash
+echo "$COOKED_BASE_URL" | grep -q '^http://127.0.0.1:'
+cooked-mcp --version
+```
+
+````console
+$ cooked-mcp --transport nope
+cooked-mcp: unknown transport 'nope' ...
+$ echo done
+````
+
+```console
+$ # expect exit 2
+$ cooked-mcp --transport nope
+```
+
+```json
+{"mcpServers": {"Cooked": {"command": "/x/.venv/bin/cooked-mcp", "env": {"COOKED_LOGIN_USERNAME": "a"}}}}
+```
+
+```toml
+[cooked]
+base_url = "https://cooked.example"
+[user]
+name = "alice"
+password_cmd = "exit 1"
+```
+
+```
+not checked
+```
+"""
+
+
+def test_blocks_are_found_with_their_language_and_line() -> None:
+    blocks = fenced_blocks(SAMPLE, "sample.md")
+    assert [(b.language, b.line) for b in blocks] == [
+        ("sh", 3),
+        ("bash", 8),
+        ("console", 13),
+        ("console", 19),
+        ("json", 24),
+        ("toml", 28),
+        ("", 36),
+    ]
+    assert blocks[0].not_run and not blocks[1].not_run
+    assert shell_script(blocks[2]) == "cooked-mcp --transport nope\necho done\n"
+
+
+def test_sample_blocks_pass_or_fail_as_the_conventions_say(
+    tmp_path: Path, shell_env: tuple[Path, dict[str, str]]
+) -> None:
+    workdir, env = shell_env
+    sh, bash, failing, expected_failure, json_block, toml_block, _ = fenced_blocks(SAMPLE, "sample.md")
+    for block in (sh, bash, failing, expected_failure):
+        check_syntax(block)
+    assert run_block(bash, workdir, env).status == 0
+    ran = run_block(failing, workdir, env)
+    assert ran.status == 2 and "unknown transport" in ran.stderr  # bash -e stops at the first failure
+    assert expected_status(expected_failure) == 2
+    assert run_block(expected_failure, workdir, env).status == 2
+    check_json(json_block)
+    check_toml(toml_block, tmp_path)  # password_cmd would fail, but the environment wins
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "message"),
+    [
+        pytest.param("if true; then echo\n", "sh", "bash -n fails", id="shell-syntax"),
+        pytest.param('{"a": 1,}\n', "json", "invalid JSON", id="json-syntax"),
+        pytest.param(
+            '{"mcpServers": {"C": {"command": "cooked-mcp", "env": {"COOKED_PASSWORD": "x"}}}}\n',
+            "json",
+            "unknown variables",
+            id="json-unknown-env",
+        ),
+        pytest.param("[user\n", "toml", "invalid TOML", id="toml-syntax"),
+        pytest.param('[user]\npasword = "x"\n', "toml", "rejects this config", id="toml-unknown-key"),
+        pytest.param(
+            '[cooked]\nbase_url = "https://cooked.wiki/api"\n',
+            "toml",
+            "rejects this config",
+            id="toml-bad-url",
+        ),
+    ],
+)
+def test_broken_blocks_fail_naming_the_line(text: str, language: str, message: str, tmp_path: Path) -> None:
+    block = Block(language, text, 7, "sample.md")
+    with pytest.raises((AssertionError, pytest.fail.Exception), match=message) as caught:
+        if language == "sh":
+            check_syntax(block)
+        elif language == "json":
+            check_json(block)
+        else:
+            check_toml(block, tmp_path)
+    assert "sample.md:7" in str(caught.value)

@@ -1,0 +1,163 @@
+"""change_shopping_list action=update_item: partial changes over Cooked's whole-group PUT."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sessions import cooked_session, text_of
+from shopping_support import (
+    GET_LIST,
+    SEED_AISLE_IDS,
+    SEED_GROUP_IDS,
+    change,
+    cooked_calls,
+    group_path,
+    groups_now,
+    read_list,
+    structured,
+)
+
+from cooked_fake import EMPTY_AISLE_ID, FakeCooked
+
+pytestmark = pytest.mark.anyio
+
+EDITABLE = ("name", "quantity", "aisle_id", "selected")
+_VISIBLE = st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Cf", "Zl", "Zp", "Zs"))
+_LINE_TEXT = st.text(_VISIBLE, min_size=1, max_size=30)
+CHANGES = st.fixed_dictionaries(
+    {},
+    optional={
+        "name": _LINE_TEXT,
+        "quantity": st.none() | _LINE_TEXT,
+        "aisle_id": st.sampled_from(SEED_AISLE_IDS),
+        "selected": st.booleans(),
+    },
+)
+
+
+def wire(fields: dict[str, Any]) -> dict[str, Any]:
+    """The four fields as Cooked's PUT body spells them."""
+    return {
+        "name": fields["name"],
+        "quantity": fields["quantity"],
+        "aisle-id": fields["aisle_id"],
+        "selected": fields["selected"],
+    }
+
+
+@pytest.mark.req(
+    "shopping-list.UPDATE_ITEM.1",
+    "shopping-list.UPDATE_ITEM.2",
+    "shopping-list.UPDATE_ITEM.3",
+    "shopping-list.UPDATE_ITEM.4",
+    "shopping-list.UPDATE_ITEM.5",
+    "shopping-list.UPDATE_ITEM.8",
+    "shopping-list.UPDATE_ITEM.9",
+    "shopping-list.VERIFICATION.1",
+    "shopping-list.VERIFICATION.2",
+)
+@settings(max_examples=25, deadline=None)
+@given(group_id=st.sampled_from(SEED_GROUP_IDS), changes=CHANGES)
+async def test_a_partial_update_sends_current_values_overridden_by_the_given_ones(
+    running: FakeCooked, group_id: str, changes: dict[str, Any]
+) -> None:
+    running.reset()
+    before = groups_now(running)[group_id]
+    async with cooked_session(running) as client:
+        result = await change(client, action="update_item", product_group_id=group_id, **changes)
+
+    expected = {**before, **changes}
+    put = ("PUT", group_path(group_id), wire(expected))
+    read_first = [(*GET_LIST, None)] if len(changes) < len(EDITABLE) else []
+    assert cooked_calls(running) == [*read_first, put]
+    assert groups_now(running)[group_id] == expected
+    output = structured(result)
+    assert output["product_group_id"] == group_id
+    assert output["item"]["id"] == group_id
+    assert output["item"]["aisle_id"] == expected["aisle_id"]
+    assert output["item"]["selected"] is expected["selected"]
+    assert group_id in text_of(result)
+
+
+@pytest.mark.req("shopping-list.UPDATE_ITEM.3", "shopping-list.UPDATE_ITEM.4", "shopping-list.UPDATE_ITEM.9")
+async def test_null_quantity_is_a_given_value_and_an_omitted_one_is_kept(fake: FakeCooked) -> None:
+    async with cooked_session(fake) as client:
+        await change(client, action="update_item", product_group_id="pg-01", name="Plum tomatoes")
+        kept = cooked_calls(fake)[-1]
+        fake.clear_requests()
+        await change(client, action="update_item", product_group_id="pg-01", quantity=None)
+        cleared = cooked_calls(fake)[-1]
+    assert kept[2] == {"name": "Plum tomatoes", "quantity": "1 can", "aisle-id": "produce", "selected": False}
+    assert cleared[2] == {"name": "Plum tomatoes", "quantity": None, "aisle-id": "produce", "selected": False}
+    assert groups_now(fake)["pg-01"]["quantity"] is None
+
+
+@pytest.mark.req("shopping-list.UPDATE_ITEM.1", "shopping-list.UPDATE_ITEM.5", "tools.RESPONSES.2")
+async def test_moving_an_item_into_an_empty_aisle(fake: FakeCooked) -> None:
+    async with cooked_session(fake) as client:
+        listed = structured(await read_list(client))
+        empty = next(a["id"] for a in listed["aisles"] if a["product_group_count"] == 0)
+        result = await change(client, action="update_item", product_group_id="pg-03", aisle_id=empty)
+        after = structured(await read_list(client))
+    assert empty == EMPTY_AISLE_ID
+    assert structured(result)["item"] == {
+        "id": "pg-03",
+        "name": "Garlic",
+        "quantity": "3 cloves",
+        "selected": False,
+        "aisle_id": EMPTY_AISLE_ID,
+    }
+    assert f"in aisle {EMPTY_AISLE_ID}" in text_of(result)
+    assert "Kept the current value of: name, quantity, selected" in text_of(result)
+    moved = next(g for g in after["product_groups"] if g["id"] == "pg-03")
+    assert moved["aisle_id"] == EMPTY_AISLE_ID
+    counts = {a["id"]: a["product_group_count"] for a in after["aisles"]}
+    assert counts["produce"] == 2 and counts[EMPTY_AISLE_ID] == 1
+
+
+@pytest.mark.req(
+    "shopping-list.UPDATE_ITEM.6",
+    "shopping-list.UPDATE_ITEM.7",
+    "tools.RESPONSES.6",
+)
+async def test_a_missing_group_is_a_tool_error_naming_it_and_nothing_is_written(fake: FakeCooked) -> None:
+    async with cooked_session(fake) as client:
+        result = await change(client, action="update_item", product_group_id="pg-404", selected=True)
+    assert result.is_error
+    assert "'pg-404' is not on the shopping list" in text_of(result)
+    assert "read target=shopping_list" in text_of(result)
+    assert [(method, path) for method, path, _ in cooked_calls(fake)] == [GET_LIST]
+
+
+@pytest.mark.req("shopping-list.UPDATE_ITEM.7", "tools.RESPONSES.6")
+async def test_a_group_gone_by_the_time_of_a_full_update_is_cookeds_404_as_a_tool_error(
+    fake: FakeCooked,
+) -> None:
+    full = {"name": "Leek", "quantity": None, "aisle_id": "produce", "selected": False}
+    async with cooked_session(fake) as client:
+        result = await change(client, action="update_item", product_group_id="pg-404", **full)
+    assert result.is_error
+    assert "404" in text_of(result) and "'pg-404' is not on the shopping list" in text_of(result)
+    assert [(method, path) for method, path, _ in cooked_calls(fake)] == [("PUT", group_path("pg-404"))]
+
+
+@pytest.mark.req("shopping-list.UPDATE_ITEM.6")
+async def test_update_item_without_a_product_group_id_is_rejected_before_cooked(fake: FakeCooked) -> None:
+    async with cooked_session(fake) as client:
+        result = await change(client, action="update_item", name="Leek")
+    assert result.is_error
+    assert "product_group_id is required" in text_of(result)
+    assert fake.requests == []
+
+
+@pytest.mark.req("tools.RESPONSES.6")
+async def test_an_unknown_aisle_is_a_tool_error_pointing_at_the_aisle_ids(fake: FakeCooked) -> None:
+    async with cooked_session(fake) as client:
+        result = await change(client, action="update_item", product_group_id="pg-01", aisle_id="bakery")
+    assert result.is_error
+    assert "400" in text_of(result) and "bakery" in text_of(result)
+    assert "aisle_id listed by read target=shopping_list" in text_of(result)
+    assert groups_now(fake)["pg-01"]["aisle_id"] == "produce"
