@@ -126,20 +126,10 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
             ]
             for row in ov["calls"]
         ]
-        floor = ov["sdk_floor"]
-        rows.append(
-            [
-                "stdio",
-                floor["call"],
-                _f(floor["p50_ms"]),
-                "–",
-                "–",
-                _f(floor["p99_ms"]),
-                "–",
-                "–",
-                str(floor["n"]),
-            ]
-        )
+        rows += [
+            [f["transport"], f["call"], _f(f["p50_ms"]), "–", "–", _f(f["p99_ms"]), "–", "–", str(f["n"])]
+            for f in ov["sdk_floor"]
+        ]
         out += _table(
             [
                 "transport",

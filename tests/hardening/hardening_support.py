@@ -8,6 +8,7 @@ produced instead of numbers someone typed.
 from __future__ import annotations
 
 import json
+import shlex
 import ssl
 import threading
 from collections import Counter
@@ -15,12 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 import anyio
 import httpx
 import mcp_types as types
-from mcp import Client
+from mcp import Client, StdioServerParameters
+from servers import COOKED_MCP
 from sessions import cooked_session, text_of
 
 from cooked_fake import DRAFT_ID, SEED_USERNAME, FakeCooked
@@ -108,7 +110,11 @@ class Operation:
 OPERATIONS: tuple[Operation, ...] = (
     Operation("read:recipes", "read", {"target": "recipes"}, "GET", f"{USER}/recipes"),
     Operation(
-        "read:recipes+query", "read", {"target": "recipes", "query": "soup"}, "GET", "/api/user/recipes/search"
+        "read:recipes+query",
+        "read",
+        {"target": "recipes", "query": "soup"},
+        "GET",
+        "/api/user/recipes/search",
     ),
     Operation("read:recipe", "read", {"target": "recipe", "recipe_id": "r-0001"}, "GET", "/api/saved/r-0001"),
     Operation("read:shopping_list", "read", {"target": "shopping_list"}, "GET", f"{USER}/shopping-list"),
@@ -140,7 +146,9 @@ OPERATIONS: tuple[Operation, ...] = (
         "POST",
         "/api/recipes",
     ),
-    Operation("save_recipe:url@import", "save_recipe", {"source": "url", "url": IMPORT_URL}, "POST", "/api/new"),
+    Operation(
+        "save_recipe:url@import", "save_recipe", {"source": "url", "url": IMPORT_URL}, "POST", "/api/new"
+    ),
     Operation(
         "save_recipe:url@draft",
         "save_recipe",
@@ -220,7 +228,11 @@ OPERATIONS: tuple[Operation, ...] = (
         f"{USER}/shopping-list/remove",
     ),
     Operation(
-        "change_shopping_list:clear", "change_shopping_list", {"action": "clear"}, "DELETE", f"{USER}/shopping-list"
+        "change_shopping_list:clear",
+        "change_shopping_list",
+        {"action": "clear"},
+        "DELETE",
+        f"{USER}/shopping-list",
     ),
     # Any tool's first call logs in; a fault there must be just as recoverable.
     Operation("login (via read:shopping_list)", "read", {"target": "shopping_list"}, "POST", LOGIN_PATH),
@@ -297,3 +309,58 @@ def session(fake: FakeCooked, *, read_only: bool = False, **client_options: Any)
     """``cooked_session`` with the default httpx transport built on a shared SSL context."""
     transport = httpx.AsyncHTTPTransport(verify=_SSL_CONTEXT)
     return cooked_session(fake, read_only=read_only, transport=transport, **client_options)
+
+
+# --- canaries --------------------------------------------------------------------------------
+
+
+def spellings(secret: str) -> set[str]:
+    """The forms a leaked secret would take: raw, percent-encoded (URLs), JSON-escaped (stdout)."""
+    return {
+        secret,
+        quote(secret, safe=""),
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+    }
+
+
+def find_canaries(outputs: dict[str, str], canaries: dict[str, str]) -> list[str]:
+    """Every (canary, output) pair where some spelling of the canary shows up, counted in the figures."""
+    leaks = [
+        f"{name} in {where}"
+        for where, text in outputs.items()
+        for name, canary in canaries.items()
+        if any(form in text for form in spellings(canary))
+    ]
+    FIGURES.add("secrets", "outputs_scanned", len(outputs))
+    FIGURES.add("secrets", "characters_scanned", sum(len(text) for text in outputs.values()))
+    FIGURES.add("secrets", "canary_checks", len(outputs) * len(canaries))
+    FIGURES.add("secrets", "canaries_leaked", len(leaks))
+    return leaks
+
+
+def traced_stdio_client(env: dict[str, str], folder: Path, *args: str) -> tuple[Client, Path, Path]:
+    """cooked-mcp over stdio with its raw stdout and stderr also kept in files.
+
+    A shell pipeline tees stdout (so every byte the server wrote there can be checked to be
+    JSON-RPC) and appends stderr to a log file. The MCP client kills the whole process group
+    on exit, shell and tee included.
+    """
+    stdout, stderr = folder / "stdout.jsonl", folder / "stderr.log"
+    script = f'"$0" "$@" 2>>{shlex.quote(str(stderr))} | tee -a {shlex.quote(str(stdout))}'
+    params = StdioServerParameters(command="/bin/sh", args=["-c", script, COOKED_MCP, *args], env=env)
+    return Client(params, read_timeout_seconds=30), stdout, stderr
+
+
+def non_json_rpc_lines(stdout: str) -> list[str]:
+    """Lines on stdout that are not one JSON-RPC 2.0 message each."""
+    bad = []
+    for line in stdout.splitlines():
+        try:
+            message = json.loads(line)
+        except ValueError:
+            bad.append(line[:200])
+            continue
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            bad.append(line[:200])
+    return bad

@@ -22,7 +22,6 @@ import tracemalloc
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from mcp import Client
 from conftest import Guard
 from hardening_support import (
     FIGURES,
@@ -36,6 +35,7 @@ from hardening_support import (
     succeeded,
     wait_until,
 )
+from mcp import Client
 from servers import free_port
 
 from cooked_fake import FakeCooked
@@ -64,6 +64,7 @@ SLOW_SECONDS = 0.4
 #: Peak Python allocations allowed while a 10 MiB error body arrives.
 MEMORY_CEILING = 2 * 1024 * 1024
 
+
 @pytest.fixture(scope="module")
 async def client(running_fake: FakeCooked) -> AsyncIterator[Client]:
     """One MCP session for every case: the fake is reset between cases, the session lives on."""
@@ -74,7 +75,9 @@ async def client(running_fake: FakeCooked) -> AsyncIterator[Client]:
 @pytest.fixture(scope="module")
 async def impatient_client(running_fake: FakeCooked) -> AsyncIterator[Client]:
     """A session whose client gives up on Cooked after SMALL_TIMEOUT, for the "slow" fault."""
-    async with session(running_fake, read_timeout=SMALL_TIMEOUT, import_read_timeout=SMALL_TIMEOUT) as connected:
+    async with session(
+        running_fake, read_timeout=SMALL_TIMEOUT, import_read_timeout=SMALL_TIMEOUT
+    ) as connected:
         yield connected
 
 
@@ -156,7 +159,9 @@ async def test_a_cooked_fault_is_one_concise_recoverable_tool_error(
     if fault == "slow":
         client = impatient_client
     with contextlib.ExitStack() as stack:
-        catcher = stack.enter_context(catcher_on_127_0_0_2(fake.port)) if fault == "redirect_other_host" else None
+        catcher = (
+            stack.enter_context(catcher_on_127_0_0_2(fake.port)) if fault == "redirect_other_host" else None
+        )
         refused_before = len(network_guard.refused)
         inject(fake, op, fault)
 

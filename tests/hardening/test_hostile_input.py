@@ -114,7 +114,9 @@ def valid_arguments_with_nasty_ids(draw: st.DrawFn, tool: str) -> dict[str, Any]
         if name.endswith("_id") or name == "query":
             args[name] = draw(nasty_text.filter(lambda s, n=name: 1 <= len(s) <= props[n]["maxLength"]))
         elif name.endswith("_ids"):
-            args[name] = draw(st.lists(nasty_text.filter(lambda s: 1 <= len(s) <= 200), min_size=1, max_size=4))
+            args[name] = draw(
+                st.lists(nasty_text.filter(lambda s: 1 <= len(s) <= 200), min_size=1, max_size=4)
+            )
     return args
 
 
@@ -163,7 +165,10 @@ def check_one_call(fake: FakeCooked, tool: str, arguments: dict[str, Any], resul
         FIGURES.add(suite, "invalid_rejected_without_request")
     else:
         for request in requests:
-            assert request_is_one_contract_endpoint(request.method, request.path), (request.method, request.path)
+            assert request_is_one_contract_endpoint(request.method, request.path), (
+                request.method,
+                request.path,
+            )
         if result.is_error:
             assert len(text) <= MAX_ERROR_CHARS, f"{len(text)} chars: {text[:200]}"
         FIGURES.add(suite, "valid_calls")
@@ -187,7 +192,9 @@ def memory_client(portal: BlockingPortal, running_fake: FakeCooked) -> Iterator[
         yield client
 
 
-def run(portal: BlockingPortal, client: Client, fake: FakeCooked, tool: str, arguments: dict[str, Any]) -> Any:
+def run(
+    portal: BlockingPortal, client: Client, fake: FakeCooked, tool: str, arguments: dict[str, Any]
+) -> Any:
     fake.reset()  # seed data, no session: a stray login would show up in fake.requests too
     return portal.call(call, client, tool, arguments)
 
@@ -253,7 +260,10 @@ def stdio(
     portal: BlockingPortal, running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Client]:
     env = server_env(
-        tmp_path_factory.mktemp("hostile-stdio"), running_fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD
+        tmp_path_factory.mktemp("hostile-stdio"),
+        running_fake.base_url,
+        login=SEED_LOGIN,
+        password=SEED_PASSWORD,
     )
     with portal.wrap_async_context_manager(stdio_client(env)) as client:
         yield client

@@ -23,8 +23,10 @@ Conventions for README.md (the test reads every fenced block; others are ignored
   every server's ``command`` must end in ``cooked-mcp`` and every ``env`` key must be a
   variable cooked-mcp reads.
 - ```` ```toml ```` blocks must parse and load as a cooked-mcp config file through
-  ``cooked_mcp.config.load_settings`` (the credentials come from the environment, so no
-  ``*_cmd`` command is run); the settings it names must come out as written.
+  ``cooked_mcp.config.load_settings`` for the http transport (its rules include the
+  stdio ones). Credentials, and the HTTP token when the block uses ``mcp.http_token_cmd``,
+  come from the environment, so no ``*_cmd`` command is ever run. The settings the block
+  names (base URL, HTTP address, read-only, log level) must come out as written.
 - ```` ```python ```` blocks must compile.
 """
 
@@ -260,8 +262,12 @@ def check_toml(block: Block, folder: Path) -> None:
         "COOKED_LOGIN_USERNAME": SEED_LOGIN,
         "COOKED_LOGIN_PASSWORD": SEED_PASSWORD,
     }
+    if "http_token_cmd" in data.get("mcp", {}):
+        environ[config.ENV_HTTP_TOKEN] = "readme-test-token"  # wins, so the command is not run either
     try:
-        settings = config.load_settings(config_path=str(path), environ=environ)
+        # As the http transport: its extra rules (a token for non-loopback addresses and for
+        # allowed_hosts/origins) apply on top of everything a stdio config must satisfy.
+        settings = config.load_settings(config_path=str(path), environ=environ, transport="http")
     except config.ConfigError as exc:
         pytest.fail(f"{block.where}: cooked-mcp rejects this config: {exc}")
     for (table, key), setting in _SETTING_OF.items():
@@ -272,19 +278,18 @@ def check_toml(block: Block, folder: Path) -> None:
             assert loaded == written, f"{block.where}: {table}.{key} = {written!r} loads as {loaded!r}"
 
 
-@pytest.mark.parametrize("block", _params("json"))
-def test_json_blocks_parse(block: Block) -> None:
-    check_json(block)
+def check_data(block: Block, folder: Path) -> None:
+    if block.language == "json":
+        check_json(block)
+    elif block.language == "toml":
+        check_toml(block, folder)
+    else:
+        compile(block.text, block.where, "exec")
 
 
-@pytest.mark.parametrize("block", _params("toml"))
-def test_toml_blocks_load_as_cooked_mcp_config(block: Block, tmp_path: Path) -> None:
-    check_toml(block, tmp_path)
-
-
-@pytest.mark.parametrize("block", _params("python"))
-def test_python_blocks_compile(block: Block) -> None:
-    compile(block.text, block.where, "exec")
+@pytest.mark.parametrize("block", _params("json", "toml", "python"))
+def test_json_toml_and_python_blocks_are_valid(block: Block, tmp_path: Path) -> None:
+    check_data(block, tmp_path)
 
 
 def test_the_readme_has_checked_blocks() -> None:
@@ -387,6 +392,9 @@ def test_sample_blocks_pass_or_fail_as_the_conventions_say(
             "toml",
             "rejects this config",
             id="toml-bad-url",
+        ),
+        pytest.param(
+            '[mcp]\nhttp_addr = "0.0.0.0:8123"\n', "toml", "rejects this config", id="toml-open-without-token"
         ),
     ],
 )

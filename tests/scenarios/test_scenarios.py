@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ import pytest
 import yaml
 from mcp import Client
 from runner import (
+    Connect,
     Scenario,
     ScenarioError,
     StepFailed,
@@ -66,11 +67,8 @@ async def over_http(env: dict[str, str]) -> AsyncIterator[Client]:
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
-
-Connector = Callable[[dict[str, str]], AbstractAsyncContextManager[Client]]
-
 #: What running a whole journey over each transport proves about the transport itself.
-TRANSPORTS: dict[str, tuple[Connector, tuple[str, ...]]] = {
+TRANSPORTS: dict[str, tuple[Connect, tuple[str, ...]]] = {
     "stdio": (over_stdio, ("server.TRANSPORT.1",)),
     "http": (
         over_http,

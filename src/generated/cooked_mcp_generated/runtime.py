@@ -51,6 +51,18 @@ class ToolCall:
 
 
 _MAX_SHOWN_VALUE = 60
+# Unknown parameter names and tool names come from the caller and may be megabytes long or hold
+# line breaks; what an error repeats of them, and the error itself, stay bounded.
+_MAX_SHOWN_NAME = 100
+_MAX_SHOWN_UNKNOWN = 3
+_MAX_SHOWN_PROBLEMS = 5
+_MAX_PROBLEMS_CHARS = 800
+
+
+def shown_name(name: str) -> str:
+    """A caller-supplied name quoted on one line, shortened past _MAX_SHOWN_NAME characters."""
+    quoted = repr(name)
+    return quoted if len(quoted) <= _MAX_SHOWN_NAME else quoted[: _MAX_SHOWN_NAME - 2] + "…" + quoted[-1]
 
 
 @dataclass(frozen=True)
@@ -86,13 +98,19 @@ def check_not_null(values: Mapping[str, object], given: Collection[str], nullabl
 
 
 def describe_validation_error(tool: str, error: ValidationError, allowed: Collection[str]) -> str:
-    """One line per problem, each naming the parameter, without echoing long values."""
-    problems = []
+    """One clause per problem, each naming the parameter, without echoing long values.
+
+    Unknown parameters are named together in one clause (the first few, then a count), and
+    at most _MAX_SHOWN_PROBLEMS clauses are listed, so arguments with thousands of unknown or
+    megabyte-long keys still get a short answer.
+    """
+    problems: list[str] = []
+    unknown: list[str] = []
     for item in error.errors(include_url=False):
         location = ".".join(str(part) for part in item["loc"]) or "arguments"
         kind = item["type"]
         if kind == "extra_forbidden":
-            problems.append(f"unknown parameter {location!r}; allowed: {', '.join(allowed)}")
+            unknown.append(location)
         elif kind == "missing":
             problems.append(f"{location} is required")
         elif kind == "value_error" and isinstance(item.get("ctx", {}).get("error"), ArgumentError):
@@ -101,4 +119,15 @@ def describe_validation_error(tool: str, error: ValidationError, allowed: Collec
             shown = repr(item.get("input"))
             suffix = f" (got {shown})" if len(shown) <= _MAX_SHOWN_VALUE else ""
             problems.append(f"{location}: {item['msg']}{suffix}")
-    return f"Invalid arguments for {tool}: " + "; ".join(problems) + ". Nothing was sent to Cooked."
+    if unknown:
+        names = ", ".join(shown_name(name) for name in unknown[:_MAX_SHOWN_UNKNOWN])
+        more = len(unknown) - _MAX_SHOWN_UNKNOWN
+        noun = "unknown parameter" if len(unknown) == 1 else "unknown parameters"
+        problems.insert(
+            0, f"{noun} {names}{f' and {more} more' if more > 0 else ''}; allowed: {', '.join(allowed)}"
+        )
+    hidden = len(problems) - _MAX_SHOWN_PROBLEMS
+    text = "; ".join(problems[:_MAX_SHOWN_PROBLEMS]) + (f"; and {hidden} more problems" if hidden > 0 else "")
+    if len(text) > _MAX_PROBLEMS_CHARS:
+        text = text[: _MAX_PROBLEMS_CHARS - 1] + "…"
+    return f"Invalid arguments for {tool}: {text}. Nothing was sent to Cooked."

@@ -42,7 +42,7 @@ from .models import (
     SaveRecipeArguments,
     SaveRecipeOutput,
 )
-from .runtime import ModeRules, ToolCall, ToolError, ToolResult, describe_validation_error
+from .runtime import ModeRules, ToolCall, ToolError, ToolResult, describe_validation_error, shown_name
 
 logger = logging.getLogger("cooked_mcp.tools")
 
@@ -598,7 +598,7 @@ def create_server(
     ) -> types.CallToolResult:
         spec = enabled.get(params.name)
         if spec is None:
-            return _error(f"Unknown tool {params.name!r}. Available tools: {', '.join(enabled)}.")
+            return _error(f"Unknown tool {shown_name(params.name)}. Available tools: {', '.join(enabled)}.")
         try:
             args = spec.arguments.model_validate(params.arguments or {})
         except ValidationError as exc:
