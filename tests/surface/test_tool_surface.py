@@ -413,3 +413,13 @@ async def test_every_specified_operation_is_a_tool_call() -> None:
         for value in schema.get("enum", [])
     }
     assert modes <= {op for op in OPERATIONS.values() if op[1] is not None}
+
+
+@pytest.mark.req("tools.CHANGE_SHOPPING_LIST_TOOL.5", "shopping-list.UPDATE_ITEM.2")
+async def test_an_empty_quantity_is_rejected_because_null_means_none() -> None:
+    arguments = {"action": "update_item", "product_group_id": "pg-01", "quantity": ""}
+    result, handlers = await call(arguments, tool="change_shopping_list")
+    assert "quantity" in error_text(result)
+    assert handlers.calls == []
+    result, handlers = await call({**arguments, "quantity": None}, tool="change_shopping_list")
+    assert not result.is_error and handlers.calls[0][1].quantity is None

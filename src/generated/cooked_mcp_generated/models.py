@@ -359,8 +359,9 @@ class ChangeShoppingListArguments(_Arguments):
     )
     quantity: str | None = Field(
         default=None,
+        min_length=1,
         max_length=500,
-        description="With action=update_item, the new quantity as free text, or null for none.",
+        description='With action=update_item, the new quantity as free text (e.g. "2 cans"), or null for none.',
     )
     aisle_id: str | None = Field(
         default=None,

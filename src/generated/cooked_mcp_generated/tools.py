@@ -487,7 +487,8 @@ CHANGE_SHOPPING_LIST: Final = ToolSpec(
                 },
                 "quantity": {
                     "type": ["string", "null"],
-                    "description": "With action=update_item, the new quantity as free text, or null for none.",
+                    "description": 'With action=update_item, the new quantity as free text (e.g. "2 cans"), or null for none.',
+                    "minLength": 1,
                     "maxLength": 500,
                 },
                 "aisle_id": {

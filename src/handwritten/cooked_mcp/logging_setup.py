@@ -21,12 +21,12 @@ what is useful without them.
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import threading
 from collections.abc import Callable, Iterable
-from urllib.parse import quote
+
+from .redaction import MIN_SECRET_LENGTH, REDACTED, redact
 
 __all__ = [
     "QUIET_LIBRARY_LOGGERS",
@@ -37,9 +37,6 @@ __all__ = [
     "register_secret_source",
 ]
 
-REDACTED = "[redacted]"
-#: Shorter values are not replaced: scrubbing every "ab" from a log only garbles it (Session.redact agrees).
-MIN_SECRET_LENGTH = 3
 #: Library loggers that print URLs or raw headers below WARNING.
 QUIET_LIBRARY_LOGGERS = ("httpx", "httpcore")
 
@@ -53,8 +50,8 @@ _active: RedactionFilter | None = None
 class RedactionFilter(logging.Filter):
     """Replaces registered secret values in every record it sees; never drops a record.
 
-    Each secret is also matched in the two other spellings a log line is likely to carry:
-    percent-encoded (in a URL) and JSON-escaped (in a dumped body).
+    Each secret is matched in every spelling ``cooked_mcp.redaction`` knows (percent-encoded
+    in a URL, JSON-escaped in a dumped body), in any letter case.
     """
 
     def __init__(self, secrets: Iterable[str] = (), sources: Iterable[SecretSource] = ()) -> None:
@@ -73,10 +70,7 @@ class RedactionFilter(logging.Filter):
             self._sources.append(source)
 
     def redact(self, text: str) -> str:
-        for secret in self._current():
-            if secret in text:
-                text = text.replace(secret, REDACTED)
-        return text
+        return redact(text, self._current())
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -92,21 +86,17 @@ class RedactionFilter(logging.Filter):
             record.stack_info = self.redact(record.stack_info)
         return True
 
-    def _current(self) -> list[str]:
-        """Every spelling of every secret, longest first so a longer one is never half-replaced."""
+    def _current(self) -> set[str]:
+        """The registered secrets plus whatever the sources hold right now."""
         with self._lock:
             values = set(self._secrets)
             sources = list(self._sources)
         for source in sources:
             try:
-                values.update(value for value in source() if len(value) >= MIN_SECRET_LENGTH)
+                values.update(source())
             except Exception:  # noqa: S112 - a source that fails (e.g. a jar mid-update) must not stop logging
                 continue
-        spellings = set(values)
-        for value in values:
-            spellings.add(quote(value, safe=""))
-            spellings.add(json.dumps(value)[1:-1])
-        return sorted(spellings, key=len, reverse=True)
+        return values
 
 
 def configure_logging(level: str, secrets: Iterable[str] = ()) -> RedactionFilter:

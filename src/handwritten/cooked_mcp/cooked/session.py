@@ -23,6 +23,7 @@ from cooked_mcp.cooked.endpoints import Key
 from cooked_mcp.cooked.errors import CookedAuthError, CookedError, error_from_response
 from cooked_mcp.cooked.models import LoginResult
 from cooked_mcp.cooked.wire import Reply, Wire
+from cooked_mcp.redaction import redact
 
 __all__ = ["LOGIN_HINT", "SecretLike", "Session"]
 
@@ -34,9 +35,8 @@ LOGIN_HINT = (
     "config file) and restart cooked-mcp; social-login and passwordless Cooked accounts are not supported"
 )
 
-
-_REDACTED = "[redacted]"
-_MIN_REDACTED_LENGTH = 3
+#: Cookie values of earlier sessions kept for redaction (one per login; a long-lived process stays bounded).
+_RETIRED_COOKIES_KEPT = 16
 
 
 class SecretLike(Protocol):
@@ -54,6 +54,7 @@ class Session:
         self._generation = 0
         self._username: str | None = None
         self._failure: CookedError | None = None
+        self._retired_cookies: list[str] = []
 
     async def current(self) -> tuple[int, str]:
         """The session to use, logging in first if there is none yet: ``(generation, username)``."""
@@ -69,17 +70,24 @@ class Session:
     def redact(self, text: str) -> str:
         """Scrub what must never reach error text: login name, username, password, cookie values.
 
-        Cooked's error messages are untrusted and could echo any of them back. Very short
-        values are left alone: replacing two letters everywhere would only garble the text.
+        Cooked's error messages are untrusted and could echo any of them back, raw or encoded
+        (see ``cooked_mcp.redaction``). Very short values are left alone: replacing two
+        letters everywhere would only garble the text.
         """
-        for secret in sorted(self.secret_values(), key=len, reverse=True):
-            if len(secret) >= _MIN_REDACTED_LENGTH:
-                text = text.replace(secret, _REDACTED)
-        return text
+        return redact(text, self.secret_values())
 
     def secret_values(self) -> list[str]:
-        """Login name, password, canonical username and the cookie values held right now."""
-        secrets = [self._login_name, self._password.get_secret_value(), *self._wire.cookie_values()]
+        """Login name, password, canonical username, and the session cookie values held now or before.
+
+        Earlier cookies count too: a login clears the jar first, and Cooked's answer to that
+        login could still echo the cookie of the session it replaces.
+        """
+        secrets = [
+            self._login_name,
+            self._password.get_secret_value(),
+            *self._wire.cookie_values(),
+            *self._retired_cookies,
+        ]
         if self._username is not None:
             secrets.append(self._username)
         return secrets
@@ -100,6 +108,8 @@ class Session:
         that looks while it is in flight waits for it instead of starting another one."""
         self._username = None
         self._failure = None
+        retired = [value for value in self._wire.cookie_values() if value not in self._retired_cookies]
+        self._retired_cookies = [*self._retired_cookies, *retired][-_RETIRED_COOKIES_KEPT:]
         self._wire.clear_cookies()
         try:
             self._username = await self._post_login()

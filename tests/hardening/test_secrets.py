@@ -1,0 +1,464 @@
+"""ONE suite for secrecy: canary values in every secret, every failure path, every output searched.
+
+Canaries are distinctive values planted where the secrets live: the Cooked login name,
+password and canonical username, the session cookie (the fake issues a fixed canary value),
+what credential commands print on stdout and stderr, and the HTTP bearer token. The server
+is then driven through the paths most likely to leak them, with debug logging on:
+
+- a wrong password, failing credential commands (stderr, stdout, a timeout);
+- Cooked errors that echo the request back (every status, the login too, in the message,
+  the code and percent-encoded), and a 200 whose wrong-shaped body holds the canaries;
+- HTTP requests without the token, with a wrong one, with the token in the URL;
+- ordinary use of every tool.
+
+Every output is searched for every canary in each spelling a leak would take (raw,
+percent-encoded, JSON-escaped): the process's stderr (its log) and stdout, every tool
+result and MCP error. stdout must hold nothing but JSON-RPC. Separately, the log redaction
+filter, the second line of defence, is tested on its own.
+
+The canonical username may legitimately appear as a recipe's ``owner`` (it is account data
+Cooked returns); this suite never reads a recipe that account owns, so any sighting is a leak.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from hardening_support import (
+    FIGURES,
+    LOGIN_PATH,
+    OPERATIONS,
+    call,
+    find_canaries,
+    non_json_rpc_lines,
+    spellings,
+    succeeded,
+    traced_stdio_client,
+)
+from servers import http_client, http_server, python_command, run_server, server_env
+from sessions import text_of
+
+from cooked_fake import FakeCooked
+from cooked_mcp import logging_setup
+from cooked_mcp.config import ConfigError, load_settings
+from cooked_mcp.logging_setup import REDACTED, RedactionFilter, configure_logging
+
+pytestmark = pytest.mark.anyio
+
+LOGIN = "canary.login+7Qx@example.com"
+PASSWORD = 'canary "pw" Z9/q+'
+USERNAME = "canary user.K3p"  # a space and a dot: its URL spelling differs from the raw one
+COOKIE = "CanaryCookie_R8v2x"
+CMD_STDOUT = "canary-cmd-stdout-M4w"
+CMD_STDERR = "canary-cmd-stderr-J7t"
+TOKEN = "canary-token-H2n9b"
+WRONG_TOKEN = "canary-wrong-token-P5k"
+WRONG_PASSWORD = "canary-wrong-pw-Q1z"
+
+CANARIES = {
+    "login name": LOGIN,
+    "password": PASSWORD,
+    "canonical username": USERNAME,
+    "session cookie": COOKIE,
+    "command stdout": CMD_STDOUT,
+    "command stderr": CMD_STDERR,
+    "bearer token": TOKEN,
+    "wrong bearer token": WRONG_TOKEN,
+    "wrong password": WRONG_PASSWORD,
+}
+#: What Cooked "echoes back" in error bodies: every Cooked-side secret, raw and as a URL would carry it.
+ECHO = " | ".join(
+    sorted({form for secret in (LOGIN, PASSWORD, USERNAME, COOKIE) for form in spellings(secret)})
+)
+
+
+def assert_no_leaks(outputs: dict[str, str], canaries: dict[str, str] = CANARIES) -> None:
+    leaks = find_canaries(outputs, canaries)
+    assert not leaks, f"canaries leaked: {leaks}"
+
+
+@pytest.fixture(scope="module")
+def canary_fake() -> Iterator[FakeCooked]:
+    """A fake Cooked account whose credentials, username and session cookie are canaries."""
+    with FakeCooked() as fake:
+        fake.use_account(login=LOGIN, password=PASSWORD, username=USERNAME, session_token=COOKIE)
+        yield fake
+
+
+@pytest.fixture
+def cfake(canary_fake: FakeCooked) -> FakeCooked:
+    canary_fake.reset()
+    return canary_fake
+
+
+@pytest.fixture(scope="module")
+def portal() -> Iterator[BlockingPortal]:
+    with start_blocking_portal("asyncio") as running:
+        yield running
+
+
+def toml_string(value: str) -> str:
+    """A TOML basic string (JSON's escapes are valid TOML for ASCII text)."""
+    return json.dumps(value)
+
+
+def canary_env(home: Path, fake: FakeCooked, **extra: str) -> dict[str, str]:
+    """Login name from the environment, password from a command (in TOML), debug logging on."""
+    env = server_env(home, fake.base_url, login=LOGIN, password="", COOKED_MCP_LOG_LEVEL="debug", **extra)
+    del env["COOKED_LOGIN_PASSWORD"]
+    command = python_command(
+        f"import sys; print({PASSWORD!r}); print({CMD_STDERR!r}, file=sys.stderr); sys.stderr.flush()"
+    )
+    (home / "config" / "cooked-mcp").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "cooked-mcp" / "config.toml").write_text(
+        f"[user]\npassword_cmd = {toml_string(command)}\n", "utf-8"
+    )
+    return env
+
+
+# --- the redaction filter, on its own -----------------------------------------------------------
+
+
+def _record(msg: str, *args: object, exc: bool = False, stack: str | None = None) -> logging.LogRecord:
+    exc_info = None
+    if exc:
+        try:
+            raise RuntimeError(f"failed for {PASSWORD}")
+        except RuntimeError:
+            exc_info = sys.exc_info()
+    record = logging.LogRecord("some.library", logging.DEBUG, __file__, 1, msg, args, exc_info)
+    record.stack_info = stack
+    return record
+
+
+def _formatted(redaction: RedactionFilter, record: logging.LogRecord) -> str:
+    assert redaction.filter(record) is True  # the filter scrubs; it never drops a record
+    return logging.Formatter("%(message)s").format(record)
+
+
+@pytest.mark.req("authentication.SECRETS.1", "server.SECURITY.2")
+def test_the_redaction_filter_scrubs_message_arguments_tracebacks_and_stacks() -> None:
+    redaction = RedactionFilter([LOGIN, PASSWORD, TOKEN, "ab"])
+    redaction.add_source(lambda: [COOKIE])
+    cases = [
+        _record("login %s with %r", LOGIN, PASSWORD),
+        _record("GET /api/user/%s/recipes", "canary.login%2B7Qx%40example.com"),
+        _record(json.dumps({"password": PASSWORD, "cookie": COOKIE})),
+        _record("Authorization: Bearer %s", TOKEN),
+        _record("boom", exc=True),
+        _record("stack", stack=f"Stack (most recent call last):\n  token={TOKEN}"),
+        _record("broken format %s %s", PASSWORD),  # too few arguments: still no secret printed
+    ]
+    for record in cases:
+        text = _formatted(redaction, record)
+        for secret in (LOGIN, PASSWORD, TOKEN, COOKIE):
+            assert not any(form in text for form in spellings(secret)), text
+    assert _formatted(redaction, _record("login %s", LOGIN)) == f"login {REDACTED}"
+    # Too short to scrub without garbling every line: left alone, as Session.redact does.
+    assert _formatted(redaction, _record("abc")) == "abc"
+    FIGURES.add("secrets", "redaction_filter_cases", len(cases))
+
+
+@pytest.mark.req("authentication.SECRETS.1", "server.SECURITY.2")
+def test_a_failing_secret_source_does_not_stop_logging() -> None:
+    def broken() -> list[str]:
+        raise RuntimeError("cookie jar changed size during iteration")
+
+    redaction = RedactionFilter([PASSWORD], [broken])
+    assert _formatted(redaction, _record("pw=%s", PASSWORD)) == f"pw={REDACTED}"
+
+
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    libraries = {name: logging.getLogger(name).level for name in ("httpx", "httpcore")}
+    active = logging_setup._active
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for name, library_level in libraries.items():
+        logging.getLogger(name).setLevel(library_level)
+    logging_setup._active = active
+
+
+@pytest.mark.req("authentication.SECRETS.1", "server.SECURITY.2", "tools.RESPONSES.7")
+def test_configured_logging_writes_only_to_stderr_redacts_and_quiets_http_libraries(
+    restore_logging: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdout", stdout)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    configure_logging("debug", secrets=[LOGIN, PASSWORD, USERNAME, TOKEN])
+    logging_setup.register_secret_source(lambda: [COOKIE])
+
+    # What the libraries under the server could say at their most talkative.
+    logging.getLogger("httpx").info('HTTP Request: GET http://cooked/api/user/%s/recipes "200 OK"', USERNAME)
+    logging.getLogger("httpcore.http11").debug(
+        "receive_response_headers: Set-Cookie: ring-session=%s", COOKIE
+    )
+    logging.getLogger("uvicorn.error").debug("headers: authorization: Bearer %s", TOKEN)
+    logging.getLogger("mcp.server.streamable_http").debug("request body: %s", {"password": PASSWORD})
+    logging.getLogger("cooked_mcp.cooked").debug("login as %s", LOGIN)
+    logging.getLogger("cooked_mcp.tools").error("tool failed", exc_info=RuntimeError(f"cookie {COOKIE}"))
+
+    log = stderr.getvalue()
+    assert stdout.getvalue() == "", "logging wrote to stdout, which belongs to the stdio transport"
+    assert "uvicorn.error" in log and "cooked_mcp.cooked" in log and log.count(REDACTED) >= 4
+    # httpx and httpcore are held at WARNING whatever the root level: their lines never appear.
+    assert "HTTP Request" not in log and "receive_response_headers" not in log
+    assert logging.getLogger("httpx").getEffectiveLevel() == logging.WARNING
+    assert logging.getLogger("httpcore").getEffectiveLevel() == logging.WARNING
+    assert_no_leaks({"log": log}, {k: CANARIES[k] for k in ("login name", "password", "session cookie")})
+    assert_no_leaks({"log": log}, {"canonical username": USERNAME, "bearer token": TOKEN})
+
+
+# --- configuration errors -----------------------------------------------------------------------
+
+
+@pytest.mark.req("authentication.SECRETS.3", "authentication.CREDENTIALS.20", "server.SECURITY.2")
+@pytest.mark.parametrize(
+    ("toml", "environ"),
+    [
+        (f"[user]\npassword = {toml_string(PASSWORD)}\npassword_cmd = 'echo {CMD_STDOUT}'\n", {}),
+        (f"[user]\nname = {toml_string(LOGIN)}\nname_cmd = 'echo {CMD_STDOUT}'\n", {}),
+        ("", {"COOKED_MCP_HTTP_TOKEN": f"{TOKEN} {WRONG_TOKEN}"}),
+        (f"[mcp]\nhttp_token = {toml_string(TOKEN)}\nhttp_token_cmd = 'echo {CMD_STDOUT}'\n", {}),
+        (
+            "[user]\npassword_cmd = "
+            + toml_string(f"echo {CMD_STDOUT}; echo {CMD_STDERR} >&2; exit 3")
+            + "\n",
+            {},
+        ),
+        (
+            "[mcp]\nhttp_token_cmd = "
+            + toml_string(f"echo {CMD_STDOUT}; echo {CMD_STDERR} >&2; exit 1")
+            + "\n",
+            {},
+        ),
+    ],
+    ids=[
+        "password+cmd",
+        "name+cmd",
+        "token-with-space",
+        "token+cmd",
+        "password-cmd-fails",
+        "token-cmd-fails",
+    ],
+)
+def test_configuration_errors_about_secrets_never_show_them(
+    tmp_path: Path, toml: str, environ: dict[str, str]
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(toml, "utf-8")
+    env = {
+        "HOME": str(tmp_path),
+        "COOKED_LOGIN_USERNAME": LOGIN,
+        "COOKED_LOGIN_PASSWORD": PASSWORD,
+        **environ,
+    }
+    if "password" in toml:
+        del env["COOKED_LOGIN_PASSWORD"]
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config_path=str(path), environ=env, transport="http")
+    assert_no_leaks({"config error": str(caught.value), "repr": repr(caught.value)})
+
+
+# --- credential commands through the real process ----------------------------------------------
+
+
+@pytest.mark.req(
+    "authentication.CREDENTIALS.19",
+    "authentication.CREDENTIALS.20",
+    "authentication.SECRETS.1",
+    "authentication.SECRETS.2",
+    "authentication.SECRETS.3",
+)
+@pytest.mark.parametrize(
+    ("setting", "command", "problem"),
+    [
+        ("password_cmd", f"echo {CMD_STDERR} >&2; exit 1", "failed with exit status 1"),
+        ("name_cmd", f"echo {CMD_STDOUT}; exit 1", "failed with exit status 1"),
+        ("password_cmd", f"echo {CMD_STDOUT}; echo {CMD_STDERR} >&2; exec sleep 30", "timed out after 5 s"),
+    ],
+    ids=["stderr-then-exit-1", "stdout-then-exit-1", "sleeps-past-the-timeout"],
+)
+def test_failing_credential_commands_stop_startup_without_their_output(
+    tmp_path: Path, setting: str, command: str, problem: str
+) -> None:
+    env = server_env(
+        tmp_path, "http://127.0.0.1:9", login=LOGIN, password=PASSWORD, COOKED_MCP_LOG_LEVEL="debug"
+    )
+    del env["COOKED_LOGIN_USERNAME" if setting == "name_cmd" else "COOKED_LOGIN_PASSWORD"]
+    config = tmp_path / "config.toml"
+    config.write_text(f"[user]\n{setting} = {toml_string(command)}\n", "utf-8")
+
+    started = time.monotonic()
+    finished = run_server(env, "--config", str(config), timeout=20)
+    elapsed = time.monotonic() - started
+
+    assert finished.returncode == 2
+    assert f"user.{setting} command {problem}" in finished.stderr
+    assert elapsed < 10, f"startup took {elapsed:.1f} s: the command's runtime is not bounded"
+    assert_no_leaks({"stderr": finished.stderr, "stdout": finished.stdout})
+    FIGURES.add("secrets", "failure_paths")
+
+
+# --- the real process over stdio, debug logging, every tool, Cooked echoing secrets -------------
+
+#: (method, path, status, body) of Cooked answers that echo the canaries back.
+ECHOES: list[tuple[str, str, int, Any]] = [
+    ("GET", "/api/saved/r-0001", 404, {"code": "NOT_FOUND", "message": f"no recipe for {ECHO}"}),
+    ("GET", f"/api/user/{USERNAME}/recipes", 400, {"code": PASSWORD, "message": ECHO}),
+    ("POST", "/api/recipes/preview", 422, {"code": "EXTRACTION_FAILED", "message": ECHO}),
+    ("POST", "/api/recipes", 500, {"code": "INTERNAL_ERROR", "message": f"request was {ECHO}"}),
+    ("DELETE", "/api/saved/r-0001", 403, {"code": "FORBIDDEN", "message": ECHO}),
+    ("GET", f"/api/user/{USERNAME}/shopping-list", 429, {"code": "RATE_LIMITED", "message": ECHO}),
+    ("POST", f"/api/user/{USERNAME}/shopping-list/ingredients", 502, f"<html>{ECHO}</html>"),
+    ("GET", f"/api/user/{USERNAME}/recipes", 200, {"items": [{"id": PASSWORD, "title": 7, "x": ECHO}]}),
+]
+#: The tool call that makes each echoing request.
+ECHO_CALLS: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {
+    ("GET", "/api/saved/r-0001"): ("read", {"target": "recipe", "recipe_id": "r-0001"}),
+    ("DELETE", "/api/saved/r-0001"): ("delete_recipe", {"recipe_id": "r-0001"}),
+    ("GET", f"/api/user/{USERNAME}/recipes"): ("read", {"target": "recipes"}),
+    ("POST", "/api/recipes/preview"): ("preview_recipe_text", {"title": "T", "text": "2 eggs"}),
+    ("POST", "/api/recipes"): (
+        "save_recipe",
+        {"source": "prepared", "title": "T", "markdown": "x", "portions": None},
+    ),
+    ("GET", f"/api/user/{USERNAME}/shopping-list"): ("read", {"target": "shopping_list"}),
+    ("POST", f"/api/user/{USERNAME}/shopping-list/ingredients"): (
+        "change_shopping_list",
+        {"action": "add", "ingredients": "x"},
+    ),
+}
+
+
+@pytest.mark.req(
+    "authentication.SECRETS.1",
+    "authentication.SECRETS.3",
+    "authentication.CREDENTIALS.19",
+    "api-client.ERRORS.6",
+    "tools.RESPONSES.7",
+    "authentication.VERIFICATION.1",
+)
+def test_stdio_process_at_debug_level_leaks_no_canary_anywhere(
+    portal: BlockingPortal, cfake: FakeCooked, tmp_path: Path
+) -> None:
+    env = canary_env(tmp_path / "home", cfake)
+    client, stdout_file, stderr_file = traced_stdio_client(env, tmp_path)
+    results: dict[str, str] = {}
+
+    def tool(label: str, name: str, arguments: dict[str, Any]) -> Any:
+        result = portal.call(call, stdio, name, arguments)
+        results[f"{label}: {name}"] = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
+        return result
+
+    with portal.wrap_async_context_manager(client) as stdio:
+        # Ordinary use of every tool (the seeded recipes are someone else's: writes get 403s).
+        for op in OPERATIONS:
+            tool(f"plain {op.label}", op.tool, op.arguments)
+        succeeded(tool("plain", "read", {"target": "shopping_list"}))
+        assert cfake.requests and cfake.requests[0].path == LOGIN_PATH
+
+        # Cooked echoing the secrets back, in bodies, codes and URL spellings.
+        for method, path, status, body in ECHOES:
+            cfake.fail(method=method, path=path, status=status, body=body)
+            name, arguments = ECHO_CALLS[method, path]
+            echoed = tool(f"echo {status} {path}", name, arguments)
+            assert echoed.is_error, (status, path, text_of(echoed))
+        # A session rejected twice, each time with an echoing message: the auth error path.
+        cfake.fail(path=f"/api/user/{USERNAME}/shopping-list", status=401, body={"message": ECHO}, times=2)
+        assert tool("persistent 401", "read", {"target": "shopping_list"}).is_error
+        # The login itself rejected, then failing, both echoing.
+        for status in (401, 500):
+            cfake.expire_sessions()
+            cfake.fail(path=LOGIN_PATH, status=status, body={"code": ECHO, "message": ECHO}, times=2)
+            assert tool(f"login {status}", "read", {"target": "shopping_list"}).is_error
+        # Unknown tools and invalid arguments that try to talk about credentials.
+        tool("invalid", "read", {"target": "recipe", "password": PASSWORD, "username": LOGIN})
+        tool("unknown tool", "login_as_admin", {"password": PASSWORD})
+        cfake.clear_faults()
+        succeeded(tool("after all that", "read", {"target": "recipes"}))
+
+    stdout, log = stdout_file.read_text("utf-8"), stderr_file.read_text("utf-8")
+    assert "cooked-mcp DEBUG cooked_mcp.cooked" in log, "debug logging was not on: the test proves nothing"
+    assert non_json_rpc_lines(stdout) == []
+    assert len(stdout.splitlines()) >= len(results)
+    assert_no_leaks({"stderr log": log, "stdout": stdout, **results})
+    FIGURES.add("secrets", "failure_paths", len(ECHOES) + 3 + 2)
+    FIGURES.add("secrets", "tool_results_scanned", len(results))
+
+
+@pytest.mark.req(
+    "authentication.LOGIN.4", "authentication.SECRETS.1", "authentication.SECRETS.3", "tools.RESPONSES.7"
+)
+def test_a_wrong_password_is_an_auth_error_that_names_settings_not_values(
+    portal: BlockingPortal, cfake: FakeCooked, tmp_path: Path
+) -> None:
+    env = server_env(
+        tmp_path / "home", cfake.base_url, login=LOGIN, password=WRONG_PASSWORD, COOKED_MCP_LOG_LEVEL="debug"
+    )
+    client, stdout_file, stderr_file = traced_stdio_client(env, tmp_path)
+    with portal.wrap_async_context_manager(client) as stdio:
+        results = [portal.call(call, stdio, op.tool, op.arguments) for op in OPERATIONS[:4]]
+    for result in results:
+        assert result.is_error and "COOKED_LOGIN_PASSWORD" in text_of(result)
+    stdout, log = stdout_file.read_text("utf-8"), stderr_file.read_text("utf-8")
+    assert non_json_rpc_lines(stdout) == []
+    assert_no_leaks({"stderr log": log, "stdout": stdout})
+    FIGURES.add("secrets", "failure_paths")
+
+
+# --- the real process over HTTP: the bearer token and the Cooked secrets -----------------------
+
+
+@pytest.mark.req("server.SECURITY.2", "authentication.SECRETS.1", "tools.RESPONSES.7")
+def test_http_process_at_debug_level_leaks_no_canary_through_auth_failures_or_tools(
+    portal: BlockingPortal, cfake: FakeCooked, tmp_path: Path
+) -> None:
+    env = canary_env(tmp_path / "home", cfake, COOKED_MCP_HTTP_TOKEN=TOKEN)
+    answers: dict[str, str] = {}
+    with http_server(env) as server:
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        attempts = {
+            "no token": (server.url, {}),
+            "wrong token": (server.url, {"Authorization": f"Bearer {WRONG_TOKEN}"}),
+            "token as Basic": (server.url, {"Authorization": f"Basic {TOKEN}"}),
+            "token in query": (f"{server.url}?access_token={TOKEN}", {}),
+            "token in path": (f"{server.origin}/{TOKEN}", {}),
+            "password as token": (server.url, {"Authorization": f"Bearer {PASSWORD.replace(' ', '')}"}),
+        }
+        for label, (url, extra) in attempts.items():
+            response = httpx.post(url, headers={**headers, **extra}, json=body, timeout=10)
+            assert response.status_code == 401, label
+            answers[label] = f"{response.headers}\n{response.text}"
+
+        async def use_tools() -> list[Any]:
+            async with http_client(server.url, TOKEN) as client:
+                cfake.fail(path="/api/saved/r-0001", status=404, body={"code": "NOT_FOUND", "message": ECHO})
+                return [
+                    await call(client, "read", {"target": "shopping_list"}),
+                    await call(client, "read", {"target": "recipe", "recipe_id": "r-0001"}),
+                    await call(client, "delete_recipe", {"recipe_id": "r-0002"}),
+                ]
+
+        for number, result in enumerate(portal.call(use_tools)):
+            answers[f"tool result {number}"] = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
+        log = server.stderr()
+
+    assert "DEBUG" in log and "refused POST /mcp" in log, "debug logging was not on: the test proves nothing"
+    assert_no_leaks({"stderr log": log, **answers})
+    FIGURES.add("secrets", "failure_paths", len(attempts) + 1)
