@@ -7,8 +7,11 @@ tests/traceability.py for what the gate checks.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 import traceability
+from netguard import loopback_only
 
 _TRACE = pytest.StashKey[traceability.Trace]()
 
@@ -17,6 +20,13 @@ _TRACE = pytest.StashKey[traceability.Trace]()
 def anyio_backend() -> str:
     """Async tests run on asyncio, the loop the server itself uses."""
     return "asyncio"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def only_loopback_network() -> Iterator[None]:
+    """Session-wide, so module-scoped fixtures and hypothesis examples run under it too."""
+    with loopback_only():
+        yield
 
 
 def pytest_collection_modifyitems(
