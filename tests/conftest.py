@@ -13,6 +13,8 @@ import pytest
 import traceability
 from netguard import loopback_only
 
+from cooked_fake import FakeCooked
+
 _TRACE = pytest.StashKey[traceability.Trace]()
 
 
@@ -27,6 +29,20 @@ def only_loopback_network() -> Iterator[None]:
     """Session-wide, so module-scoped fixtures and hypothesis examples run under it too."""
     with loopback_only():
         yield
+
+
+@pytest.fixture(scope="module")
+def running_fake() -> Iterator[FakeCooked]:
+    """One fake Cooked per module: starting one costs a thread and a socket, resetting it far less."""
+    with FakeCooked() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake(running_fake: FakeCooked) -> FakeCooked:
+    """The module's fake, back at its seed data with no faults, sessions or records."""
+    running_fake.reset()
+    return running_fake
 
 
 def pytest_collection_modifyitems(

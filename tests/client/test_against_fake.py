@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
 
 import pytest
 from client_support import assert_no_canary
@@ -21,19 +20,6 @@ from cooked_mcp.cooked import (
 from cooked_mcp.cooked.errors import MAX_ERROR_BODY_BYTES
 
 LOGIN = "/api/public/login"
-
-
-@pytest.fixture(scope="module")
-def running_fake() -> Iterator[FakeCooked]:
-    with FakeCooked() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(running_fake: FakeCooked) -> Iterator[FakeCooked]:
-    running_fake.reset()
-    yield running_fake
-    running_fake.reset()
 
 
 def client_for(fake: FakeCooked, password: str = SEED_PASSWORD) -> CookedClient:

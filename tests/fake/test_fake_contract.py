@@ -48,21 +48,9 @@ pytestmark = pytest.mark.tooling
 
 
 @pytest.fixture(scope="module")
-def running() -> Iterator[FakeCooked]:
-    with FakeCooked() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(running: FakeCooked) -> FakeCooked:
-    running.reset()
-    return running
-
-
-@pytest.fixture(scope="module")
-def shared_client(running: FakeCooked) -> Iterator[httpx.Client]:
+def shared_client(running_fake: FakeCooked) -> Iterator[httpx.Client]:
     """One client for the module: building an httpx.Client costs ~0.1 s (TLS context), a test far less."""
-    with httpx.Client(base_url=running.base_url, timeout=5) as client:
+    with httpx.Client(base_url=running_fake.base_url, timeout=5) as client:
         yield client
 
 

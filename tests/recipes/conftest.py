@@ -6,25 +6,13 @@ sessions and records, which is all a test can observe, so sharing it is safe and
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 from mcp import Client
 from sessions import cooked_session
 
 from cooked_fake import FakeCooked
-
-
-@pytest.fixture(scope="module")
-def running_fake() -> Iterator[FakeCooked]:
-    with FakeCooked() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(running_fake: FakeCooked) -> FakeCooked:
-    running_fake.reset()
-    return running_fake
 
 
 @pytest.fixture(scope="module")

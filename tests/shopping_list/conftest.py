@@ -5,22 +5,3 @@ refuses any other host for the whole package, so no test can reach the real Cook
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterator
-
-import pytest
-
-from cooked_fake import FakeCooked
-
-
-@pytest.fixture(scope="module")
-def running() -> Iterator[FakeCooked]:
-    """Hypothesis tests take this one and call reset() per example themselves."""
-    with FakeCooked() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(running: FakeCooked) -> FakeCooked:
-    running.reset()
-    return running

@@ -126,12 +126,12 @@ async def test_missing_or_empty_required_parameters_send_nothing(
 @settings(max_examples=30, deadline=None)
 @given(arguments=valid_arguments("change_shopping_list").filter(lambda a: a["action"] != "clear"))
 async def test_no_action_but_clear_ever_deletes_the_list(
-    running: FakeCooked, arguments: dict[str, Any]
+    running_fake: FakeCooked, arguments: dict[str, Any]
 ) -> None:
-    running.reset()
-    async with cooked_session(running) as client:
+    running_fake.reset()
+    async with cooked_session(running_fake) as client:
         await change(client, **arguments)
-    sent = api_requests(running)
+    sent = api_requests(running_fake)
     assert ("DELETE", LIST) not in sent
     assert len(sent) <= 2
 

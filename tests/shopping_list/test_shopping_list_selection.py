@@ -36,17 +36,17 @@ ASKED = st.lists(st.sampled_from(SEED_GROUP_IDS), min_size=1, max_size=8)
 @settings(max_examples=25, deadline=None)
 @given(initial=SUBSETS, asked=ASKED)
 async def test_add_selection_sends_the_union_current_order_first(
-    running: FakeCooked, initial: set[str], asked: list[str]
+    running_fake: FakeCooked, initial: set[str], asked: list[str]
 ) -> None:
-    running.reset()
-    set_selection(running, initial)
-    current = selected_in_list_order(running)
-    async with cooked_session(running) as client:
+    running_fake.reset()
+    set_selection(running_fake, initial)
+    current = selected_in_list_order(running_fake)
+    async with cooked_session(running_fake) as client:
         result = await change(client, action="add_selection", product_group_ids=asked)
 
     union = list(dict.fromkeys([*current, *asked]))
-    assert cooked_calls(running) == [(*GET_LIST, None), ("PUT", SELECTED, {"product-group-ids": union})]
-    assert running.state.selected == initial | set(asked)
+    assert cooked_calls(running_fake) == [(*GET_LIST, None), ("PUT", SELECTED, {"product-group-ids": union})]
+    assert running_fake.state.selected == initial | set(asked)
     assert structured(result) == {"action": "add_selection", "selected_ids": union}
     assert text_of(result).startswith(f"Ticked now ({len(union)}): {', '.join(union)}.")
 
@@ -61,17 +61,20 @@ async def test_add_selection_sends_the_union_current_order_first(
 @settings(max_examples=25, deadline=None)
 @given(initial=SUBSETS, asked=ASKED)
 async def test_remove_selection_sends_the_difference_in_current_order(
-    running: FakeCooked, initial: set[str], asked: list[str]
+    running_fake: FakeCooked, initial: set[str], asked: list[str]
 ) -> None:
-    running.reset()
-    set_selection(running, initial)
-    current = selected_in_list_order(running)
-    async with cooked_session(running) as client:
+    running_fake.reset()
+    set_selection(running_fake, initial)
+    current = selected_in_list_order(running_fake)
+    async with cooked_session(running_fake) as client:
         result = await change(client, action="remove_selection", product_group_ids=asked)
 
     difference = [gid for gid in current if gid not in asked]
-    assert cooked_calls(running) == [(*GET_LIST, None), ("PUT", SELECTED, {"product-group-ids": difference})]
-    assert running.state.selected == initial - set(asked)
+    assert cooked_calls(running_fake) == [
+        (*GET_LIST, None),
+        ("PUT", SELECTED, {"product-group-ids": difference}),
+    ]
+    assert running_fake.state.selected == initial - set(asked)
     assert structured(result) == {"action": "remove_selection", "selected_ids": difference}
 
 

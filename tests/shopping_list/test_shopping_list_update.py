@@ -62,18 +62,18 @@ def wire(fields: dict[str, Any]) -> dict[str, Any]:
 @settings(max_examples=25, deadline=None)
 @given(group_id=st.sampled_from(SEED_GROUP_IDS), changes=CHANGES)
 async def test_a_partial_update_sends_current_values_overridden_by_the_given_ones(
-    running: FakeCooked, group_id: str, changes: dict[str, Any]
+    running_fake: FakeCooked, group_id: str, changes: dict[str, Any]
 ) -> None:
-    running.reset()
-    before = groups_now(running)[group_id]
-    async with cooked_session(running) as client:
+    running_fake.reset()
+    before = groups_now(running_fake)[group_id]
+    async with cooked_session(running_fake) as client:
         result = await change(client, action="update_item", product_group_id=group_id, **changes)
 
     expected = {**before, **changes}
     put = ("PUT", group_path(group_id), wire(expected))
     read_first = [(*GET_LIST, None)] if len(changes) < len(EDITABLE) else []
-    assert cooked_calls(running) == [*read_first, put]
-    assert groups_now(running)[group_id] == expected
+    assert cooked_calls(running_fake) == [*read_first, put]
+    assert groups_now(running_fake)[group_id] == expected
     output = structured(result)
     assert output["product_group_id"] == group_id
     assert output["item"]["id"] == group_id
