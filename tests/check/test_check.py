@@ -51,7 +51,9 @@ def test_a_wrong_shape_is_reported_by_endpoint_and_field(tmp_path: Path) -> None
         )
         done = run_check(server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD))
     assert done.returncode == 1
-    lines = {line[2:24].strip(): line[24:].strip() for line in done.stdout.splitlines() if line.startswith("  ")}
+    lines = {
+        line[2:24].strip(): line[24:].strip() for line in done.stdout.splitlines() if line.startswith("  ")
+    }
     assert "FAILED" in lines["list recipes"] and "items[0].id" in lines["list recipes"]
     assert (
         "FAILED" in lines["read the shopping list"] and "not a JSON object" in lines["read the shopping list"]

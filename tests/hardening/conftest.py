@@ -12,18 +12,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hardening_support import FIGURES
+from hardening_support import FIGURES, Guard
 
 from cooked_fake import FakeCooked
 
 LOOPBACK_HOSTS = {"127.0.0.1", "::1", "localhost", b"127.0.0.1", b"localhost", None}
-
-
-class Guard:
-    """What the network guard refused, for assertions."""
-
-    def __init__(self) -> None:
-        self.refused: list[str] = []
 
 
 @pytest.fixture(scope="package", autouse=True)

@@ -12,7 +12,6 @@ import shlex
 import ssl
 import threading
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,6 +71,13 @@ class Figures:
 
 
 FIGURES = Figures()
+
+
+class Guard:
+    """What the package's network guard (conftest.network_guard) refused, for assertions."""
+
+    def __init__(self) -> None:
+        self.refused: list[str] = []
 
 
 # --- tool operations -------------------------------------------------------------------------
@@ -258,6 +264,8 @@ def error_text(result: types.CallToolResult) -> str:
     assert text, "a tool error must say something"
     assert len(text) <= MAX_ERROR_CHARS, f"tool error of {len(text)} chars: {text[:200]}…"
     assert "Traceback" not in text and "<html" not in text.lower()
+    # The dispatcher's catch-all: an exception no handler expected, i.e. a bug, not a handled failure.
+    assert "failed inside cooked-mcp" not in text, text
     return text
 
 
@@ -285,17 +293,6 @@ def path_is_contained(raw_path: str) -> bool:
     if not (raw_path.startswith("/api/") and decoded.startswith("/api/")):
         return False
     return all(segment not in (".", "..") for segment in raw_path.split("/"))
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Poll ``condition`` from synchronous code (for the fake's threads to settle)."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.01)
 
 
 # --- sessions --------------------------------------------------------------------------------

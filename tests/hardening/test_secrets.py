@@ -30,6 +30,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import httpx
 import pytest
@@ -45,13 +46,16 @@ from hardening_support import (
     succeeded,
     traced_stdio_client,
 )
+from pydantic import SecretStr
 from servers import http_client, http_server, python_command, run_server, server_env
 from sessions import text_of
 
 from cooked_fake import FakeCooked
 from cooked_mcp import logging_setup
 from cooked_mcp.config import ConfigError, load_settings
+from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.logging_setup import REDACTED, RedactionFilter, configure_logging
+from cooked_mcp.redaction import redact
 
 pytestmark = pytest.mark.anyio
 
@@ -169,6 +173,28 @@ def test_the_redaction_filter_scrubs_message_arguments_tracebacks_and_stacks() -
     FIGURES.add("secrets", "redaction_filter_cases", len(cases))
 
 
+@pytest.mark.req("authentication.SECRETS.1", "authentication.SECRETS.3", "api-client.ERRORS.6")
+def test_redaction_catches_other_letter_cases_and_encodings() -> None:
+    echoed = f"{LOGIN.upper()} / {quote_plus(PASSWORD)} / {quote(USERNAME)} / {json.dumps(PASSWORD)}"
+    scrubbed = redact(echoed, [LOGIN, PASSWORD, USERNAME])
+    assert scrubbed == " / ".join([REDACTED] * 3 + [f'"{REDACTED}"']), scrubbed
+
+
+@pytest.mark.req("authentication.SECRETS.1", "authentication.SESSION.1")
+async def test_the_clients_cookies_reach_the_log_filter_once_registered(
+    cfake: FakeCooked, restore_logging: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stderr = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    configure_logging("debug")  # no static secrets at all: only what the client knows
+    async with CookedClient(cfake.base_url, LOGIN, SecretStr(PASSWORD)) as client:
+        logging_setup.register_secret_source(client.secret_values)
+        await client.get_shopping_list()
+        logging.getLogger("some.library").debug("Cookie: ring-session=%s for %s", COOKIE, USERNAME)
+    assert REDACTED in stderr.getvalue()
+    assert_no_leaks({"log": stderr.getvalue()}, {"session cookie": COOKIE, "canonical username": USERNAME})
+
+
 @pytest.mark.req("authentication.SECRETS.1", "server.SECURITY.2")
 def test_a_failing_secret_source_does_not_stop_logging() -> None:
     def broken() -> list[str]:
@@ -272,6 +298,7 @@ def test_configuration_errors_about_secrets_never_show_them(
     with pytest.raises(ConfigError) as caught:
         load_settings(config_path=str(path), environ=env, transport="http")
     assert_no_leaks({"config error": str(caught.value), "repr": repr(caught.value)})
+    FIGURES.add("secrets", "failure_paths")
 
 
 # --- credential commands through the real process ----------------------------------------------

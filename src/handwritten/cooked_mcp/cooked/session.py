@@ -55,6 +55,9 @@ class Session:
         self._username: str | None = None
         self._failure: CookedError | None = None
         self._retired_cookies: list[str] = []
+        # The canonical username Cooked last returned; unlike _username it survives a re-login,
+        # whose error could echo it.
+        self._last_username: str | None = None
 
     async def current(self) -> tuple[int, str]:
         """The session to use, logging in first if there is none yet: ``(generation, username)``."""
@@ -79,8 +82,8 @@ class Session:
     def secret_values(self) -> list[str]:
         """Login name, password, canonical username, and the session cookie values held now or before.
 
-        Earlier cookies count too: a login clears the jar first, and Cooked's answer to that
-        login could still echo the cookie of the session it replaces.
+        Earlier cookies and the last canonical username count too: a login clears both first,
+        and Cooked's answer to that login could still echo those of the session it replaces.
         """
         secrets = [
             self._login_name,
@@ -88,8 +91,8 @@ class Session:
             *self._wire.cookie_values(),
             *self._retired_cookies,
         ]
-        if self._username is not None:
-            secrets.append(self._username)
+        if self._last_username is not None:
+            secrets.append(self._last_username)
         return secrets
 
     async def _login_once(self, seen_generation: int) -> tuple[int, str]:
@@ -112,7 +115,7 @@ class Session:
         self._retired_cookies = [*self._retired_cookies, *retired][-_RETIRED_COOKIES_KEPT:]
         self._wire.clear_cookies()
         try:
-            self._username = await self._post_login()
+            self._username = self._last_username = await self._post_login()
         except CookedError as exc:
             self._failure = exc
             raise

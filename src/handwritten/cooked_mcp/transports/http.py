@@ -38,11 +38,12 @@ import anyio
 import uvicorn
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..app import build_server
 from ..config import Settings, is_loopback
 from ..cooked.client import CookedClient
+from ..logging_setup import register_secret_source
 from .auth import BearerTokenMiddleware
 
 __all__ = ["MCP_PATH", "SHUTDOWN_GRACE_SECONDS", "build_app", "serve_http", "transport_security"]
@@ -87,6 +88,7 @@ def serve_http(settings: Settings) -> int:
             return EXIT_STARTUP
         try:
             client = CookedClient(settings.base_url, settings.username, settings.password)
+            register_secret_source(client.secret_values)  # the log filter scrubs session cookies too
             server = _Server(
                 uvicorn.Config(
                     build_app(settings, client),
@@ -131,7 +133,7 @@ def build_app(settings: Settings, client: CookedClient) -> ASGIApp:
     app: ASGIApp = _DeclaredSizeLimit(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
     if settings.http_token is not None:
         app = BearerTokenMiddleware(app, settings.http_token, served_path=MCP_PATH)
-    return app
+    return _CloseWhenBodyUnread(app)
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
@@ -193,6 +195,48 @@ class _DeclaredSizeLimit:
                 await send({"type": "http.response.body", "body": body})
                 return
         await self._app(scope, receive, send)
+
+
+class _CloseWhenBodyUnread:
+    """``Connection: close`` on any answer sent before the request body was read to its end.
+
+    A refusal (401 without the token, 413 for too large a body) is answered without reading
+    the body. uvicorn would then keep the connection alive by reading and discarding the
+    rest of the body for up to its keep-alive timeout, so an endless upload would keep the
+    server busy; closing the connection stops reading at once.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        body_done = "transfer-encoding" not in headers and headers.get("content-length", "0").strip() in (
+            "",
+            "0",
+        )
+
+        async def tracking_receive() -> Message:
+            nonlocal body_done
+            message = await receive()
+            if message["type"] == "http.disconnect" or not message.get("more_body", False):
+                body_done = True
+            return message
+
+        async def closing_send(message: Message) -> None:
+            if message["type"] == "http.response.start" and not body_done:
+                kept = [
+                    (name, value)
+                    for name, value in message.get("headers", [])
+                    if name.lower() != b"connection"
+                ]
+                message = {**message, "headers": [*kept, (b"connection", b"close")]}
+            await send(message)
+
+        await self._app(scope, tracking_receive, closing_send)
 
 
 class _Server(uvicorn.Server):
