@@ -49,6 +49,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="SDK client connect mode: legacy = initialize handshake (default), auto = server/discover first",
     )
     parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra environment variable for every server process, to try a change (repeatable)",
+    )
+    parser.add_argument(
         "--only",
         action="append",
         choices=[name for name, _, _ in SECTIONS],
@@ -86,7 +93,8 @@ def _server_logs(ctx: Context) -> dict[str, int]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    plan = Plan.make(quick=args.quick, mode=args.mode)
+    extra = dict(item.split("=", 1) for item in args.server_env if "=" in item)
+    plan = Plan.make(quick=args.quick, mode=args.mode, server_env=extra)
     results = Results()
     started = time.monotonic()
     load_before = os.getloadavg()
@@ -107,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": report.machine(),
         "quick": plan.quick,
         "client_mode": plan.mode,
+        "server_env": dict(plan.server_env),
         "runtime_s": round(time.monotonic() - started, 1),
         "load_average_1min": {"before": round(load_before[0], 2), "after": round(os.getloadavg()[0], 2)},
         "server_stderr_lines": stderr_lines,

@@ -24,6 +24,7 @@ from .servers import HttpServer, cooked_http
 from .workloads import READ_RECIPE
 
 SECTION = "concurrency"
+WARM_UP_SECONDS = 0.5
 
 
 async def _window(
@@ -58,16 +59,19 @@ async def _level(
 ) -> dict[str, Any]:
     plan = ctx.plan
     level = len(clients)
-    for client in clients:  # every session warm
-        await READ_RECIPE.mcp_call(client)()
-    server_cpu, own_cpu = cpu_seconds(http.child.pid), time.process_time()
-    latencies, errors, elapsed = await _window(
-        [READ_RECIPE.mcp_call(c) for c in clients], plan.concurrency_seconds
-    )
-    server_cpu, own_cpu = cpu_seconds(http.child.pid) - server_cpu, time.process_time() - own_cpu
+    mcp_calls = [READ_RECIPE.mcp_call(c) for c in clients]
+    direct_calls = [READ_RECIPE.direct_call(cooked)] * level
+    # A short concurrent warm-up first, so the HTTP connection pools (cooked-mcp's to Cooked, the
+    # benchmark's to both) have grown to this level before timing: the fake Cooked accepts with a
+    # listen backlog of 5, and a burst of new connections beyond it stalls for a SYN retransmit (1 s).
+    await _window(mcp_calls, WARM_UP_SECONDS)
+    await _window(direct_calls, WARM_UP_SECONDS)
+    server_cpu, own_cpu = cpu_seconds(http.pid), time.process_time()
+    latencies, errors, elapsed = await _window(mcp_calls, plan.concurrency_seconds)
+    server_cpu, own_cpu = cpu_seconds(http.pid) - server_cpu, time.process_time() - own_cpu
     stats = Stats.of(latencies) if latencies else None
     direct_latencies, direct_errors, direct_elapsed = await _window(
-        [READ_RECIPE.direct_call(cooked)] * level, plan.baseline_concurrency_seconds
+        direct_calls, plan.baseline_concurrency_seconds
     )
     direct = Stats.of(direct_latencies)
     row: dict[str, Any] = {

@@ -35,10 +35,12 @@ class Plan:
     memory_sample_every: int
     sweep_delays: tuple[float, ...]
     sweep_budget_seconds: float  # per delay and side: fewer calls when Cooked is slow
+    server_env: tuple[tuple[str, str], ...] = ()  # extra variables for every server process
 
     @classmethod
-    def make(cls, *, quick: bool, mode: str) -> Plan:
+    def make(cls, *, quick: bool, mode: str, server_env: dict[str, str] | None = None) -> Plan:
         return cls(
+            server_env=tuple(sorted((server_env or {}).items())),
             quick=quick,
             mode=mode,
             startup_runs=5 if quick else 10,
@@ -73,7 +75,11 @@ class Context:
     def env(self, **extra: str) -> dict[str, str]:
         """The whole environment of a server process: a scratch HOME, the fake, the seed user."""
         return server_env(
-            self.workdir / "home", self.fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, **extra
+            self.workdir / "home",
+            self.fake.base_url,
+            login=SEED_LOGIN,
+            password=SEED_PASSWORD,
+            **{**dict(self.plan.server_env), **extra},
         )
 
     @contextlib.contextmanager

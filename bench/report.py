@@ -68,6 +68,7 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
         f"{meta['runtime_s']:.0f} s · load average {meta['load_average_1min']['before']:.1f} before, "
         f"{meta['load_average_1min']['after']:.1f} after",
         "",
+        *([f"Extra server environment: `{meta['server_env']}`", ""] if meta.get("server_env") else []),
         "## Targets",
         "",
     ]
@@ -106,6 +107,12 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
                 for row in it["top_cumulative"]
             ],
         )
+        out += [
+            "Ten largest self times: "
+            + ", ".join(f"`{row['module']}` {row['self_us'] / 1000:.1f} ms" for row in it["top_self"])
+            + ".",
+            "",
+        ]
     if "overhead" in s:
         ov = s["overhead"]
         out += [
@@ -119,6 +126,7 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
                 _f(row["mcp"]["p50_ms"]),
                 _f(row["direct_httpx"]["p50_ms"]),
                 _f(row["added_p50_ms"]),
+                _f(row["added_p50_beyond_sdk_floor_ms"]),
                 _f(row["mcp"]["p99_ms"]),
                 _f(row["direct_httpx"]["p99_ms"]),
                 _f(row["added_p99_ms"]),
@@ -127,7 +135,18 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
             for row in ov["calls"]
         ]
         rows += [
-            [f["transport"], f["call"], _f(f["p50_ms"]), "–", "–", _f(f["p99_ms"]), "–", "–", str(f["n"])]
+            [
+                f["transport"],
+                f["call"],
+                _f(f["p50_ms"]),
+                "–",
+                "–",
+                "–",
+                _f(f["p99_ms"]),
+                "–",
+                "–",
+                str(f["n"]),
+            ]
             for f in ov["sdk_floor"]
         ]
         out += _table(
@@ -137,6 +156,7 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
                 "p50",
                 "direct p50",
                 "added p50",
+                "added p50 − SDK floor p50",
                 "p99",
                 "direct p99",
                 "added p99",
@@ -144,6 +164,11 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
             ],
             rows,
         )
+        out += [
+            "The bare SDK server rows are the MCP SDK's own cost per call (client and server, trivial tool, "
+            "no Cooked); the column before p99 is what remains of the added p50 once that floor is taken off.",
+            "",
+        ]
     if "requests_per_call" in s:
         out += ["## Cooked requests per tool call (measured / contract minimum)", ""]
         out += _table(
@@ -187,6 +212,11 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
             ],
         )
         out += [
+            "With 8 and 32 clients the two cores are shared by the load generator (one Python process "
+            "running every SDK client), the server and the fake Cooked, so calls/s and p99 there show the "
+            "machine's limit as much as the server's; the direct httpx baseline saturates too. Server CPU "
+            "per call is the server's own share.",
+            "",
             "Session expiry under concurrent calls: "
             + "; ".join(
                 f"{b['calls']} calls → {b['logins']} login(s), {b['cooked_requests']} Cooked requests, "

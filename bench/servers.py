@@ -6,9 +6,11 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
+from tests.servers import http_server
+
 from .clients import BASELINE_SERVER, McpClient, connect_http, connect_stdio, stdio_params
 from .context import Context, new_token
-from .procs import COOKED_MCP, HOST, PYTHON, Child, child_pids, cmdline, free_port, spawn, wait_for_port
+from .procs import COOKED_MCP, HOST, PYTHON, child_pids, cmdline, free_port, spawn, wait_for_port
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ async def baseline_stdio(ctx: Context) -> AsyncIterator[McpClient]:
 class HttpServer:
     url: str
     token: str
-    child: Child
+    pid: int
 
     def client(self, mode: str) -> contextlib.AbstractAsyncContextManager[McpClient]:
         return connect_http(self.url, self.token, mode)
@@ -49,14 +51,13 @@ class HttpServer:
 
 @contextlib.contextmanager
 def cooked_http(ctx: Context) -> Iterator[HttpServer]:
-    """``cooked-mcp --transport http`` on a free 127.0.0.1 port with a bearer token."""
-    port = free_port()
+    """``cooked-mcp --transport http`` on a free 127.0.0.1 port with a bearer token.
+
+    Started by the tests' helper, which also insists on a clean exit (status 0) after SIGTERM.
+    """
     token = new_token()
-    argv = [COOKED_MCP, "--transport", "http", "--http-addr", f"{HOST}:{port}"]
-    env = ctx.env(COOKED_MCP_HTTP_TOKEN=token)
-    with spawn("cooked-mcp --transport http", argv, env, ctx.logs / "cooked-mcp-http.log") as child:
-        wait_for_port(child, port)
-        yield HttpServer(f"http://{HOST}:{port}/mcp", token, child)
+    with http_server(ctx.env(COOKED_MCP_HTTP_TOKEN=token)) as server:
+        yield HttpServer(server.url, token, server.process.pid)
 
 
 @contextlib.contextmanager
@@ -66,4 +67,4 @@ def baseline_http(ctx: Context) -> Iterator[HttpServer]:
     argv = [PYTHON, BASELINE_SERVER, "--http", f"{HOST}:{port}"]
     with spawn("bare SDK server --http", argv, ctx.env(), ctx.logs / "baseline-http.log") as child:
         wait_for_port(child, port)
-        yield HttpServer(f"http://{HOST}:{port}/mcp", new_token(), child)
+        yield HttpServer(f"http://{HOST}:{port}/mcp", new_token(), child.pid)

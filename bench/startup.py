@@ -136,7 +136,12 @@ def import_time(ctx: Context) -> dict[str, Any]:
     # Top-level modules' cumulative times add up to the whole (nested ones are inside them).
     total = sum(line.cumulative_us for line in lines if line.depth == 0)
     baseline_total = sum(line.cumulative_us for line in baseline if line.depth == 0)
-    top = sorted(lines, key=lambda line: line.cumulative_us, reverse=True)[:TOP]
+    # A module interrupted by a circular import is listed twice; keep its larger line.
+    biggest: dict[str, ImportLine] = {}
+    for line in lines:
+        if line.module not in biggest or line.cumulative_us > biggest[line.module].cumulative_us:
+            biggest[line.module] = line
+    top = sorted(biggest.values(), key=lambda line: line.cumulative_us, reverse=True)[:TOP]
     top_self = sorted(lines, key=lambda line: line.self_us, reverse=True)[:TOP]
     return {
         "command": f'python -X importtime -c "{IMPORTS}"',
