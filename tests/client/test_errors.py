@@ -431,3 +431,15 @@ def test_the_http_stack_cannot_log_urls_or_headers_even_at_debug() -> None:
             assert not logging.getLogger(name).isEnabledFor(logging.INFO), name
     finally:
         root.setLevel(previous)
+
+
+@pytest.mark.req("api-client.LIMITS.1")
+@pytest.mark.anyio
+async def test_answers_are_asked_for_uncompressed_so_the_read_bound_is_a_byte_bound(
+    router: respx.MockRouter,
+) -> None:
+    route = router.get("/api/saved/r-1").mock(return_value=httpx.Response(404, json={"code": "NOT_FOUND"}))
+    async with make_client(router) as client:
+        with pytest.raises(CookedError):
+            await client.get_recipe("r-1")
+    assert route.calls.last.request.headers["accept-encoding"] == "identity"

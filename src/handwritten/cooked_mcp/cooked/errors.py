@@ -163,7 +163,13 @@ def _parse_error_body(body: bytes, redact: Callable[[str], str] | None) -> tuple
 
 def clean_text(text: str, limit: int = _MAX_MESSAGE_CHARS) -> str | None:
     """Untrusted text made safe to show: no control or format characters, one line, bounded."""
-    kept = "".join(" " if unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"} else char for char in text)
+    # Printable text holds none of those categories, so the per-character scan (the slow
+    # part, on every product name of a shopping list) is only needed for the rest.
+    kept = (
+        text
+        if text.isprintable()
+        else "".join(" " if unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"} else char for char in text)
+    )
     collapsed = " ".join(kept.split())
     if not collapsed:
         return None

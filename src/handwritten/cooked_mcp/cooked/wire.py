@@ -86,7 +86,13 @@ class Wire:
             base_url=self.base_url,
             transport=transport,
             follow_redirects=False,
-            headers={"Accept": "application/json", "User-Agent": f"cooked-mcp/{__version__}"},
+            # identity: the bounds on how much of a body is read are then bounds on bytes received,
+            # not on what a small compressed answer could expand to.
+            headers={
+                "Accept": "application/json",
+                "Accept-Encoding": "identity",
+                "User-Agent": f"cooked-mcp/{__version__}",
+            },
             timeout=httpx.Timeout(self._timeouts.read, connect=self._timeouts.connect),
         )
 
