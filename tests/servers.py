@@ -185,3 +185,17 @@ async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[T
 def python_command(code: str) -> str:
     """A shell command line running ``code`` with this Python (for ``*_cmd`` settings)."""
     return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
+
+
+# A raw MCP initialize request, for tests that speak HTTP without the SDK client.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}

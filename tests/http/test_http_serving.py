@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from servers import HttpServer, http_client, http_server, server_env
+from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env
 from sessions import text_of
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
@@ -22,18 +22,6 @@ from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 pytestmark = pytest.mark.anyio
 
 TOKEN = "CANARY-serving-Token_0123456789"
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
-MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture(scope="module")

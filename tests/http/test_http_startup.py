@@ -15,6 +15,8 @@ import anyio
 import httpx
 import pytest
 from servers import (
+    INITIALIZE,
+    MCP_HEADERS,
     free_port,
     http_client,
     http_server,
@@ -29,18 +31,6 @@ from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.transports.http import SHUTDOWN_GRACE_SECONDS
 
 pytestmark = pytest.mark.anyio
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
-MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture
