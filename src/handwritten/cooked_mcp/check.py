@@ -18,6 +18,7 @@ import anyio
 from .config import Settings
 from .cooked.client import CookedClient
 from .cooked.errors import CookedError
+from .cooked.models import RecipeSummary
 
 T = TypeVar("T")
 
@@ -51,17 +52,22 @@ async def _run(settings: Settings) -> list[Outcome]:
         outcomes = [await _step("log in", client.ensure_session, lambda _: "")]
         if not outcomes[0].ok:
             return outcomes
-        first_id: list[str] = []
+        # A recipe ID to read: the first from the list, or from the search when the list failed.
+        found: list[str] = []
 
-        async def list_recipes() -> int:
-            items = await client.list_recipes(1, 5)
-            first_id.extend(item.id for item in items[:1])
+        async def collect(summaries: Awaitable[list[RecipeSummary]]) -> int:
+            items = await summaries
+            found.extend(item.id for item in items[:1])
             return len(items)
 
-        outcomes.append(await _step("list recipes", list_recipes, lambda n: f"{n} on the first page"))
         outcomes.append(
             await _step(
-                "search recipes", lambda: client.search_recipes("a", 1), lambda r: f"{len(r)} matches"
+                "list recipes", lambda: collect(client.list_recipes(1, 5)), lambda n: f"{n} on the first page"
+            )
+        )
+        outcomes.append(
+            await _step(
+                "search recipes", lambda: collect(client.search_recipes("a", 1)), lambda n: f"{n} matches"
             )
         )
         outcomes.append(
@@ -73,12 +79,14 @@ async def _run(settings: Settings) -> list[Outcome]:
                 ),
             )
         )
-        if first_id:
-            outcomes.append(
-                await _step("read one recipe", lambda: client.get_recipe(first_id[0]), lambda _: "")
-            )
-        else:
+        if found:
+            outcomes.append(await _step("read one recipe", lambda: client.get_recipe(found[0]), lambda _: ""))
+        elif all(o.ok for o in outcomes):
             outcomes.append(Outcome("read one recipe", True, "skipped: the account has no saved recipes"))
+        else:
+            outcomes.append(
+                Outcome("read one recipe", False, "skipped: no recipe ID could be listed or found")
+            )
         return outcomes
 
 
