@@ -1,0 +1,199 @@
+"""The stdio transport of the real cooked-mcp process, spoken to line by line.
+
+cooked-mcp serves pipes from its event loop (transports/stdio.py) and anything else
+through the SDK's transport; these tests hold both to the same contract: one JSON-RPC
+message per line each way, nothing else on stdout, bad lines answered or skipped without
+ending the session, big messages whole, and exit 0 once stdin ends.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+from servers import COOKED_MCP, server_env
+from sessions import api_requests
+
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_mcp.transports.stdio import MAX_MESSAGE_BYTES
+
+pytestmark = pytest.mark.req("server.TRANSPORT.1")
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": "init",
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "line-by-line", "version": "0"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+def _call(request_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+
+
+class LineClient:
+    """A cooked-mcp process on pipes; every stdout line must be one JSON-RPC message."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        assert process.stdin is not None and process.stdout is not None
+        self.stdin: IO[bytes] = process.stdin
+        self.stdout: IO[bytes] = process.stdout
+
+    def send(self, data: bytes) -> None:
+        self.stdin.write(data)
+        self.stdin.flush()
+
+    def receive(self) -> dict[str, Any]:
+        line = self.stdout.readline()
+        assert line.endswith(b"\n"), f"stdout ended or broke off mid-message: {line[:200]!r}"
+        message: dict[str, Any] = json.loads(line)
+        assert message.get("jsonrpc") == "2.0", message
+        return message
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.send(_line(message))
+        answer = self.receive()
+        assert answer.get("id") == message["id"], answer
+        return answer
+
+    def initialize(self) -> None:
+        assert "result" in self.request(INITIALIZE)
+        self.send(_line(INITIALIZED))
+
+    def finish(self) -> str:
+        """Close stdin; the process must exit 0 with nothing more on stdout. Returns its stderr."""
+        self.stdin.close()
+        assert self.process.wait(timeout=15) == 0
+        assert self.stdout.read() == b""
+        assert self.process.stderr is not None
+        return self.process.stderr.read().decode(errors="replace")
+
+
+@pytest.fixture
+def env(tmp_path: Path, fake: FakeCooked) -> dict[str, str]:
+    return server_env(tmp_path / "home", fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+
+
+def _start(env: dict[str, str], stdin: int | IO[bytes] = subprocess.PIPE) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [COOKED_MCP], env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+
+
+@pytest.fixture
+def client(env: dict[str, str]) -> Iterator[LineClient]:
+    process = _start(env)
+    try:
+        yield LineClient(process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_a_message_over_the_limit_is_answered_with_an_error_and_serving_goes_on(
+    client: LineClient, fake: FakeCooked
+) -> None:
+    client.initialize()
+    fake.clear_requests()
+    oversized = _call(7, "save_recipe", {"source": "raw_text", "text": "x" * (MAX_MESSAGE_BYTES + 1024)})
+    client.send(_line(oversized))
+    error = client.receive()
+    assert error["id"] is None
+    assert error["error"]["code"] == -32600
+    assert f"longer than {MAX_MESSAGE_BYTES} bytes" in error["error"]["message"]
+    assert "nothing was sent to Cooked" in error["error"]["message"]
+    # The next message is read from its own first byte: nothing of the long one is left over.
+    answer = client.request(_call(8, "read", {"target": "recipe", "recipe_id": "r-0001"}))
+    assert answer["result"]["structuredContent"]["recipe"]["id"] == "r-0001"
+    assert api_requests(fake) == [("GET", "/api/saved/r-0001")]
+    assert "ignored a message longer than" in client.finish()
+
+
+def test_blank_lines_and_undecodable_bytes_do_not_end_the_session(client: LineClient) -> None:
+    client.initialize()
+    client.send(b'\n   \n\xff\xfe not json \xc3\n{"jsonrpc": "2.0", "id": \n')
+    answer = client.request({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    assert answer["result"] == {}
+    client.finish()
+
+
+def test_a_large_request_and_answer_cross_the_pipes_whole(client: LineClient, fake: FakeCooked) -> None:
+    """Both far above a pipe's 64 KiB buffer, so both sides must wait for the other to read."""
+    client.initialize()
+    markdown = "".join(f"- step {n}: stir {'ü' * 40}\n" for n in range(1600))
+    assert len(markdown) < 100_000 < len(markdown.encode())
+    saved = client.request(
+        _call(2, "save_recipe", {"source": "prepared", "title": "Long", "markdown": markdown, "portions": 2})
+    )
+    recipe_id = saved["result"]["structuredContent"]["recipe_id"]
+    answer = client.request(_call(3, "read", {"target": "recipe", "recipe_id": recipe_id}))
+    assert markdown.strip() in answer["result"]["structuredContent"]["recipe"]["markdown"]
+    client.finish()
+
+
+def test_stdin_from_a_file_is_served_too(env: dict[str, str], tmp_path: Path) -> None:
+    """A regular file cannot be watched by the event loop: the SDK's transport serves it."""
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(
+        _line(INITIALIZE) + _line(INITIALIZED) + _line({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    )
+    with requests.open("rb") as stdin:
+        process = _start(env, stdin)
+        out, err = process.communicate(timeout=15)
+    assert process.returncode == 0, err.decode(errors="replace")
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert [answer["id"] for answer in answers] == ["init", 2]
+    assert answers[1]["result"] == {}
+
+
+def test_stray_output_of_the_process_and_its_children_goes_to_stderr(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """As a chatty library would: print() and a child process writing to fd 1 during a tool call."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import os, subprocess\n"
+        "import cooked_mcp.cooked.client as client\n"
+        "_get_recipe = client.CookedClient.get_recipe\n"
+        "async def chatty(self, recipe_id):\n"
+        "    print('stray print', flush=True)\n"
+        "    os.write(1, b'stray write\\n')\n"
+        "    subprocess.run(['echo', 'stray child'], check=True)\n"
+        "    return await _get_recipe(self, recipe_id)\n"
+        "client.CookedClient.get_recipe = chatty\n",
+        encoding="utf-8",
+    )
+    process = _start({**env, "PYTHONPATH": str(site)})
+    try:
+        client = LineClient(process)
+        client.initialize()
+        answer = client.request(_call(2, "read", {"target": "recipe", "recipe_id": "r-0001"}))
+        assert answer["result"].get("isError", False) is False
+        stderr = client.finish()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    for stray in ("stray print", "stray write", "stray child"):
+        assert stray in stderr
