@@ -1,0 +1,112 @@
+"""The Cooked client honours the proxy environment variables, as httpx.AsyncClient would.
+
+The client sends requests straight to an httpx transport (cooked/wire.py), so choosing a
+proxy from ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY`` and ``NO_PROXY`` is its own job.
+A recording forward proxy on 127.0.0.1 relays to the fake Cooked: a name that exists
+nowhere (``cooked.test``) can only be reached through it.
+"""
+
+from __future__ import annotations
+
+import http.client
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+import pytest
+from pydantic import SecretStr
+
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_mcp.cooked.client import CookedClient
+
+pytestmark = [pytest.mark.anyio, pytest.mark.req("api-client.VERIFICATION.1")]
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+
+
+class RecordingProxy(ThreadingHTTPServer):
+    """Relays every absolute-form request to the fake Cooked and records its URL."""
+
+    def __init__(self, fake: FakeCooked) -> None:
+        self.fake = fake
+        self.seen: list[str] = []
+        super().__init__(("127.0.0.1", 0), _Relay)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _Relay(BaseHTTPRequestHandler):
+    server: RecordingProxy
+    protocol_version = "HTTP/1.1"
+
+    def _relay(self) -> None:
+        self.server.seen.append(self.path)
+        target = urlsplit(self.path)
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        upstream = http.client.HTTPConnection("127.0.0.1", self.server.fake.port, timeout=10)
+        try:
+            path = target.path + (f"?{target.query}" if target.query else "")
+            upstream.request(self.command, path, body=body or None, headers=dict(self.headers))
+            answer = upstream.getresponse()
+            data = answer.read()
+            self.send_response(answer.status)
+            for name, value in answer.getheaders():
+                if name.lower() not in ("content-length", "connection", "transfer-encoding"):
+                    self.send_header(name, value)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        finally:
+            upstream.close()
+
+    do_GET = do_POST = do_PUT = do_DELETE = _relay
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def proxy(fake: FakeCooked, monkeypatch: pytest.MonkeyPatch) -> Iterator[RecordingProxy]:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    server = RecordingProxy(fake)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_http_proxy_from_the_environment_carries_every_request(
+    proxy: RecordingProxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    async with CookedClient("http://cooked.test", SEED_LOGIN, SecretStr(SEED_PASSWORD)) as client:
+        shopping_list = await client.get_shopping_list()
+        await client.get_shopping_list()
+    assert shopping_list.aisles
+    assert proxy.seen == [
+        "http://cooked.test/api/public/login",
+        "http://cooked.test/api/user/alice/shopping-list",
+        "http://cooked.test/api/user/alice/shopping-list",  # the session cookie went through too
+    ]
+
+
+async def test_no_proxy_sends_the_host_directly(
+    proxy: RecordingProxy, fake: FakeCooked, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALL_PROXY", proxy.url)
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
+    async with CookedClient(fake.base_url, SEED_LOGIN, SecretStr(SEED_PASSWORD)) as client:
+        assert (await client.get_shopping_list()).aisles
+    assert proxy.seen == []
+    assert [request.path for request in fake.requests] == [
+        "/api/public/login",
+        "/api/user/alice/shopping-list",
+    ]
