@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from .clients import DirectCooked, McpClient
+from .clients import DirectCooked
 
 RECIPE_ID = "r-0001"
+
+
+class ToolCaller(Protocol):
+    """The SDK client wrapper (clients.McpClient) or a minimal one (lean.py)."""
+
+    async def call(self, tool: str, arguments: Mapping[str, Any]) -> object: ...
+
+
 SELECTION = ("pg-01",)
 
 
@@ -20,7 +28,7 @@ class Workload:
     direct_name: str  # the Cooked requests made directly instead
     direct: Callable[[DirectCooked], Awaitable[object]]
 
-    def mcp_call(self, client: McpClient) -> Callable[[], Awaitable[object]]:
+    def mcp_call(self, client: ToolCaller) -> Callable[[], Awaitable[object]]:
         return lambda: client.call(self.tool, self.arguments)
 
     def direct_call(self, cooked: DirectCooked) -> Callable[[], Awaitable[object]]:
