@@ -44,6 +44,15 @@ def _initialize(request_id: int) -> dict[str, Any]:
 _INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
+def _tool_call(request_id: int, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": dict(arguments)},
+    }
+
+
 def _result(tool: str, answer: dict[str, Any]) -> dict[str, Any]:
     """The tool result of a JSON-RPC answer; raises on a protocol or tool error."""
     if "error" in answer:
@@ -77,13 +86,7 @@ class LeanStdioClient:
         await self._send(_INITIALIZED)
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        request = {
-            "jsonrpc": "2.0",
-            "id": next(self._ids),
-            "method": "tools/call",
-            "params": {"name": tool, "arguments": dict(arguments)},
-        }
-        return _result(tool, await self._request(request))
+        return _result(tool, await self._request(_tool_call(next(self._ids), tool, arguments)))
 
 
 @contextlib.asynccontextmanager
@@ -136,13 +139,7 @@ class LeanHttpClient:
         await self._post(_INITIALIZED)
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        request = {
-            "jsonrpc": "2.0",
-            "id": next(self._ids),
-            "method": "tools/call",
-            "params": {"name": tool, "arguments": dict(arguments)},
-        }
-        return _result(tool, await self._request(request))
+        return _result(tool, await self._request(_tool_call(next(self._ids), tool, arguments)))
 
 
 @contextlib.asynccontextmanager

@@ -187,7 +187,7 @@ def python_command(code: str) -> str:
     return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
 
 
-# A raw MCP initialize request, for tests that speak HTTP without the SDK client.
+# A raw MCP initialize request, for tests that speak MCP (over HTTP or stdio) without the SDK client.
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from servers import COOKED_MCP, server_env
+from servers import COOKED_MCP, INITIALIZE, server_env
 from sessions import api_requests
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
@@ -23,16 +23,6 @@ from cooked_mcp.transports.stdio import MAX_MESSAGE_BYTES
 
 pytestmark = pytest.mark.req("server.TRANSPORT.1")
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": "init",
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "line-by-line", "version": "0"},
-    },
-}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
@@ -162,7 +152,7 @@ def test_stdin_from_a_file_is_served_too(env: dict[str, str], tmp_path: Path) ->
         out, err = process.communicate(timeout=15)
     assert process.returncode == 0, err.decode(errors="replace")
     answers = [json.loads(line) for line in out.splitlines()]
-    assert [answer["id"] for answer in answers] == ["init", 2]
+    assert [answer["id"] for answer in answers] == [INITIALIZE["id"], 2]
     assert answers[1]["result"] == {}
 
 
