@@ -68,6 +68,7 @@ class LeanStdioClient:
 
     def __init__(self, process: Process) -> None:
         assert process.stdin is not None and process.stdout is not None
+        self.pid = process.pid
         self._stdin = process.stdin
         self._stdout = BufferedByteReceiveStream(process.stdout)
         self._ids = itertools.count(1)

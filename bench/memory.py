@@ -1,16 +1,36 @@
-"""Section 5: the server's resident memory before and after thousands of tool calls."""
+"""Section 5: the server's resident memory before and after thousands of tool calls.
+
+The calls go through the minimal client (lean.py): the server does the same work for
+either client, and the SDK client's own cost would only make the section slower.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .context import Context
+from .lean import LeanStdioClient, lean_stdio
 from .procs import rss_kib
-from .servers import cooked_stdio
 from .workloads import READ_RECIPE
 
 SECTION = "memory"
 MAX_GROWTH_PERCENT = 5.0
+
+
+async def _sample(ctx: Context, server: LeanStdioClient) -> tuple[int, int, list[dict[str, int]]]:
+    """RSS after start-up, after the warm-up calls, and every ``memory_sample_every`` calls after."""
+    plan = ctx.plan
+    call = READ_RECIPE.mcp_call(server)
+    after_start = rss_kib(server.pid)
+    for _ in range(plan.memory_warmup):
+        await call()
+    baseline = rss_kib(server.pid)
+    samples: list[dict[str, int]] = [{"calls": 0, "rss_kib": baseline}]
+    for done in range(1, plan.memory_calls + 1):
+        await call()
+        if done % plan.memory_sample_every == 0 or done == plan.memory_calls:
+            samples.append({"calls": done, "rss_kib": rss_kib(server.pid)})
+    return after_start, baseline, samples
 
 
 async def run(ctx: Context) -> None:
@@ -21,17 +41,9 @@ async def run(ctx: Context) -> None:
         flush=True,
     )
     ctx.fake.reset()
-    async with cooked_stdio(ctx) as server:
-        call = READ_RECIPE.mcp_call(server.client)
-        after_start = rss_kib(server.pid)
-        for _ in range(plan.memory_warmup):
-            await call()
-        baseline = rss_kib(server.pid)
-        samples: list[dict[str, int]] = [{"calls": 0, "rss_kib": baseline}]
-        for done in range(1, plan.memory_calls + 1):
-            await call()
-            if done % plan.memory_sample_every == 0 or done == plan.memory_calls:
-                samples.append({"calls": done, "rss_kib": rss_kib(server.pid)})
+    with ctx.errlog("cooked-mcp-stdio") as errlog:
+        async with lean_stdio(ctx.env(), errlog) as server:
+            after_start, baseline, samples = await _sample(ctx, server)
     final = samples[-1]["rss_kib"]
     growth = (final - baseline) / baseline * 100
     data: dict[str, Any] = {
