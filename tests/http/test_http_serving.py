@@ -9,9 +9,10 @@ so that status codes and headers can be asserted exactly.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env
@@ -239,3 +240,169 @@ async def test_the_token_never_appears_in_the_log_even_at_debug(server: HttpServ
     log = server.stderr()
     assert "DEBUG" in log and "refused POST /mcp" in log, "debug logging was not on: the test proves nothing"
     assert TOKEN[:-1] not in log and wrong not in log
+
+
+# --- How answers are framed: JSON unless the request can stream (transports/http_sessions.py) ---
+
+IMPORT_URL = "https://example.org/recipes/slow-braise-over-http"
+
+
+class RawSession:
+    """An MCP session spoken in raw HTTP, so the framing of each answer can be asserted."""
+
+    def __init__(self, http: httpx.AsyncClient, url: str) -> None:
+        self.http, self.url = http, url
+        self._ids = iter(range(2, 1_000_000))
+
+    @classmethod
+    async def open(cls, http: httpx.AsyncClient, url: str) -> RawSession:
+        opened = await http.post(url, headers=bearer(), json=INITIALIZE)
+        assert opened.status_code == 200, opened.text
+        http.headers.update({"mcp-session-id": opened.headers["mcp-session-id"], **bearer()})
+        http.headers["mcp-protocol-version"] = INITIALIZE["params"]["protocolVersion"]  # type: ignore[index]
+        initialized = await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert initialized.status_code == 202
+        return cls(http, url)
+
+    def call(
+        self, tool: str, arguments: dict[str, object], *, progress_token: str | None = None
+    ) -> dict[str, object]:
+        params: dict[str, object] = {"name": tool, "arguments": arguments}
+        if progress_token is not None:
+            params["_meta"] = {"progressToken": progress_token}
+        return {"jsonrpc": "2.0", "id": next(self._ids), "method": "tools/call", "params": params}
+
+    async def post(self, message: dict[str, object]) -> httpx.Response:
+        return await self.http.post(self.url, json=message)
+
+
+def sse_messages(response: httpx.Response) -> list[dict[str, object]]:
+    """The JSON-RPC messages of an SSE answer, in order."""
+    return [
+        json.loads(line[5:])
+        for line in response.text.splitlines()
+        if line.startswith("data:") and line[5:].strip()
+    ]
+
+
+def tool_result(answer: dict[str, object], request: dict[str, object]) -> dict[str, object]:
+    assert answer["id"] == request["id"], answer
+    result = answer["result"]
+    assert isinstance(result, dict) and result["isError"] is False, answer
+    return result
+
+
+@pytest.fixture
+async def session(server: HttpServer, fake: FakeCooked) -> AsyncIterator[RawSession]:
+    async with httpx.AsyncClient(headers=MCP_HEADERS, timeout=10) as http:
+        yield await RawSession.open(http, server.url)
+    fake.clear_faults()
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+async def test_a_call_that_asks_for_no_progress_is_answered_in_json(session: RawSession) -> None:
+    request = session.call("read", {"target": "shopping_list"})
+
+    answer = await session.post(request)
+
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.headers["mcp-session-id"] == session.http.headers["mcp-session-id"]
+    assert "Shopping list" in json.dumps(tool_result(answer.json(), request))
+
+
+@pytest.mark.req("server.TRANSPORT.5", "recipes.SAVE.3")
+async def test_a_call_with_a_progress_token_streams_progress_then_its_answer(
+    session: RawSession, fake: FakeCooked
+) -> None:
+    fake.set_import_result(IMPORT_URL, "saved")
+    fake.fail_with("slow", "POST", "/api/new", seconds=0.5)
+    request = session.call("save_recipe", {"source": "url", "url": IMPORT_URL}, progress_token="import-1")
+
+    answer = await session.post(request)
+
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/event-stream")
+    *progress, last = sse_messages(answer)
+    assert progress and all(m["method"] == "notifications/progress" for m in progress)
+    assert all(m["params"]["progressToken"] == "import-1" for m in progress)  # type: ignore[index]
+    assert tool_result(last, request)["structuredContent"]["saved"] is True  # type: ignore[index]
+
+
+@pytest.mark.req("server.TRANSPORT.5", "recipes.SAVE.3")
+async def test_json_answers_and_a_progress_stream_share_a_session_without_crossing(
+    session: RawSession, fake: FakeCooked
+) -> None:
+    """While an import streams its progress, quick calls on the same session get their own JSON answers."""
+    fake.set_import_result(IMPORT_URL, "saved")
+    fake.fail_with("slow", "POST", "/api/new", seconds=1.0)
+    slow = session.call("save_recipe", {"source": "url", "url": IMPORT_URL}, progress_token="import-2")
+    quick = [session.call("read", {"target": "shopping_list"}) for _ in range(3)]
+    answers: dict[object, httpx.Response] = {}
+    finished: list[object] = []
+
+    async def post(request: dict[str, object]) -> None:
+        answers[request["id"]] = await session.post(request)
+        finished.append(request["id"])
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(post, slow)
+        await anyio.sleep(0.2)  # the import is running
+        for request in quick:
+            tasks.start_soon(post, request)
+
+    assert finished[-1] == slow["id"], "the quick calls waited for the import"
+    for request in quick:
+        assert answers[request["id"]].headers["content-type"] == "application/json"
+        tool_result(answers[request["id"]].json(), request)
+    *progress, last = sse_messages(answers[slow["id"]])
+    assert progress and all(m["params"]["progressToken"] == "import-2" for m in progress)  # type: ignore[index]
+    tool_result(last, slow)
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+async def test_a_cancelled_call_gets_a_json_answer_saying_so(session: RawSession, fake: FakeCooked) -> None:
+    fake.fail_with("slow", "POST", "/api/new", seconds=5)
+    request = session.call("save_recipe", {"source": "url", "url": IMPORT_URL})
+    answers: list[httpx.Response] = []
+
+    async def post() -> None:
+        answers.append(await session.post(request))
+
+    with anyio.fail_after(3):  # well before the import would have answered
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(post)
+            await anyio.sleep(0.3)
+            cancel = {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": request["id"]},
+            }
+            assert (await session.post(cancel)).status_code == 202
+
+    [answer] = answers
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.json()["id"] == request["id"]
+    assert answer.json()["error"]["message"] == "Request cancelled"
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+@pytest.mark.parametrize(("session_id", "status"), [(None, 400), ("no-such-session", 404)])
+async def test_a_call_outside_an_open_session_is_refused_before_reaching_cooked(
+    server: HttpServer, fake: FakeCooked, session_id: str | None, status: int
+) -> None:
+    fake.clear_requests()
+    headers = {**bearer(), **({"mcp-session-id": session_id} if session_id else {})}
+    request = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "read", "arguments": {"target": "shopping_list"}},
+    }
+
+    async with httpx.AsyncClient(timeout=10) as http:
+        answer = await http.post(server.url, headers=headers, json=request)
+
+    assert answer.status_code == status
+    assert "session" in answer.text.lower()
+    assert fake.requests == []

@@ -38,3 +38,27 @@ def test_tool_definitions_carry_explicit_schemas_and_annotations() -> None:
         types.ToolAnnotations.model_fields
     )
     assert "structured_content" in types.CallToolResult.model_fields
+
+
+def test_the_session_transport_internals_json_answers_rely_on() -> None:
+    """transports/http_sessions.py reuses these private parts of the SDK's Streamable HTTP
+    transport; an upgrade that renames or reshapes one must fail here, not in production."""
+    from mcp.server.streamable_http import StreamableHTTPServerTransport
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    for name in (
+        "_handle_post_request",
+        "_validate_request_headers",
+        "_check_content_type",
+        "_create_json_response",
+        "_create_error_response",
+        "_terminate_unanswered_request",
+        "_clean_up_memory_streams",
+    ):
+        assert callable(getattr(StreamableHTTPServerTransport, name)), name
+    post = inspect.signature(StreamableHTTPServerTransport._handle_post_request).parameters
+    assert list(post) == ["self", "scope", "request", "receive", "send"]
+    admit = inspect.signature(StreamableHTTPSessionManager._admit_session).parameters
+    assert list(admit) == ["self", "requestor"]
+    assert "_read_stream_writer" in StreamableHTTPServerTransport.__annotations__
+    assert "self._request_streams: dict[" in inspect.getsource(StreamableHTTPServerTransport.__init__)
