@@ -44,7 +44,7 @@ async def run(ctx: Context) -> None:
                     await subject()
                     await floor()
                 count = _calls(plan.sweep_budget_seconds, delay)
-                mcp_times, direct_times = await interleaved(subject, floor, count)
+                mcp_times, direct_times = await interleaved(count, subject, floor)
                 mcp, direct = Stats.of(mcp_times), Stats.of(direct_times)
                 rows.append(
                     {

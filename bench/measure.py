@@ -62,19 +62,14 @@ async def timed(call: Callable[[], Awaitable[object]]) -> float:
     return time.perf_counter() - start
 
 
-async def interleaved(
-    subject: Callable[[], Awaitable[object]],
-    baseline: Callable[[], Awaitable[object]],
-    count: int,
-) -> tuple[list[float], list[float]]:
-    """Time ``subject`` and ``baseline`` alternately ``count`` times each (A,B,A,B...), so drift
-    in machine load hits both series alike."""
-    a: list[float] = []
-    b: list[float] = []
+async def interleaved(count: int, *calls: Callable[[], Awaitable[object]]) -> list[list[float]]:
+    """Time ``calls`` in turn ``count`` times each (A,B,C,A,B,C...), one series per call, so
+    drift in machine load hits every series alike."""
+    series: list[list[float]] = [[] for _ in calls]
     for _ in range(count):
-        a.append(await timed(subject))
-        b.append(await timed(baseline))
-    return a, b
+        for call, times in zip(calls, series, strict=True):
+            times.append(await timed(call))
+    return series
 
 
 def ms(value: float) -> float:
