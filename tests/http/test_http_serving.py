@@ -406,3 +406,24 @@ async def test_a_call_outside_an_open_session_is_refused_before_reaching_cooked(
     assert answer.status_code == status
     assert "session" in answer.text.lower()
     assert fake.requests == []
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+async def test_a_client_gone_mid_upload_leaves_no_error_and_the_session_working(
+    server: HttpServer, session: RawSession
+) -> None:
+    body = json.dumps(session.call("read", {"target": "shopping_list"})).encode()
+    headers = "".join(f"{name}: {value}\r\n" for name, value in session.http.headers.items())
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n{headers}Content-Length: {len(body)}\r\n\r\n"
+    )
+    log_before = server.stderr()
+
+    async with await anyio.connect_tcp("127.0.0.1", server.port) as stream:
+        await stream.send(head.encode() + body[: len(body) // 2])
+    await anyio.sleep(0.3)  # the server sees the disconnect
+
+    request = session.call("read", {"target": "shopping_list"})
+    assert "Shopping list" in json.dumps(tool_result((await session.post(request)).json(), request))
+    new_log = server.stderr()[len(log_before) :]
+    assert "Traceback" not in new_log and "ERROR" not in new_log, new_log

@@ -36,7 +36,7 @@ from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp_types import INTERNAL_ERROR, JSONRPCError, JSONRPCRequest, JSONRPCResponse, jsonrpc_message_adapter
 from pydantic import ValidationError
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
@@ -51,7 +51,11 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
     async def _handle_post_request(
         self, scope: Scope, request: Request, receive: Receive, send: Send
     ) -> None:
-        message = await self._silent_request(request)
+        try:
+            message = await self._silent_request(request)
+        except ClientDisconnect:  # nobody is left to answer, and the request was never whole
+            logger.debug("a client went away before its request body was complete")
+            return
         if message is None:
             await super()._handle_post_request(scope, request, receive, send)
             return
