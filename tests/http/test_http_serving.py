@@ -427,3 +427,26 @@ async def test_a_client_gone_mid_upload_leaves_no_error_and_the_session_working(
     assert "Shopping list" in json.dumps(tool_result((await session.post(request)).json(), request))
     new_log = server.stderr()[len(log_before) :]
     assert "Traceback" not in new_log and "ERROR" not in new_log, new_log
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+async def test_a_call_cut_off_by_the_end_of_its_session_gets_a_json_error(
+    session: RawSession, fake: FakeCooked
+) -> None:
+    fake.fail_with("slow", "POST", "/api/new", seconds=5)
+    request = session.call("save_recipe", {"source": "url", "url": IMPORT_URL})
+    answers: list[httpx.Response] = []
+
+    async def post() -> None:
+        answers.append(await session.post(request))
+
+    with anyio.fail_after(3):  # well before the import would have answered
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(post)
+            await anyio.sleep(0.3)
+            assert (await session.http.delete(session.url)).status_code == 200
+
+    [answer] = answers
+    assert answer.status_code == 500
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.json()["error"]["message"] == "Session terminated before the request completed"
