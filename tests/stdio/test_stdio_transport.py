@@ -141,19 +141,58 @@ def test_a_large_request_and_answer_cross_the_pipes_whole(client: LineClient, fa
     client.finish()
 
 
-def test_stdin_from_a_file_is_served_too(env: dict[str, str], tmp_path: Path) -> None:
-    """A regular file cannot be watched by the event loop: the SDK's transport serves it."""
+SLOW_READ = _call(3, "read", {"target": "recipe", "recipe_id": "r-0001"})
+
+
+def test_stdin_from_a_file_is_served_too(env: dict[str, str], tmp_path: Path, fake: FakeCooked) -> None:
+    """A regular file cannot be watched by the event loop: the SDK's transport serves it. Its end
+    comes long before the slow last call is done, and that call is answered all the same."""
+    fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=0.5)
     requests = tmp_path / "requests.jsonl"
     requests.write_bytes(
-        _line(INITIALIZE) + _line(INITIALIZED) + _line({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        _line(INITIALIZE)
+        + _line(INITIALIZED)
+        + _line({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        + _line(SLOW_READ)
     )
     with requests.open("rb") as stdin:
         process = _start(env, stdin)
         out, err = process.communicate(timeout=15)
     assert process.returncode == 0, err.decode(errors="replace")
-    answers = [json.loads(line) for line in out.splitlines()]
-    assert [answer["id"] for answer in answers] == [INITIALIZE["id"], 2]
-    assert answers[1]["result"] == {}
+    answers = {answer["id"]: answer for answer in map(json.loads, out.splitlines())}
+    assert sorted(answers) == [INITIALIZE["id"], 2, 3]
+    assert answers[2]["result"] == {}
+    assert answers[3]["result"]["structuredContent"]["recipe"]["id"] == "r-0001"
+
+
+def test_a_call_still_running_when_stdin_ends_is_answered_before_exit(
+    client: LineClient, fake: FakeCooked
+) -> None:
+    client.initialize()
+    fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=0.5)
+
+    client.send(_line(SLOW_READ))
+    client.stdin.close()
+
+    answer = client.receive()
+    assert answer["id"] == 3
+    assert answer["result"]["structuredContent"]["recipe"]["id"] == "r-0001"
+    assert client.process.wait(timeout=15) == 0
+    assert client.stdout.read() == b""
+
+
+def test_a_call_the_client_cancelled_is_not_waited_for_when_stdin_ends(
+    client: LineClient, fake: FakeCooked
+) -> None:
+    client.initialize()
+    fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=30)
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}
+
+    client.send(_line(SLOW_READ) + _line(cancel))
+    client.stdin.close()
+
+    assert client.process.wait(timeout=10) == 0, "the server waited for a call that was cancelled"
+    assert client.stdout.read() == b""
 
 
 def test_stray_output_of_the_process_and_its_children_goes_to_stderr(

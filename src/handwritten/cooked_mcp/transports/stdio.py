@@ -10,6 +10,14 @@ transport, which handles those.
 
 Either way, while serving, fd 0 reads the null device and fd 1 writes to stderr, so a
 library or a child process that prints cannot corrupt the protocol stream.
+
+Either way too, the end of stdin does not cut off requests read before it. The SDK takes
+the end of its input as the client being gone and cancels every request still running,
+so a request followed at once by the end of input (``cooked-mcp < requests.jsonl``, or a
+client that writes its last request and closes the pipe) went unanswered, or not,
+depending on which came first. Here the end of input is passed on only once every
+request read has been answered (or cancelled by the client), for at most
+``ANSWER_GRACE_SECONDS``.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from ..config import Settings
 from ..cooked.client import CookedClient
 from ..logging_setup import register_secret_source
 
-__all__ = ["MAX_MESSAGE_BYTES", "event_loop_stdio", "serve_stdio"]
+__all__ = ["ANSWER_GRACE_SECONDS", "MAX_MESSAGE_BYTES", "event_loop_stdio", "serve_stdio"]
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +50,10 @@ logger = logging.getLogger(__name__)
 MAX_MESSAGE_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 #: How long buffered answers may take to reach a client that stopped reading, once serving ends.
 _FLUSH_SECONDS = 5.0
+#: How long requests read before the end of stdin may still run: the slowest tool call (a URL
+#: import, up to 90 s at Cooked, after a login) fits. A client that closed stdin to stop the
+#: server usually has nothing in flight, and ends the process itself if it will not wait.
+ANSWER_GRACE_SECONDS = 120.0
 
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
@@ -56,7 +68,9 @@ async def _serve(settings: Settings) -> None:
     async with CookedClient(settings.base_url, settings.username, settings.password) as client:
         register_secret_source(client.secret_values)
         server = build_server(client, read_only=settings.read_only)
-        streams = event_loop_stdio() if _pollable(0) and _pollable(1) else stdio_server()
+        streams = (
+            event_loop_stdio() if _pollable(0) and _pollable(1) else _answering_before_the_end(stdio_server())
+        )
         async with streams as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
@@ -93,6 +107,7 @@ async def event_loop_stdio(
         writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
         read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+        unanswered = _Unanswered()
 
         async def read_messages() -> None:
             async with read_send:
@@ -106,7 +121,9 @@ async def event_loop_stdio(
                     except ValidationError as exc:
                         await read_send.send(exc)  # the SDK logs it, as it does for its own transport
                         continue
+                    unanswered.read(message)
                     await read_send.send(SessionMessage(message))
+                await unanswered.settled()
 
         async def write_messages() -> None:
             async with write_receive:
@@ -117,7 +134,9 @@ async def event_loop_stdio(
                         await writer.drain()
                     except ConnectionError:
                         logger.info("the client stopped reading stdout; no more answers can be sent")
+                        unanswered.give_up()
                         return
+                    unanswered.written(session_message.message)
 
         try:
             async with anyio.create_task_group() as tasks:
@@ -129,6 +148,85 @@ async def event_loop_stdio(
             writer.close()
             with anyio.move_on_after(_FLUSH_SECONDS), contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
+
+
+class _Unanswered:
+    """The requests read and not yet answered, so the end of input can wait for them."""
+
+    def __init__(self) -> None:
+        self._ids: set[types.RequestId] = set()
+        self._none_left = anyio.Event()
+        self._none_left.set()
+
+    def read(self, message: types.JSONRPCMessage) -> None:
+        if isinstance(message, types.JSONRPCRequest):
+            self._ids.add(message.id)
+            if self._none_left.is_set():
+                self._none_left = anyio.Event()
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            # A cancelled request is not answered (the MCP spec says so), so nothing is awaited for it.
+            self._drop((message.params or {}).get("requestId"))
+
+    def written(self, message: types.JSONRPCMessage) -> None:
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            self._drop(message.id)
+
+    def give_up(self) -> None:
+        """No answer can be delivered any more: stop waiting for them."""
+        self._ids.clear()
+        self._none_left.set()
+
+    async def settled(self) -> None:
+        """Return once every request read has been answered, or after ANSWER_GRACE_SECONDS."""
+        if self._ids:
+            logger.debug("input ended with %d request(s) still running; answering them first", len(self._ids))
+        with anyio.move_on_after(ANSWER_GRACE_SECONDS) as waited:
+            await self._none_left.wait()
+        if waited.cancelled_caught:
+            logger.warning(
+                "input ended; %d request(s) still unanswered after the grace period", len(self._ids)
+            )
+
+    def _drop(self, request_id: object) -> None:
+        self._ids.discard(request_id)
+        if not self._ids:
+            self._none_left.set()
+
+
+@contextlib.asynccontextmanager
+async def _answering_before_the_end(
+    streams: contextlib.AbstractAsyncContextManager[tuple[ReadStream, WriteStream]],
+) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
+    """The SDK transport's streams, relayed so that its end of input waits like ours (see the
+    module docstring). Only for what the event loop cannot watch (a terminal, a regular file),
+    so the extra hop costs the pipes nothing."""
+    async with streams as (sdk_read, sdk_write):
+        read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+        unanswered = _Unanswered()
+
+        async def relay_in() -> None:
+            async with read_send:
+                async for item in sdk_read:
+                    if isinstance(item, SessionMessage):
+                        unanswered.read(item.message)
+                    await read_send.send(item)
+                await unanswered.settled()
+
+        async def relay_out() -> None:
+            async with write_receive, sdk_write:
+                async for session_message in write_receive:
+                    try:
+                        await sdk_write.send(session_message)
+                    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                        unanswered.give_up()
+                        return
+                    unanswered.written(session_message.message)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(relay_in)
+            tasks.start_soon(relay_out)
+            yield read_stream, write_stream
 
 
 async def _lines(reader: asyncio.StreamReader) -> AsyncIterator[str | None]:
