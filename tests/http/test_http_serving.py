@@ -9,7 +9,7 @@ so that status codes and headers can be asserted exactly.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import anyio
@@ -360,8 +360,11 @@ async def test_json_answers_and_a_progress_stream_share_a_session_without_crossi
     tool_result(last, slow)
 
 
-@pytest.mark.req("server.TRANSPORT.5")
-async def test_a_cancelled_call_gets_a_json_answer_saying_so(session: RawSession, fake: FakeCooked) -> None:
+async def answer_to_an_import_interrupted_by(
+    session: RawSession, fake: FakeCooked, interrupt: Callable[[dict[str, object]], Awaitable[None]]
+) -> tuple[dict[str, object], httpx.Response]:
+    """A URL import (asking for no progress) that ``interrupt`` cuts into while Cooked is still working
+    on it, and the HTTP answer the import then got."""
     fake.fail_with("slow", "POST", "/api/new", seconds=5)
     request = session.call("save_recipe", {"source": "url", "url": IMPORT_URL})
     answers: list[httpx.Response] = []
@@ -373,14 +376,23 @@ async def test_a_cancelled_call_gets_a_json_answer_saying_so(session: RawSession
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(post)
             await anyio.sleep(0.3)
-            cancel = {
-                "jsonrpc": "2.0",
-                "method": "notifications/cancelled",
-                "params": {"requestId": request["id"]},
-            }
-            assert (await session.post(cancel)).status_code == 202
-
+            await interrupt(request)
     [answer] = answers
+    return request, answer
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+async def test_a_cancelled_call_gets_a_json_answer_saying_so(session: RawSession, fake: FakeCooked) -> None:
+    async def cancel(request: dict[str, object]) -> None:
+        notification = {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": request["id"]},
+        }
+        assert (await session.post(notification)).status_code == 202
+
+    request, answer = await answer_to_an_import_interrupted_by(session, fake, cancel)
+
     assert answer.headers["content-type"] == "application/json"
     assert answer.json()["id"] == request["id"]
     assert answer.json()["error"]["message"] == "Request cancelled"
@@ -433,20 +445,11 @@ async def test_a_client_gone_mid_upload_leaves_no_error_and_the_session_working(
 async def test_a_call_cut_off_by_the_end_of_its_session_gets_a_json_error(
     session: RawSession, fake: FakeCooked
 ) -> None:
-    fake.fail_with("slow", "POST", "/api/new", seconds=5)
-    request = session.call("save_recipe", {"source": "url", "url": IMPORT_URL})
-    answers: list[httpx.Response] = []
+    async def end_the_session(request: dict[str, object]) -> None:
+        assert (await session.http.delete(session.url)).status_code == 200
 
-    async def post() -> None:
-        answers.append(await session.post(request))
+    _, answer = await answer_to_an_import_interrupted_by(session, fake, end_the_session)
 
-    with anyio.fail_after(3):  # well before the import would have answered
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(post)
-            await anyio.sleep(0.3)
-            assert (await session.http.delete(session.url)).status_code == 200
-
-    [answer] = answers
     assert answer.status_code == 500
     assert answer.headers["content-type"] == "application/json"
     assert answer.json()["error"]["message"] == "Session terminated before the request completed"

@@ -155,14 +155,11 @@ class _Unanswered:
 
     def __init__(self) -> None:
         self._ids: set[types.RequestId] = set()
-        self._none_left = anyio.Event()
-        self._none_left.set()
+        self._none_left: anyio.Event | None = None  # made by settled(), once input has ended
 
     def read(self, message: types.JSONRPCMessage) -> None:
         if isinstance(message, types.JSONRPCRequest):
             self._ids.add(message.id)
-            if self._none_left.is_set():
-                self._none_left = anyio.Event()
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
             # A cancelled request is not answered (the MCP spec says so), so nothing is awaited for it.
             self._drop((message.params or {}).get("requestId"))
@@ -174,12 +171,14 @@ class _Unanswered:
     def give_up(self) -> None:
         """No answer can be delivered any more: stop waiting for them."""
         self._ids.clear()
-        self._none_left.set()
+        self._drop(None)
 
     async def settled(self) -> None:
         """Return once every request read has been answered, or after ANSWER_GRACE_SECONDS."""
-        if self._ids:
-            logger.debug("input ended with %d request(s) still running; answering them first", len(self._ids))
+        if not self._ids:
+            return
+        logger.debug("input ended with %d request(s) still running; answering them first", len(self._ids))
+        self._none_left = anyio.Event()
         with anyio.move_on_after(ANSWER_GRACE_SECONDS) as waited:
             await self._none_left.wait()
         if waited.cancelled_caught:
@@ -189,7 +188,7 @@ class _Unanswered:
 
     def _drop(self, request_id: object) -> None:
         self._ids.discard(request_id)
-        if not self._ids:
+        if not self._ids and self._none_left is not None:
             self._none_left.set()
 
 
