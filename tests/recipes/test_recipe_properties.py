@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -221,7 +220,8 @@ def _unused_parameter(args: dict[str, Any], tool: str, draw: st.DrawFn) -> dict[
     if not unused:
         return None
     name = draw(st.sampled_from(unused))
-    return {**args, name: "r-0001" if properties(tool)[name].get("type") == "string" else 1}
+    # Not null and not the declared default (page=1): a client that fills those in is accepted.
+    return {**args, name: "r-0001" if properties(tool)[name].get("type") == "string" else 2}
 
 
 def _wrong_type(args: dict[str, Any], tool: str, draw: st.DrawFn) -> dict[str, Any] | None:
@@ -230,7 +230,10 @@ def _wrong_type(args: dict[str, Any], tool: str, draw: st.DrawFn) -> dict[str, A
 
 
 def _null(args: dict[str, Any], tool: str, draw: st.DrawFn) -> dict[str, Any] | None:
-    candidates = [n for n in sorted(args) if "null" not in json.dumps(properties(tool)[n].get("type"))]
+    """Null for a required parameter that does not allow it (for an optional one it means left out)."""
+    mode = SPECS[tool].modes
+    requires = mode_rules(tool)[args[mode.param] if mode else ""][0]
+    candidates = [n for n in requires if n in args and "anyOf" not in properties(tool)[n]]
     if not candidates:
         return None
     return {**args, draw(st.sampled_from(candidates)): None}

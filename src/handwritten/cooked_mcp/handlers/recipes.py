@@ -14,22 +14,29 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Final
 
 from cooked_mcp_generated.models import (
+    READ_LIMIT_MAXIMUM,
     DeleteRecipeArguments,
     DeleteRecipeOutput,
     PreviewRecipeTextArguments,
     PreviewRecipeTextOutput,
-    ReadArguments,
     ReadOutput,
+    ReadRecipe,
+    ReadRecipes,
     Recipe,
     RecipeDraft,
     RecipeSummary,
     SaveRecipeArguments,
+    SaveRecipeDraft,
+    SaveRecipeExisting,
     SaveRecipeOutput,
+    SaveRecipePrepared,
+    SaveRecipeRawText,
+    SaveRecipeUrl,
 )
-from cooked_mcp_generated.runtime import ProgressReporter, ToolCall, ToolError, ToolResult
+from cooked_mcp_runtime.results import ProgressReporter, ToolCall, ToolResult
 
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
@@ -38,12 +45,10 @@ from .formatting import fence, one_line, portions_phrase, tool_call
 
 logger = logging.getLogger("cooked_mcp.handlers")
 
-T = TypeVar("T")
-
 #: Cooked's search answers pages of this fixed size; only the list endpoint takes a page size.
 SEARCH_PAGE_SIZE = 20
-#: The read tool's cap on limit, from the generated schema; it covers a whole search page.
-MAX_LIMIT: int = ReadArguments.model_json_schema()["properties"]["limit"]["maximum"]
+#: The read tool's cap on limit, from the table; it covers a whole search page.
+MAX_LIMIT: Final = READ_LIMIT_MAXIMUM
 #: How often a running URL import reports progress; clients drop a call that stays silent too long.
 PROGRESS_INTERVAL_SECONDS = 3.0
 
@@ -52,7 +57,7 @@ RECIPE_NOT_FOUND = (
     "(add query to search by title)"
 )
 RECIPE_FORBIDDEN = (
-    "this recipe belongs to someone else, so this account cannot change or delete it; to keep an "
+    "this account does not own the recipe, so it cannot change or delete it; to keep an "
     "edited version, save a copy with save_recipe source=prepared"
 )
 DRAFT_NOT_FOUND = (
@@ -66,14 +71,15 @@ IMPORT_FAILED = (
 
 
 class RecipeTools:
-    def __init__(self, client: CookedClient) -> None:
+    def __init__(self, client: CookedClient, *, writable: bool = True) -> None:
         self._client = client
+        self._writable = writable
 
     # --- read ----------------------------------------------------------------------------------
 
-    async def read(self, args: ReadArguments) -> ToolResult[ReadOutput]:
-        if args.target == "recipe":
-            return await self._read_recipe(_given(args.recipe_id, "recipe_id"))
+    async def read(self, args: ReadRecipes | ReadRecipe) -> ToolResult[ReadOutput]:
+        if isinstance(args, ReadRecipe):
+            return await self._read_recipe(args.recipe_id)
         if args.query is None:
             return await self._list(args.page, args.limit)
         return await self._search(args.query, args.page, args.limit)
@@ -105,14 +111,16 @@ class RecipeTools:
     async def _read_recipe(self, recipe_id: str) -> ToolResult[ReadOutput]:
         with cooked_errors(not_found=RECIPE_NOT_FOUND):
             recipe = await self._client.get_recipe(recipe_id)
-        text = "\n".join(
-            [
-                f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{_ownership(recipe)}.",
-                _fenced_recipe(recipe.title, recipe.description),
+        lines = [
+            f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{_ownership(recipe, self._writable)}.",
+            _fenced_recipe(recipe.title, recipe.description),
+        ]
+        if self._writable:
+            lines.append(
                 f"To change it: {_update_call(recipe.id)} (send the whole new markdown). "
-                f"To delete it: {tool_call('delete_recipe', recipe_id=recipe.id)}.",
-            ]
-        )
+                f"To delete it: {tool_call('delete_recipe', recipe_id=recipe.id)}."
+            )
+        text = "\n".join(lines)
         output = Recipe(
             id=recipe.id,
             title=recipe.title,
@@ -136,14 +144,16 @@ class RecipeTools:
             portions=preview.portions,
         )
         portions = portions_phrase(preview.portions)
-        text = "\n".join(
-            [
-                f"Preview only: NOTHING was saved. Cooked made this of the text ({portions}):",
-                _fenced_recipe(preview.title, preview.description),
+        lines = [
+            f"Preview only: NOTHING was saved. Cooked made this of the text ({portions}):",
+            _fenced_recipe(preview.title, preview.description),
+        ]
+        if self._writable:
+            lines.append(
                 f"To keep it: {save} with the title and markdown above (edit them first if needed), "
-                "or save_recipe source=raw_text with the original title and text.",
-            ]
-        )
+                "or save_recipe source=raw_text with the original title and text."
+            )
+        text = "\n".join(lines)
         output = PreviewRecipeTextOutput(
             title=preview.title, markdown=preview.description, portions=preview.portions, saved=False
         )
@@ -152,23 +162,17 @@ class RecipeTools:
     # --- save ----------------------------------------------------------------------------------
 
     async def save(self, args: SaveRecipeArguments, call: ToolCall) -> ToolResult[SaveRecipeOutput]:
-        match args.source:
-            case "raw_text":
-                return await self._save_raw_text(_given(args.title, "title"), _given(args.text, "text"))
-            case "prepared":
-                return await self._save_prepared(
-                    _given(args.title, "title"), _given(args.markdown, "markdown"), args.portions
-                )
-            case "url":
-                return await self._import_url(_given(args.url, "url"), call.report_progress)
-            case "draft":
-                return await self._save_draft(
-                    _given(args.draft_id, "draft_id"), _given(args.markdown, "markdown"), args.portions
-                )
-            case "existing":
-                return await self._update(
-                    _given(args.recipe_id, "recipe_id"), _given(args.markdown, "markdown"), args.portions
-                )
+        match args:
+            case SaveRecipeRawText():
+                return await self._save_raw_text(args.title, args.text)
+            case SaveRecipePrepared():
+                return await self._save_prepared(args.title, args.markdown, args.portions)
+            case SaveRecipeUrl():
+                return await self._import_url(args.url, call.report_progress)
+            case SaveRecipeDraft():
+                return await self._save_draft(args.draft_id, args.markdown, args.portions)
+            case SaveRecipeExisting():
+                return await self._update(args.recipe_id, args.markdown, args.portions)
 
     async def _save_raw_text(self, title: str, text: str) -> ToolResult[SaveRecipeOutput]:
         """Cooked saves raw text in two steps; the agent sees one, saving exactly what the preview made.
@@ -345,9 +349,9 @@ def _fenced_recipe(title: str | None, markdown: str) -> str:
     return "\n".join([fence(title or "(no title)", "Title"), fence(markdown, "Recipe markdown")])
 
 
-def _ownership(recipe: cooked.Recipe) -> str:
+def _ownership(recipe: cooked.Recipe, writable: bool) -> str:
     owner = f"; owner {one_line(recipe.owner, '?')}" if recipe.owner is not None else ""
-    if recipe.can_edit is None:
+    if recipe.can_edit is None or not writable:
         return owner
     if recipe.can_edit:
         return f"{owner}; this account can change or delete it"
@@ -362,13 +366,6 @@ def _update_call(recipe_id: str) -> str:
         markdown="<markdown>",
         portions="<portions or null>",
     )
-
-
-def _given(value: T | None, name: str) -> T:
-    """The argument models enforce per-mode requirements; this only narrows the type."""
-    if value is None:
-        raise ToolError(f"{name} is required here. Nothing was sent to Cooked.")
-    return value
 
 
 @asynccontextmanager
