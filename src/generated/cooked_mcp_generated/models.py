@@ -113,7 +113,12 @@ class ReadArguments(_Arguments):
         max_length=500,
         description="Search text for target=recipes; without it the saved recipes are listed.",
     )
-    page: int = Field(default=1, ge=1, le=10000, description="Page number for target=recipes, starting at 1.")
+    page: int = Field(
+        default=1,
+        ge=1,
+        le=10000,
+        description="Page number for target=recipes, starting at 1; page N holds results (N-1)*limit+1 to N*limit, so keep limit the same from page to page.",
+    )
     limit: int = Field(
         default=10, ge=1, le=30, description="Most recipes to return for target=recipes (1 to 30)."
     )
@@ -145,7 +150,8 @@ class ReadOutput(_Output):
         default=None, description="target=recipes: whether another page may hold more."
     )
     next_page: int | None = Field(
-        default=None, description="target=recipes: the page to ask for next, when more may exist."
+        default=None,
+        description="target=recipes: when more may exist, the page to ask for next, with the same query and limit; following it visits every result once.",
     )
     recipe: Recipe | None = Field(default=None, description="target=recipe: the recipe.")
     aisles: list[Aisle] | None = Field(

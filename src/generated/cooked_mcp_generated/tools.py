@@ -114,7 +114,7 @@ READ: Final = ToolSpec(
                 },
                 "page": {
                     "type": "integer",
-                    "description": "Page number for target=recipes, starting at 1.",
+                    "description": "Page number for target=recipes, starting at 1; page N holds results (N-1)*limit+1 to N*limit, so keep limit the same from page to page.",
                     "default": 1,
                     "minimum": 1,
                     "maximum": 10000,
@@ -161,7 +161,7 @@ READ: Final = ToolSpec(
                 },
                 "next_page": {
                     "type": "integer",
-                    "description": "target=recipes: the page to ask for next, when more may exist.",
+                    "description": "target=recipes: when more may exist, the page to ask for next, with the same query and limit; following it visits every result once.",
                 },
                 "recipe": {
                     "type": "object",
