@@ -284,6 +284,10 @@ class SaveRecipeOutput(_Output):
     draft: RecipeDraft | None = Field(
         default=None, description="source=url: the extraction draft to review, when Cooked made one."
     )
+    import_running: bool | None = Field(
+        default=None,
+        description="source=url: true when Cooked had not finished importing by the answer deadline; the import goes on in the background, so do not retry: read target=recipes in a minute.",
+    )
 
 
 class DeleteRecipeArguments(_Arguments):

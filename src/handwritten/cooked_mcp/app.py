@@ -11,6 +11,7 @@ from cooked_mcp_generated.tools import TOOLS, create_server
 from . import __version__
 from .cooked.client import CookedClient
 from .handlers import CookedTools
+from .handlers.url_imports import DEFAULT_ANSWER_SECONDS
 
 
 def read_only_tool_names() -> list[str]:
@@ -18,9 +19,11 @@ def read_only_tool_names() -> list[str]:
     return [spec.name for spec in TOOLS if spec.read_only]
 
 
-def build_server(client: CookedClient, *, read_only: bool = False) -> Server[Any]:
+def build_server(
+    client: CookedClient, *, read_only: bool = False, import_answer_seconds: float = DEFAULT_ANSWER_SECONDS
+) -> Server[Any]:
     return create_server(
-        CookedTools(client),
+        CookedTools(client, import_answer_seconds=import_answer_seconds),
         version=__version__,
         tool_names=read_only_tool_names() if read_only else None,
     )

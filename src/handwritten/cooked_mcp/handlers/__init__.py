@@ -19,13 +19,16 @@ from cooked_mcp_generated.runtime import ToolCall, ToolResult
 from ..cooked.client import CookedClient
 from .recipes import RecipeTools
 from .shopping_list import ShoppingListTools
+from .url_imports import DEFAULT_ANSWER_SECONDS
 
 
 class CookedTools:
     """Implements the generated ToolHandlers protocol against one Cooked account."""
 
-    def __init__(self, client: CookedClient) -> None:
-        self._recipes = RecipeTools(client)
+    def __init__(
+        self, client: CookedClient, *, import_answer_seconds: float = DEFAULT_ANSWER_SECONDS
+    ) -> None:
+        self._recipes = RecipeTools(client, import_answer_seconds=import_answer_seconds)
         self._shopping_list = ShoppingListTools(client)
 
     async def read(self, args: ReadArguments, call: ToolCall) -> ToolResult[ReadOutput]:

@@ -35,6 +35,7 @@ from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from .errors import cooked_errors
 from .formatting import fence, one_line, portions_phrase, tool_call
+from .url_imports import DEFAULT_ANSWER_SECONDS, UrlImports
 
 logger = logging.getLogger("cooked_mcp.handlers")
 
@@ -64,8 +65,11 @@ IMPORT_FAILED = (
 
 
 class RecipeTools:
-    def __init__(self, client: CookedClient) -> None:
+    def __init__(
+        self, client: CookedClient, *, import_answer_seconds: float = DEFAULT_ANSWER_SECONDS
+    ) -> None:
         self._client = client
+        self._imports = UrlImports(self._import_now, answer_seconds=import_answer_seconds)
 
     # --- read ----------------------------------------------------------------------------------
 
@@ -201,15 +205,19 @@ class RecipeTools:
         return _saved("prepared", recipe_id, f"Saved recipe {recipe_id} ({portions_phrase(portions)}).")
 
     async def _import_url(self, url: str, report: ProgressReporter) -> ToolResult[SaveRecipeOutput]:
-        """Never saves a draft: a draft is saved only by an explicit source=draft call."""
+        """Progress ticks while this call waits; the import itself may outlive it (url_imports)."""
         async with _ticking(report, "Cooked is importing the page (this can take up to a minute)"):
-            with cooked_errors(unprocessable=IMPORT_FAILED):
-                imported = await self._client.import_url(url)
-                if imported.recipe_id is not None:
-                    what = f"Cooked imported the page and saved it as recipe {imported.recipe_id}."
-                    return _saved("url", imported.recipe_id, what)
-                assert imported.extraction_id is not None  # ImportResult holds exactly one of the two
-                draft = await self._client.get_draft(imported.extraction_id)
+            return await self._imports.start_or_report(url)
+
+    async def _import_now(self, url: str) -> ToolResult[SaveRecipeOutput]:
+        """Never saves a draft: a draft is saved only by an explicit source=draft call."""
+        with cooked_errors(unprocessable=IMPORT_FAILED):
+            imported = await self._client.import_url(url)
+            if imported.recipe_id is not None:
+                what = f"Cooked imported the page and saved it as recipe {imported.recipe_id}."
+                return _saved("url", imported.recipe_id, what)
+            assert imported.extraction_id is not None  # ImportResult holds exactly one of the two
+            draft = await self._client.get_draft(imported.extraction_id)
         return _draft_result(draft)
 
     async def _save_draft(
