@@ -38,6 +38,7 @@ class Imports:
     """How each Cooked import request ended inside the server: "answered" or "cancelled"."""
 
     outcomes: list[str] = field(default_factory=list)
+    started: asyncio.Event = field(default_factory=asyncio.Event)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def wait_until_cancelled(self) -> None:
@@ -51,6 +52,7 @@ def imports(monkeypatch: pytest.MonkeyPatch) -> Imports:
     original = CookedClient.import_url
 
     async def watched(self: CookedClient, url: str) -> ImportResult:
+        watch.started.set()
         try:
             result = await original(self, url)
         except asyncio.CancelledError:
@@ -288,3 +290,28 @@ async def test_a_finished_import_answers_a_repeat_for_a_while(
     repeated = ok(again, "save_recipe")[0].startswith("This page was already imported")
     assert repeated is (imports_expected == 2)
     assert ok(again, "save_recipe")[1]["recipe_id"] == first.structured_content["recipe_id"] or not repeated
+
+
+@pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4")
+async def test_cancelling_the_first_call_keeps_an_import_another_call_was_told_goes_on(
+    fake: FakeCooked, imports: Imports
+) -> None:
+    fake.fail_with("slow", "POST", "/api/new", seconds=2)
+
+    async with cooked_session(fake) as client, anyio.create_task_group() as group:
+        scope = anyio.CancelScope()
+
+        async def first_call() -> None:
+            with scope:
+                await client.call_tool("save_recipe", {"source": "url", "url": URL})
+
+        group.start_soon(first_call)
+        with anyio.fail_after(10):
+            await imports.started.wait()
+        second = await client.call_tool("save_recipe", {"source": "url", "url": URL})
+        scope.cancel()
+        final, _ = await import_until_done(client, URL)
+
+    assert ok(second, "save_recipe")[0].startswith("An earlier save_recipe call started importing this page")
+    assert ok(final, "save_recipe")[1]["saved"] is True
+    assert imports.outcomes == ["answered"] and imports_sent(fake) == 1

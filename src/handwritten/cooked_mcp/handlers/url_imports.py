@@ -8,8 +8,8 @@ is remembered by its URL while it runs and for a few minutes after it succeeds, 
 call for that URL reports it instead of starting another. A failed import is forgotten at
 once, so trying again really tries again.
 
-A caller that cancels its call before the deadline cancels its import, as before: nobody
-was told it would go on.
+A caller that cancels its call before the deadline cancels its import, as before, unless
+another call has meanwhile been told that it goes on.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ class _Import:
     task: asyncio.Task[ToolResult[SaveRecipeOutput]]
     started: float
     finished: float | None = None
+    promised: bool = False  # some call was told the import goes on, so a cancel must not stop it
 
 
 class UrlImports:
@@ -84,10 +85,12 @@ class UrlImports:
         try:
             await asyncio.wait({entry.task}, timeout=self._answer_seconds)
         except asyncio.CancelledError:
-            entry.task.cancel()
+            if not entry.promised:
+                entry.task.cancel()
             raise
         if entry.task.done():
             return entry.task.result()
+        entry.promised = True
         return _still_running(None)
 
     async def _bounded(self, url: str) -> ToolResult[SaveRecipeOutput]:
@@ -107,6 +110,7 @@ class UrlImports:
     def _report(self, entry: _Import) -> ToolResult[SaveRecipeOutput]:
         age = self._clock() - entry.started
         if entry.finished is None:
+            entry.promised = True
             return _still_running(age)
         earlier = entry.task.result()
         note = (
