@@ -316,7 +316,7 @@ async function sdkSuite(label, open, fake) {
       await callOk(client, schemas, "read", { target: "recipes", limit: 1 });
     });
     await check(`${label}: a cancelled request gets no reply`, async () => {
-      await sleep(1500); // a late reply to the cancelled call would have arrived by now
+      await sleep(2500); // a late reply to the cancelled call would have arrived by now
       const stray = errors.filter((e) => /unknown message ID/i.test(e));
       assert(stray.length === 0, stray.join("; "));
     });
