@@ -128,7 +128,7 @@ class ReadRecipes(_Arguments):
         default=1,
         ge=READ_PAGE_MINIMUM,
         le=READ_PAGE_MAXIMUM,
-        description="Page number for target=recipes, starting at 1.",
+        description="Page number for target=recipes, starting at 1; page N holds results (N-1)*limit+1 to N*limit, so keep limit the same from page to page.",
     )
     limit: int = Field(
         default=10,
@@ -180,7 +180,8 @@ class ReadOutput(_Output):
         default=None, description="target=recipes: whether another page may hold more."
     )
     next_page: int | None = Field(
-        default=None, description="target=recipes: the page to ask for next, when more may exist."
+        default=None,
+        description="target=recipes: when more may exist, the page to ask for next, with the same query and limit; following it visits every result once.",
     )
     recipe: Recipe | None = Field(default=None, description="target=recipe: the recipe.")
     aisles: list[Aisle] | None = Field(
@@ -395,6 +396,10 @@ class SaveRecipeOutput(_Output):
     recipe_id: str | None = Field(default=None, description="The saved or updated recipe's ID.")
     draft: RecipeDraft | None = Field(
         default=None, description="source=url: the extraction draft to review, when Cooked made one."
+    )
+    import_running: bool | None = Field(
+        default=None,
+        description="source=url: true when Cooked had not finished importing by the answer deadline; the import goes on in the background, so do not retry: read target=recipes in a minute.",
     )
 
 

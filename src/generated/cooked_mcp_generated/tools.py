@@ -111,7 +111,7 @@ READ: Final = ToolSpec(
                     "type": "integer",
                     "minimum": 1,
                     "maximum": 10000,
-                    "description": "Page number for target=recipes, starting at 1.",
+                    "description": "Page number for target=recipes, starting at 1; page N holds results (N-1)*limit+1 to N*limit, so keep limit the same from page to page.",
                     "default": 1,
                 },
                 "limit": {
@@ -156,7 +156,7 @@ READ: Final = ToolSpec(
                 },
                 "next_page": {
                     "type": "integer",
-                    "description": "target=recipes: the page to ask for next, when more may exist.",
+                    "description": "target=recipes: when more may exist, the page to ask for next, with the same query and limit; following it visits every result once.",
                 },
                 "recipe": {
                     "type": "object",
@@ -312,7 +312,7 @@ SAVE_RECIPE: Final = ToolSpec(
     definition=types.Tool(
         name="save_recipe",
         title="Save, import or update a recipe",
-        description="Save a recipe to Cooked, or update one. Choose how with `source`:\n- `raw_text` (title, text): Cooked formats the text and saves it in one step. Returns the new recipe_id.\n- `prepared` (title, markdown, portions): saves markdown you prepared, e.g. from preview_recipe_text. Returns the new recipe_id.\n- `url` (url): imports a recipe web page; can take up to a minute. Either Cooked saves it at once (returns recipe_id), or it returns an extraction DRAFT that is NOT saved: review draft_id, markdown and portions, then save it with source=draft.\n- `draft` (draft_id, markdown, portions): saves a reviewed import draft. Returns the recipe_id.\n- `existing` (recipe_id, markdown, portions): replaces an existing recipe's content (get the current content with read target=recipe). Returns the recipe_id.\nportions is a positive whole number, or null when unknown. To delete a recipe use delete_recipe.",
+        description="Save a recipe to Cooked, or update one. Choose how with `source`:\n- `raw_text` (title, text): Cooked formats the text and saves it in one step. Returns the new recipe_id.\n- `prepared` (title, markdown, portions): saves markdown you prepared, e.g. from preview_recipe_text. Returns the new recipe_id.\n- `url` (url): imports a recipe web page; can take up to a minute. Either Cooked saves it at once (returns recipe_id), or it returns an extraction DRAFT that is NOT saved: review draft_id, markdown and portions, then save it with source=draft. An import still running at the answer deadline (50 s unless configured) is answered with import_running=true and finishes in the background: do not retry it; read target=recipes in a minute.\n- `draft` (draft_id, markdown, portions): saves a reviewed import draft. Returns the recipe_id.\n- `existing` (recipe_id, markdown, portions): replaces an existing recipe's content (get the current content with read target=recipe). Returns the recipe_id.\nportions is a positive whole number, or null when unknown. To delete a recipe use delete_recipe.",
         input_schema={
             "type": "object",
             "properties": {
@@ -391,6 +391,10 @@ SAVE_RECIPE: Final = ToolSpec(
                     },
                     "required": ["draft_id", "markdown"],
                     "description": "source=url: the extraction draft to review, when Cooked made one.",
+                },
+                "import_running": {
+                    "type": "boolean",
+                    "description": "source=url: true when Cooked had not finished importing by the answer deadline; the import goes on in the background, so do not retry: read target=recipes in a minute.",
                 },
             },
             "required": ["source", "saved"],

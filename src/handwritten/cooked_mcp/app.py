@@ -14,6 +14,7 @@ from . import __version__
 from .config import ENV_READ_ONLY
 from .cooked.client import CookedClient
 from .handlers import CookedTools
+from .handlers.url_imports import DEFAULT_ANSWER_SECONDS
 
 
 def read_only_tool_names() -> list[str]:
@@ -37,9 +38,11 @@ def read_only_reason(environ: Mapping[str, str] | None = None) -> str:
     )
 
 
-def build_server(client: CookedClient, *, read_only: bool = False) -> Server[Any]:
+def build_server(
+    client: CookedClient, *, read_only: bool = False, import_answer_seconds: float = DEFAULT_ANSWER_SECONDS
+) -> Server[Any]:
     return create_server(
-        CookedTools(client, writable=not read_only),
+        CookedTools(client, writable=not read_only, import_answer_seconds=import_answer_seconds),
         version=__version__,
         tool_names=read_only_tool_names() if read_only else None,
         withheld_because=read_only_reason() if read_only else None,

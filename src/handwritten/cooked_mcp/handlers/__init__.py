@@ -20,14 +20,21 @@ from cooked_mcp_runtime.results import ToolCall, ToolResult
 from ..cooked.client import CookedClient
 from .recipes import RecipeTools
 from .shopping_list import ShoppingListTools
+from .url_imports import DEFAULT_ANSWER_SECONDS
 
 
 class CookedTools:
     """Implements the generated ToolHandlers protocol against one Cooked account."""
 
-    def __init__(self, client: CookedClient, *, writable: bool = True) -> None:
+    def __init__(
+        self,
+        client: CookedClient,
+        *,
+        writable: bool = True,
+        import_answer_seconds: float = DEFAULT_ANSWER_SECONDS,
+    ) -> None:
         # writable=False (read-only mode): results suggest no follow-up call to a write tool.
-        self._recipes = RecipeTools(client, writable=writable)
+        self._recipes = RecipeTools(client, writable=writable, import_answer_seconds=import_answer_seconds)
         self._shopping_list = ShoppingListTools(client, writable=writable)
 
     async def read(self, args: ReadArguments, call: ToolCall) -> ToolResult[ReadOutput]:
