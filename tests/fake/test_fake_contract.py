@@ -715,3 +715,30 @@ def test_stop_wakes_a_slow_answer_promptly() -> None:
     started = time.perf_counter()
     fake.stop()
     assert time.perf_counter() - started < 2
+
+
+def test_cli_on_a_busy_port_says_so_in_one_line() -> None:
+    with FakeCooked() as busy:
+        port = busy.port
+        done = subprocess.run(
+            [sys.executable, "-m", "cooked_fake", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert f"port {port} on 127.0.0.1 is already in use" in done.stderr and "--port" in done.stderr
+
+
+def test_the_advertised_control_url_lists_every_control_endpoint(
+    fake: FakeCooked, anon: httpx.Client
+) -> None:
+    listed = anon.get("/_fake/")
+    assert listed.status_code == 200
+    endpoints = {(e["method"], e["path"]) for e in listed.json()["endpoints"]}
+    assert ("GET", "/_fake/requests") in endpoints and ("POST", "/_fake/fail") in endpoints
+    for method, path in endpoints - {("GET", "/_fake/")}:
+        # Every listed endpoint exists: an empty body is either accepted or refused as invalid, never 404.
+        assert anon.request(method, path, json={}).status_code in (200, 400), (method, path)
+    assert "GET /_fake/ lists them" in anon.get("/_fake/nope").json()["message"]
