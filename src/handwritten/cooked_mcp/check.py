@@ -15,8 +15,8 @@ from typing import TextIO, TypeVar
 
 import anyio
 
+from .app import cooked_client
 from .config import Settings
-from .cooked.client import CookedClient
 from .cooked.errors import CookedError
 from .cooked.models import RecipeSummary
 
@@ -34,6 +34,8 @@ def run_check(settings: Settings, out: TextIO = sys.stdout) -> int:
     """Print the report; exit status 0 only when every step matched the contract."""
     outcomes = anyio.run(_run, settings)
     print(f"cooked-mcp --check against {settings.base_url}", file=out)
+    for line in describe_settings(settings):
+        print(line, file=out)
     width = max(len(o.step) for o in outcomes)
     for outcome in outcomes:
         verdict = "OK" if outcome.ok else "FAILED"
@@ -47,8 +49,28 @@ def run_check(settings: Settings, out: TextIO = sys.stdout) -> int:
     return 0
 
 
+def describe_settings(settings: Settings) -> list[str]:
+    """Which account was tested and where each setting came from: a stale variable in the shell
+    beating the config file is otherwise invisible. The login name is shown (this is the user's own
+    terminal, not a log); the password only by its source."""
+    width = len("read-only")
+    return [
+        f"account: {settings.username}",
+        *(
+            f"  {label.ljust(width)}  from {settings.describe_source(name)}"
+            for label, name in (
+                ("base URL", "base_url"),
+                ("username", "username"),
+                ("password", "password"),
+                ("read-only", "read_only"),
+            )
+        ),
+        "checks:",
+    ]
+
+
 async def _run(settings: Settings) -> list[Outcome]:
-    async with CookedClient(settings.base_url, settings.username, settings.password) as client:
+    async with cooked_client(settings) as client:
         outcomes = [await _step("log in", client.ensure_session, lambda _: "")]
         if not outcomes[0].ok:
             return outcomes

@@ -35,7 +35,7 @@ from cooked_mcp.cooked.models import (
     SelectedSet,
     ShoppingList,
 )
-from cooked_mcp.cooked.session import SecretLike, Session
+from cooked_mcp.cooked.session import LOGIN_HINT, SecretLike, Session
 from cooked_mcp.cooked.wire import Reply, Timeouts, Wire
 
 __all__ = ["MAX_PAGE_COUNT", "CookedClient"]
@@ -65,13 +65,15 @@ class CookedClient:
         connect_timeout: float = 10.0,
         read_timeout: float = 30.0,
         import_read_timeout: float = 90.0,
+        login_hint: str = LOGIN_HINT,
     ) -> None:
+        """``login_hint`` is the next step of a rejected login: ``session.login_hint`` of the sources used."""
         self._wire = Wire(
             base_url,
             transport=transport,
             timeouts=Timeouts(connect=connect_timeout, read=read_timeout, slow_read=import_read_timeout),
         )
-        self._session = Session(self._wire, username, password)
+        self._session = Session(self._wire, username, password, login_hint)
 
     @property
     def base_url(self) -> str:

@@ -25,14 +25,18 @@ from cooked_mcp.cooked.models import LoginResult
 from cooked_mcp.cooked.wire import Reply, Wire
 from cooked_mcp.redaction import redact
 
-__all__ = ["LOGIN_HINT", "SecretLike", "Session"]
+__all__ = ["LOGIN_HINT", "SecretLike", "Session", "login_hint"]
 
 logger = logging.getLogger("cooked_mcp.cooked")
 
-#: How a user fixes rejected credentials; names the settings, never their values.
-LOGIN_HINT = (
-    "check COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the "
-    "config file) and restart cooked-mcp; social-login and passwordless Cooked accounts are not supported"
+
+def login_hint(credentials: str) -> str:
+    """How a user fixes rejected credentials; names the settings (``Settings.describe_credentials``), never values."""
+    return f"check {credentials} and restart cooked-mcp; social-login and passwordless Cooked accounts are not supported"
+
+
+LOGIN_HINT = login_hint(
+    "COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the config file)"
 )
 
 #: Cookie values of earlier sessions kept for redaction (one per login; a long-lived process stays bounded).
@@ -46,7 +50,10 @@ class SecretLike(Protocol):
 
 
 class Session:
-    def __init__(self, wire: Wire, login_name: str, password: SecretLike) -> None:
+    def __init__(
+        self, wire: Wire, login_name: str, password: SecretLike, login_hint: str = LOGIN_HINT
+    ) -> None:
+        self._login_hint = login_hint
         self._wire = wire
         self._login_name = login_name
         self._password = password
@@ -136,7 +143,7 @@ class Session:
                 "Cooked rejected the configured username or password",
                 status=401,
                 code=error.code,
-                next_step=LOGIN_HINT,
+                next_step=self._login_hint,
             )
         if not reply.ok:
             raise self._error(reply)

@@ -45,7 +45,7 @@ from starlette.datastructures import Headers
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..app import build_server
+from ..app import build_server, cooked_client
 from ..config import Settings, is_loopback
 from ..cooked.client import CookedClient
 from ..logging_setup import register_secret_source
@@ -93,7 +93,7 @@ def serve_http(settings: Settings) -> int:
             print(f"cooked-mcp: cannot listen on {where}: {exc}", file=sys.stderr)
             return EXIT_STARTUP
         try:
-            client = CookedClient(settings.base_url, settings.username, settings.password)
+            client = cooked_client(settings)
             register_secret_source(client.secret_values)  # the log filter scrubs session cookies too
             server = _Server(
                 uvicorn.Config(

@@ -37,9 +37,8 @@ from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from ..app import build_server
+from ..app import build_server, cooked_client
 from ..config import Settings
-from ..cooked.client import CookedClient
 from ..logging_setup import register_secret_source
 
 __all__ = ["ANSWER_GRACE_SECONDS", "MAX_MESSAGE_BYTES", "event_loop_stdio", "serve_stdio"]
@@ -65,7 +64,7 @@ def serve_stdio(settings: Settings) -> int:
 
 
 async def _serve(settings: Settings) -> None:
-    async with CookedClient(settings.base_url, settings.username, settings.password) as client:
+    async with cooked_client(settings) as client:
         register_secret_source(client.secret_values)
         server = build_server(client, read_only=settings.read_only)
         streams = (
