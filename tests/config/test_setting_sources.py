@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from config_support import PASSWORD, USERNAME, assert_no_canary, write
 
-from cooked_mcp.config import load_settings
+from cooked_mcp.config import ConfigError, load_settings
 
 
 @pytest.mark.req("server.CONFIG.3", "authentication.CREDENTIALS.11", "authentication.CREDENTIALS.12")
@@ -56,3 +56,11 @@ def test_a_file_username_with_surrounding_whitespace_is_trimmed(
     path = write(tmp_path / "c.toml", f'[user]\nname = " {USERNAME} "\npassword = "{PASSWORD}"\n')
     path.chmod(0o600)
     assert load_settings(config_path=str(path), environ=bare_env).username == USERNAME
+
+
+@pytest.mark.req("server.SECURITY.5", "server.SECURITY.11")
+def test_a_bad_token_in_the_file_is_reported_with_file_and_line(env: dict[str, str], tmp_path: Path) -> None:
+    path = write(tmp_path / "c.toml", '[mcp]\n\nhttp_token = "two words"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config_path=str(path), environ=env, transport="http")
+    assert str(caught.value).startswith(f"mcp.http_token in {path}:3 must contain only visible ASCII")

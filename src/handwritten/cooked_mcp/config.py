@@ -229,7 +229,7 @@ def load_settings(
     password = SecretStr(password_source.resolve())
     http_token = None
     if chosen_transport == "http" and token_source is not None:
-        http_token = SecretStr(_check_token(token_source.resolve(), token_source.setting))
+        http_token = SecretStr(_check_token(token_source.resolve(), token_source.describe()))
         sources["http_token"] = token_source.describe()
 
     return Settings(
