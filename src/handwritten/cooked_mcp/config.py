@@ -200,7 +200,7 @@ def load_settings(
         addr, addr_source = _setting(environ, ENV_HTTP_ADDR, file, "mcp", "http_addr", DEFAULT_HTTP_ADDR)
     sources["http_addr"] = addr_source
     http_host, http_port = _parse_http_addr(addr, addr_source)
-    read_only, sources["read_only"] = _read_only(environ, file)
+    read_only, sources["read_only"] = _flag(environ, ENV_READ_ONLY, file, "mcp", "read_only")
     log_level, sources["log_level"] = _log_level(environ, file)
     allowed_hosts = _allowed(file, "allowed_hosts")
     allowed_origins = _allowed(file, "allowed_origins")
@@ -560,10 +560,6 @@ def _allowed(file: _File, key: str) -> tuple[str, ...]:
                 "write it as NAME:PORT, NAME:* or [IPv6]:PORT (no scheme, no path)"
             )
     return tuple(values)
-
-
-def _read_only(environ: Mapping[str, str], file: _File) -> tuple[bool, str]:
-    return _flag(environ, ENV_READ_ONLY, file, "mcp", "read_only")
 
 
 def _flag(environ: Mapping[str, str], env: str, file: _File, table: str, key: str) -> tuple[bool, str]:
