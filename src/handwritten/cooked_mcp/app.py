@@ -9,25 +9,13 @@ from mcp.server import Server
 from cooked_mcp_generated.tools import TOOLS, create_server
 
 from . import __version__
-from .config import Settings
 from .cooked.client import CookedClient
-from .cooked.session import login_hint
 from .handlers import CookedTools
 
 
 def read_only_tool_names() -> list[str]:
     """The tools that change nothing, for read-only mode."""
     return [spec.name for spec in TOOLS if spec.read_only]
-
-
-def cooked_client(settings: Settings) -> CookedClient:
-    """The client for the configured account; a rejected login names the settings that supplied it."""
-    return CookedClient(
-        settings.base_url,
-        settings.username,
-        settings.password,
-        login_hint=login_hint(settings.describe_credentials()),
-    )
 
 
 def build_server(client: CookedClient, *, read_only: bool = False) -> Server[Any]:

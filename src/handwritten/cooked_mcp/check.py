@@ -15,8 +15,8 @@ from typing import TextIO, TypeVar
 
 import anyio
 
-from .app import cooked_client
 from .config import Settings
+from .cooked.client import CookedClient
 from .cooked.errors import CookedError
 from .cooked.models import RecipeSummary
 
@@ -70,7 +70,7 @@ def describe_settings(settings: Settings) -> list[str]:
 
 
 async def _run(settings: Settings) -> list[Outcome]:
-    async with cooked_client(settings) as client:
+    async with CookedClient.from_settings(settings) as client:
         outcomes = [await _step("log in", client.ensure_session, lambda _: "")]
         if not outcomes[0].ok:
             return outcomes

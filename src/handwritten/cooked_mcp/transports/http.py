@@ -45,7 +45,7 @@ from starlette.datastructures import Headers
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..app import build_server, cooked_client
+from ..app import build_server
 from ..config import Settings, is_loopback
 from ..cooked.client import CookedClient
 from ..logging_setup import register_secret_source
@@ -94,7 +94,7 @@ def serve_http(settings: Settings) -> int:
             print(f"cooked-mcp: cannot listen on {where}: {exc}", file=sys.stderr)
             return EXIT_STARTUP
         try:
-            client = cooked_client(settings)
+            client = CookedClient.from_settings(settings)
             register_secret_source(client.secret_values)  # the log filter scrubs session cookies too
             server = _Server(
                 uvicorn.Config(

@@ -37,8 +37,9 @@ from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from ..app import build_server, cooked_client
+from ..app import build_server
 from ..config import Settings
+from ..cooked.client import CookedClient
 from ..logging_setup import register_secret_source
 
 __all__ = ["ANSWER_GRACE_SECONDS", "MAX_MESSAGE_BYTES", "event_loop_stdio", "serve_stdio"]
@@ -64,7 +65,7 @@ def serve_stdio(settings: Settings) -> int:
 
 
 async def _serve(settings: Settings) -> None:
-    async with cooked_client(settings) as client:
+    async with CookedClient.from_settings(settings) as client:
         register_secret_source(client.secret_values)
         server = build_server(client, read_only=settings.read_only)
         streams = (
