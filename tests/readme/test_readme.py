@@ -222,9 +222,7 @@ def test_shell_blocks_run_against_a_fake_cooked(block: Block, shell_env: tuple[P
 # --- json, toml, python --------------------------------------------------------------------------
 
 #: Every environment variable cooked-mcp reads, from the config module's own constants.
-KNOWN_ENV: Final = frozenset(
-    value for name, value in vars(config).items() if name.startswith("ENV_") and isinstance(value, str)
-) | {"HOME", "XDG_CONFIG_HOME", "PATH"}
+KNOWN_ENV: Final = frozenset(config.environment_variables()) | {"HOME", "XDG_CONFIG_HOME", "PATH"}
 
 
 def check_json(block: Block) -> None:

@@ -34,7 +34,7 @@ def run_check(settings: Settings, out: TextIO = sys.stdout) -> int:
     """Print the report; exit status 0 only when every step matched the contract."""
     outcomes = anyio.run(_run, settings)
     print(f"cooked-mcp --check against {settings.base_url}", file=out)
-    for line in describe_settings(settings):
+    for line in [*settings.describe_account(), "checks:"]:
         print(line, file=out)
     width = max(len(o.step) for o in outcomes)
     for outcome in outcomes:
@@ -47,26 +47,6 @@ def run_check(settings: Settings, out: TextIO = sys.stdout) -> int:
         return 1
     print(f"All {len(outcomes)} checks passed: this Cooked answers as cooked-mcp expects.", file=out)
     return 0
-
-
-def describe_settings(settings: Settings) -> list[str]:
-    """Which account was tested and where each setting came from: a stale variable in the shell
-    beating the config file is otherwise invisible. The login name is shown (this is the user's own
-    terminal, not a log); the password only by its source."""
-    width = len("read-only")
-    return [
-        f"account: {settings.username}",
-        *(
-            f"  {label.ljust(width)}  from {settings.describe_source(name)}"
-            for label, name in (
-                ("base URL", "base_url"),
-                ("username", "username"),
-                ("password", "password"),
-                ("read-only", "read_only"),
-            )
-        ),
-        "checks:",
-    ]
 
 
 async def _run(settings: Settings) -> list[Outcome]:

@@ -12,7 +12,14 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .config import ENV_VARS, ConfigError, Settings, format_warnings, load_settings, schema_keys
+from .config import (
+    ConfigError,
+    Settings,
+    environment_variables,
+    format_warnings,
+    load_settings,
+    schema_keys,
+)
 from .logging_setup import configure_logging
 
 EXIT_CONFIG = 2
@@ -33,7 +40,7 @@ def _epilog() -> str:
     return "\n".join(
         [
             "environment variables (they win over the config file):",
-            *(f"  {a:<28}{b}".rstrip() for a, b in _pairs(ENV_VARS)),
+            *(f"  {a:<28}{b}".rstrip() for a, b in _pairs(environment_variables())),
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
             *(f"  {a:<28}{b}".rstrip() for a, b in zip(keys[:half], [*keys[half:], ""], strict=True)),
             "README.md (in the cooked-mcp sources) explains each setting, with examples for MCP clients.",

@@ -70,18 +70,6 @@ ENV_READ_ONLY = "COOKED_MCP_READ_ONLY"
 ENV_LOG_LEVEL = "COOKED_MCP_LOG_LEVEL"
 ENV_ALLOW_INSECURE_HTTP = "COOKED_ALLOW_INSECURE_HTTP"
 
-#: Every environment variable cooked-mcp reads, for ``--help`` and the misspelling warning.
-ENV_VARS = (
-    ENV_BASE_URL,
-    ENV_ALLOW_INSECURE_HTTP,
-    ENV_USERNAME,
-    ENV_PASSWORD,
-    ENV_HTTP_ADDR,
-    ENV_HTTP_TOKEN,
-    ENV_READ_ONLY,
-    ENV_LOG_LEVEL,
-)
-
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 _ASCII_WHITESPACE = " \t\r\n\v\f"
@@ -111,6 +99,15 @@ _PLAINTEXT_SECRETS = (("user", "password"), ("mcp", "http_token"))
 _COMMANDS = (("user", "name_cmd"), ("user", "password_cmd"), ("mcp", "http_token_cmd"))
 
 DEFAULT_SOURCE = "the default"
+
+
+def environment_variables() -> list[str]:
+    """Every variable cooked-mcp reads, for ``--help`` and the misspelling warning.
+
+    Collected from this module's ``ENV_*`` constants, so a new setting is known here the
+    moment it has a constant: a forgotten entry would warn users about a real setting.
+    """
+    return [value for name, value in globals().items() if name.startswith("ENV_") and isinstance(value, str)]
 
 
 def schema_keys() -> list[str]:
@@ -157,11 +154,30 @@ class Settings:
         ``read_only``, ``log_level``) came from: an environment variable, ``table.key in path:line``
         (a ``*_cmd`` key when a command produced it), ``--http-addr``, or ``the default``."""
         source = self.sources.get(setting, DEFAULT_SOURCE)
-        if source in ENV_VARS:
+        if source in environment_variables():
             return f"the environment variable {source}"
         if source.startswith("--"):
             return f"the {source} flag"
         return source
+
+    def describe_account(self) -> list[str]:
+        """Which account and where each setting came from, for ``--check`` on the user's terminal.
+
+        A stale variable in the shell beating the config file is otherwise invisible. The login
+        name is shown (a terminal, not a log: it never goes through logging); the password only
+        by its source.
+        """
+        labels = {
+            "base URL": "base_url",
+            "username": "username",
+            "password": "password",
+            "read-only": "read_only",
+        }
+        width = max(map(len, labels))
+        return [
+            f"account: {self.username}",
+            *(f"  {label.ljust(width)}  from {self.describe_source(name)}" for label, name in labels.items()),
+        ]
 
     def describe_credentials(self) -> str:
         """The two credential settings actually used, for the message of a rejected login."""
@@ -640,10 +656,11 @@ def _file_permission_warnings(file: _File) -> list[str]:
 def _unknown_variable_warnings(environ: Mapping[str, str]) -> list[str]:
     """A misspelt variable is otherwise silently ignored, and the setting falls back to the file."""
     warnings = []
+    known = environment_variables()
     for name in sorted(environ):
-        if not name.startswith("COOKED_") or name in ENV_VARS:
+        if not name.startswith("COOKED_") or name in known:
             continue
-        nearest = difflib.get_close_matches(name, ENV_VARS, n=1, cutoff=0.6)
+        nearest = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
         hint = f"did you mean {nearest[0]}?" if nearest else "see cooked-mcp --help for the names"
         warnings.append(f"environment variable {_one_line(name)} is not a cooked-mcp setting: {hint}")
     return warnings
