@@ -6,7 +6,9 @@ Every other API-client test trusts this fake, so its own contract is checked her
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -36,6 +38,7 @@ from cooked_fake import (
     UNTITLED_RECIPE_ID,
     FakeCooked,
     Recipe,
+    control,
 )
 from cooked_fake import faults as fault_module
 from cooked_fake.wire import Incoming
@@ -742,3 +745,9 @@ def test_the_advertised_control_url_lists_every_control_endpoint(
         # Every listed endpoint exists: an empty body is either accepted or refused as invalid, never 404.
         assert anon.request(method, path, json={}).status_code in (200, 400), (method, path)
     assert "GET /_fake/ lists them" in anon.get("/_fake/nope").json()["message"]
+
+
+def test_every_control_action_is_in_the_listing() -> None:
+    """A new ``case`` in the control dispatcher without a line in ENDPOINTS would be undiscoverable."""
+    handled = set(re.findall(r'case \("(\w+)", "([\w-]*)"\)', inspect.getsource(control._act)))
+    assert handled and handled == set(control.ENDPOINTS)
