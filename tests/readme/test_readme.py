@@ -55,7 +55,9 @@ pytestmark = pytest.mark.tooling
 ROOT: Final = Path(__file__).resolve().parent.parent.parent
 README: Final = ROOT / "README.md"
 VENV: Final = Path(sys.executable).parent.parent
-NOT_RUN: Final = "<!-- not run here -->"
+NOT_RUN: Final = "not run here"
+#: An HTML comment on its own line: how a block is marked without the reader seeing it.
+_MARKER = re.compile(r"^<!--\s*(.*?)\s*-->$")
 RUN_TIMEOUT_SECONDS: Final = 60
 SHELL_LANGUAGES: Final = frozenset({"sh", "bash", "shell", "console"})
 CHECKED_LANGUAGES: Final = SHELL_LANGUAGES | {"json", "toml", "python"}
@@ -71,8 +73,12 @@ class Block:
     text: str
     line: int
     source: str
-    #: Marked with ``NOT_RUN`` on the line before its opening fence.
-    not_run: bool = False
+    #: The text of an HTML comment on the line before the opening fence (blank lines aside), or "".
+    marker: str = ""
+
+    @property
+    def not_run(self) -> bool:
+        return self.marker == NOT_RUN
 
     @property
     def where(self) -> str:
@@ -100,8 +106,10 @@ def fenced_blocks(markdown: str, source: str = "README.md") -> list[Block]:
             body.append(re.sub(f"^ {{0,{indent}}}", "", lines[j]) if indent else lines[j])
             j += 1
         before = [line.strip() for line in lines[:i] if line.strip()]
-        marked = bool(before) and before[-1] == NOT_RUN
-        blocks.append(Block(language, "\n".join(body) + "\n", i + 1, source, marked))
+        marker = _MARKER.match(before[-1]) if before else None
+        blocks.append(
+            Block(language, "\n".join(body) + "\n", i + 1, source, marker.group(1) if marker else "")
+        )
         i = j + 1
     return blocks
 
@@ -175,7 +183,7 @@ def run_block(block: Block, workdir: Path, env: Mapping[str, str]) -> Ran:
         stdout, stderr = process.communicate()
         pytest.fail(
             f"{block.where}: still running after {RUN_TIMEOUT_SECONDS} s. A command that serves "
-            f"forever (cooked-mcp without --check) belongs in a block right after a '{NOT_RUN}' line.\n"
+            f"forever (cooked-mcp without --check) belongs in a block right after a '<!-- {NOT_RUN} -->' line.\n"
             f"stdout:\n{stdout}\nstderr:\n{stderr}"
         )
     return Ran(process.returncode, stdout, stderr)
