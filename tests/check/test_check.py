@@ -89,7 +89,10 @@ def test_check_names_the_account_and_where_each_setting_came_from(tmp_path: Path
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     assert f"account: {SEED_LOGIN}" in lines
-    assert "  username   from the environment variable COOKED_LOGIN_USERNAME" in lines
+    assert (
+        f"  username   from the environment variable COOKED_LOGIN_USERNAME (overriding user.name_cmd in {config}:2)"
+        in lines
+    )
     assert f"  password   from user.password_cmd in {config}:4" in lines
     assert "  base URL   from the environment variable COOKED_BASE_URL" in lines
     failure = next(line for line in lines if line.lstrip().startswith("log in"))

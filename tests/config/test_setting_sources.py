@@ -64,3 +64,25 @@ def test_a_bad_token_in_the_file_is_reported_with_file_and_line(env: dict[str, s
     with pytest.raises(ConfigError) as caught:
         load_settings(config_path=str(path), environ=env, transport="http")
     assert str(caught.value).startswith(f"mcp.http_token in {path}:3 must contain only visible ASCII")
+
+
+@pytest.mark.req("server.CONFIG.3", "authentication.CREDENTIALS.11")
+def test_a_file_setting_beaten_by_the_environment_is_named_as_overridden(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    path = write(tmp_path / "c.toml", '[user]\nname_cmd = "echo file-user"\n\n[log]\nlevel = "info"\n')
+    env["COOKED_MCP_LOG_LEVEL"] = "debug"
+    settings = load_settings(config_path=str(path), environ=env)
+    assert settings.overridden == {
+        "username": f"user.name_cmd in {path}:2",
+        "log_level": f"log.level in {path}:5",
+    }
+    account = settings.describe_account()
+    assert account[0] == f"account: {USERNAME}"
+    assert (
+        f"  username   from the environment variable COOKED_LOGIN_USERNAME (overriding user.name_cmd in {path}:2)"
+        in account
+    )
+    assert (
+        "  password   from the environment variable COOKED_LOGIN_PASSWORD" in account
+    )  # nothing in the file

@@ -148,6 +148,8 @@ class Settings:
     sources: Mapping[str, str] = field(default_factory=dict)
     #: Unsafe or probably mistaken set-ups, one line each, for the CLI to print before serving.
     warnings: tuple[str, ...] = ()
+    #: For a setting whose file value lost to the environment or a flag: where that file value is.
+    overridden: Mapping[str, str] = field(default_factory=dict)
 
     def describe_source(self, setting: str) -> str:
         """Where ``setting`` (``base_url``, ``username``, ``password``, ``http_addr``, ``http_token``,
@@ -176,8 +178,15 @@ class Settings:
         width = max(map(len, labels))
         return [
             f"account: {self.username}",
-            *(f"  {label.ljust(width)}  from {self.describe_source(name)}" for label, name in labels.items()),
+            *(
+                f"  {label.ljust(width)}  from {self.describe_source(name)}{self._overriding(name)}"
+                for label, name in labels.items()
+            ),
         ]
+
+    def _overriding(self, setting: str) -> str:
+        shadowed = self.overridden.get(setting)
+        return f" (overriding {shadowed})" if shadowed else ""
 
     def describe_credentials(self) -> str:
         """The two credential settings actually used, for the message of a rejected login."""
@@ -262,6 +271,7 @@ def load_settings(
         log_level=log_level,
         config_file=file.path,
         sources=sources,
+        overridden=_overridden(sources, file),
         warnings=(*_file_permission_warnings(file), *_unknown_variable_warnings(environ)),
     )
 
@@ -617,6 +627,32 @@ def _refuse_plain_http(base_url: str, source: str, environ: Mapping[str, str], f
             f"unencrypted; use https://, or set {ENV_ALLOW_INSECURE_HTTP}=1 (or cooked.allow_insecure_http = "
             "true) if the network is yours"
         )
+
+
+#: The file keys behind each setting, to tell when the environment or a flag beat one of them.
+_FILE_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "base_url": ("cooked", ("base_url",)),
+    "username": ("user", ("name", "name_cmd")),
+    "password": ("user", ("password", "password_cmd")),
+    "http_addr": ("mcp", ("http_addr",)),
+    "http_token": ("mcp", ("http_token", "http_token_cmd")),
+    "read_only": ("mcp", ("read_only",)),
+    "log_level": ("log", ("level",)),
+}
+
+
+def _overridden(sources: Mapping[str, str], file: _File) -> dict[str, str]:
+    """Settings whose value in the file lost (to a variable or flag): the usual "why is it
+    using the old account?" is a forgotten ``export`` beating the config file."""
+    shadowed = {}
+    for setting, (table, keys) in _FILE_KEYS.items():
+        source = sources.get(setting, DEFAULT_SOURCE)
+        if source == DEFAULT_SOURCE or source.startswith(tuple(f"{table}.{key} in " for key in keys)):
+            continue
+        present = next((key for key in keys if file.get(table, key) is not None), None)
+        if present is not None:
+            shadowed[setting] = file.source(table, present)
+    return shadowed
 
 
 # --- warnings: allowed, but probably not what the user wants ------------------------------------
