@@ -158,6 +158,16 @@ def test_a_command_not_found_says_so_and_asks_for_an_absolute_path() -> None:
     assert "run the command in a shell" not in message
 
 
+@pytest.mark.req("authentication.CREDENTIALS.20")
+def test_a_command_that_cannot_be_run_says_so(tmp_path: Path) -> None:
+    script = tmp_path / "not-executable"
+    script.write_text("#!/bin/sh\necho pw\n")
+    script.chmod(0o600)
+    with pytest.raises(CredentialCommandError) as caught:
+        run_secret_command(SETTING, str(script))
+    assert "could not be run (exit status 126)" in str(caught.value) and "chmod +x" in str(caught.value)
+
+
 @pytest.mark.req("authentication.CREDENTIALS.17")
 def test_output_of_exactly_64_kib_is_accepted() -> None:
     value = run_secret_command(SETTING, "head -c 65536 /dev/zero | tr '\\0' 'a'")

@@ -103,6 +103,10 @@ def run_secret_command(
         raise fail(f"was killed by signal {-returncode}")
     if returncode == 127:
         raise fail("was not found (exit status 127)", _NOT_FOUND_ADVICE)
+    if returncode == 126:
+        raise fail(
+            "was found but could not be run (exit status 126)", "check that the file is executable (chmod +x)"
+        )
     if returncode != 0:
         raise fail(f"failed with exit status {returncode}")
     try:
