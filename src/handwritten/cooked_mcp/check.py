@@ -48,7 +48,7 @@ def run_check(settings: Settings, out: TextIO = sys.stdout) -> int:
 
 
 async def _run(settings: Settings) -> list[Outcome]:
-    async with CookedClient(settings.base_url, settings.username, settings.password) as client:
+    async with CookedClient.from_settings(settings) as client:
         outcomes = [await _step("log in", client.ensure_session, lambda _: "")]
         if not outcomes[0].ok:
             return outcomes
