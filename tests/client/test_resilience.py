@@ -18,6 +18,7 @@ import respx
 from client_support import LOGIN_PATH, SESSION_COOKIE, make_client, user_path
 from pydantic import SecretStr
 from servers import free_port
+from sessions import cooked_session, text_of
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
 from cooked_mcp.cooked import (
@@ -328,3 +329,23 @@ async def test_a_login_that_fails_for_another_reason_is_not_backed_off(fake: Fak
         assert (await client.get_shopping_list()).aisles
 
     assert fake.login_count == 2
+
+
+@pytest.mark.req("authentication.LOGIN.4", "tools.RESPONSES.6", "authentication.SECRETS.3")
+@pytest.mark.anyio
+async def test_four_tool_calls_with_rejected_credentials_make_one_login(fake: FakeCooked) -> None:
+    """Issue 16: four tool calls made four logins, all 401. Now the first asks Cooked, the rest
+    answer at once with the same error, and nothing but that one login reaches Cooked."""
+    fake.fail(method="POST", path=LOGIN_PATH, status=401, times=None)
+    async with cooked_session(fake) as session:
+        results = [
+            await session.call_tool("read", {"target": target})
+            for target in ("recipes", "shopping_list", "recipes", "shopping_list")
+        ]
+
+    assert [r.path for r in fake.requests] == [LOGIN_PATH]
+    for result in results:
+        assert result.is_error
+        assert "Cooked rejected the configured username or password" in text_of(result)
+        assert "COOKED_LOGIN_PASSWORD" in text_of(result)
+    assert all("Cooked was not asked again" in text_of(result) for result in results[1:])
