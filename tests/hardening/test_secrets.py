@@ -482,6 +482,25 @@ def test_a_wrong_password_is_an_auth_error_that_names_settings_not_values(
 # --- the real process over HTTP: the bearer token and the Cooked secrets -----------------------
 
 
+def _streamed_tool_call(url: str, headers: dict[str, str]) -> str:
+    """A 2025-protocol session whose tool call asks for progress: answered as an SSE stream,
+    which sse_starlette logs chunk by chunk at DEBUG unless it is held at WARNING."""
+    auth = {**headers, "Authorization": f"Bearer {TOKEN}", "MCP-Protocol-Version": "2025-06-18"}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    opened = httpx.post(
+        url, headers=auth, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+    )
+    assert opened.headers["content-type"].startswith("text/event-stream"), opened.headers
+    auth["Mcp-Session-Id"] = opened.headers["mcp-session-id"]
+    httpx.post(url, headers=auth, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    params = {"name": "read", "arguments": {"target": "shopping_list"}, "_meta": {"progressToken": "p1"}}
+    answer = httpx.post(
+        url, headers=auth, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
+    )
+    assert answer.headers["content-type"].startswith("text/event-stream") and "aisle" in answer.text.lower()
+    return answer.text
+
+
 @pytest.mark.req("server.SECURITY.2", "authentication.SECRETS.1", "tools.RESPONSES.7")
 def test_http_process_at_debug_level_leaks_no_canary_through_auth_failures_or_tools(
     portal: BlockingPortal, cfake: FakeCooked, tmp_path: Path
@@ -507,6 +526,7 @@ def test_http_process_at_debug_level_leaks_no_canary_through_auth_failures_or_to
         async def use_tools() -> list[Any]:
             async with http_client(server.url, TOKEN) as client:
                 cfake.fail(path="/api/saved/r-0001", status=404, body={"code": "NOT_FOUND", "message": ECHO})
+
                 return [
                     await call(client, "read", {"target": "shopping_list"}),
                     await call(client, "read", {"target": "recipe", "recipe_id": "r-0001"}),
@@ -515,8 +535,10 @@ def test_http_process_at_debug_level_leaks_no_canary_through_auth_failures_or_to
 
         for number, result in enumerate(portal.call(use_tools)):
             answers[f"tool result {number}"] = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
+        answers["streamed tool result"] = _streamed_tool_call(server.url, headers)
         log = server.stderr()
 
     assert "DEBUG" in log and "refused POST /mcp" in log, "debug logging was not on: the test proves nothing"
+    assert "sse_starlette" not in log, "the SSE library logged the streamed tool results"
     assert_no_leaks({"stderr log": log, **answers})
     FIGURES.add("secrets", "failure_paths", len(attempts) + 1)
