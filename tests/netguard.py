@@ -29,7 +29,7 @@ def is_loopback(host: Any) -> bool:
         return False
 
 
-def _is_invalid_name(host: Any) -> bool:
+def is_invalid_name(host: Any) -> bool:
     """A name under ``.invalid``, which RFC 6761 reserves as never resolving."""
     text = host.decode() if isinstance(host, bytes) else str(host)
     return text.rstrip(".").lower().endswith(".invalid")
@@ -40,7 +40,7 @@ def loopback_only() -> Iterator[None]:
     real_getaddrinfo, real_connect = socket.getaddrinfo, socket.socket.connect
 
     def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if _is_invalid_name(host):  # answered here as a resolver would, so no DNS query goes out
+        if is_invalid_name(host):  # answered here as a resolver would, so no DNS query goes out
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         if not is_loopback(host):
             raise OSError(f"test network guard: refusing to resolve {host!r}")
