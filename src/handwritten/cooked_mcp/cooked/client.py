@@ -86,8 +86,13 @@ class CookedClient:
     @classmethod
     def from_settings(cls, settings: Settings) -> CookedClient:
         """The client for the configured account: the one place that maps settings onto the client."""
-        config_file = str(settings.config_file) if settings.config_file is not None else None
-        return cls(settings.base_url, settings.username, settings.password, credentials_from=config_file)
+        credentials_from = None
+        if settings.config_file is not None:  # all the settings know today: which file was read
+            credentials_from = (
+                "COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD "
+                f"(or user.name / user.password in {settings.config_file})"
+            )
+        return cls(settings.base_url, settings.username, settings.password, credentials_from=credentials_from)
 
     @property
     def base_url(self) -> str:

@@ -42,16 +42,15 @@ LOGIN_BACKOFF_SECONDS = 60.0
 
 
 def login_hint(credentials_from: str | None = None) -> str:
-    """How a user fixes rejected credentials; names the settings (and where they came from), never values.
+    """How a user fixes rejected credentials; names the settings actually used, never their values.
 
-    ``credentials_from`` says where the configured credentials were found (a config file path
-    today; a setting source when the settings know one), and is left out when unknown.
+    ``credentials_from`` says which settings the credentials came from (as precisely as the
+    settings know it); without it every place a credential could be is listed.
     """
-    where = f"the config file {credentials_from}" if credentials_from else "the config file"
-    return (
-        f"check COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in {where}) "
-        "and restart cooked-mcp; social-login and passwordless Cooked accounts are not supported"
+    settings = credentials_from or (
+        "COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the config file)"
     )
+    return f"check {settings} and restart cooked-mcp; social-login and passwordless Cooked accounts are not supported"
 
 
 #: Cookie values of earlier sessions kept for redaction (one per login; a long-lived process stays bounded).
