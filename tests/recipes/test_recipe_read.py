@@ -319,6 +319,11 @@ async def test_read_one_recipe_reports_what_cooked_has_and_leaves_out_what_it_la
     assert phrase in text
     if recipe_id == UNTITLED_RECIPE_ID:
         assert fenced_block(text, "Title") == "(no title)\n"
+    # Only a recipe this account may change is followed by the calls that change or delete it;
+    # one it may not gets no call that Cooked would refuse with 403.
+    may_change = out["recipe"].get("can_edit") is not False
+    assert ("save_recipe source=existing" in text) is may_change
+    assert ("delete_recipe" in text) is may_change
 
 
 @pytest.mark.req("recipes.READ.6", "recipes.READ.6-2", "recipes.READ.9")

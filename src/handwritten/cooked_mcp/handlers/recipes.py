@@ -129,7 +129,9 @@ class RecipeTools:
             f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{_ownership(recipe, self._writable)}.",
             _fenced_recipe(recipe.title, recipe.description),
         ]
-        if self._writable:
+        # A recipe Cooked says this account cannot change gets no update or delete call to copy:
+        # the ownership phrase above already points at saving an edited copy instead.
+        if self._writable and recipe.can_edit is not False:
             lines.append(
                 f"To change it: {_update_call(recipe.id)} (send the whole new markdown). "
                 f"To delete it: {tool_call('delete_recipe', recipe_id=recipe.id)}."
