@@ -41,6 +41,8 @@ def test_help_lists_every_variable_and_key_on_one_screen_and_points_at_the_readm
         assert name in done.stdout, name
     assert "README" in done.stdout
     assert len(done.stdout.splitlines()) <= 45  # one screen of a terminal window
+    # argparse wraps its own text to an 80-column terminal; the epilog must not stick out of it.
+    assert max(map(len, done.stdout.splitlines())) <= 80
 
 
 @pytest.mark.req("server.CONFIG.8", "server.TRANSPORT.2-2", "server.TRANSPORT.3")

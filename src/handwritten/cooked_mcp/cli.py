@@ -41,7 +41,8 @@ def _epilog() -> str:
             *(f"  {a:<28}{b}".rstrip() for a, b in _pairs(environment_variables())),
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
             *(f"  {a:<28}{b}".rstrip() for a, b in _columns(schema_keys())),
-            "README.md (in the cooked-mcp sources) explains each setting, with examples for MCP clients.",
+            "README.md (in the cooked-mcp sources) explains each setting,",
+            "with examples for MCP clients.",
         ]
     )
 
