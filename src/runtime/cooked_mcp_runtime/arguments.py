@@ -10,7 +10,9 @@ what a flat schema cannot say is enforced here, from rules generated out of the 
   default (clients that fill in every property send those), and refused otherwise;
 - null for a parameter the mode uses keeps its meaning where the schema allows null,
   counts as left out where the parameter is optional, and is refused where it is required;
-- an integer sent as a numeric string ("5") is read as that integer, as LLMs often do.
+- an integer sent as a numeric string ("5") is read as that integer, as LLMs often do, and
+  one sent as a number with a zero fraction (10.0) too: JSON Schema counts that as an integer,
+  so a client that checked its arguments against the served schema may send it.
 
 Everything else wrong is reported, one clause per parameter, before any handler runs.
 """
@@ -212,6 +214,8 @@ _ABSENT = object()
 
 
 def _is_numeric(value: object) -> bool:
+    if type(value) is float:
+        return value.is_integer() and abs(value) < 1e15
     return isinstance(value, str) and _NUMERIC_STRING.fullmatch(value) is not None
 
 
