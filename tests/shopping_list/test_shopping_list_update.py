@@ -95,6 +95,22 @@ async def test_null_quantity_is_a_given_value_and_an_omitted_one_is_kept(fake: F
     assert groups_now(fake)["pg-01"]["quantity"] is None
 
 
+@pytest.mark.req("shopping-list.UPDATE_ITEM.4", "tools.SCHEMA.3")
+async def test_a_null_filling_client_is_told_that_null_quantity_removes_it(fake: FakeCooked) -> None:
+    """A strict-schema client sends every property, null where it has nothing to say; for
+    update_item a null quantity is a value (none), so a move sent that way clears the quantity.
+    The description the model reads must say so, or "omitted fields keep their values" misleads it."""
+    async with cooked_session(fake) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        await change(
+            client, action="update_item", product_group_id="pg-01", aisle_id="dairy",
+            name=None, quantity=None, selected=None,
+        )  # fmt: skip
+    assert groups_now(fake)["pg-01"]["quantity"] is None
+    description = " ".join((tools["change_shopping_list"].description or "").split())
+    assert "quantity null removes the quantity" in description
+
+
 @pytest.mark.req("shopping-list.UPDATE_ITEM.1", "shopping-list.UPDATE_ITEM.5", "tools.RESPONSES.2")
 async def test_moving_an_item_into_an_empty_aisle(fake: FakeCooked) -> None:
     async with cooked_session(fake) as client:
