@@ -97,8 +97,8 @@ def test_check_names_the_account_and_where_each_setting_came_from(tmp_path: Path
     assert "  base URL   from the environment variable COOKED_BASE_URL" in lines
     failure = next(line for line in lines if line.lstrip().startswith("log in"))
     assert (
-        f"check the username from the environment variable COOKED_LOGIN_USERNAME and the password from "
-        f"user.password_cmd in {config}:4" in failure
+        f"check the username from the environment variable COOKED_LOGIN_USERNAME (overriding user.name_cmd "
+        f"in {config}:2) and the password from user.password_cmd in {config}:4" in failure
     )
     assert "user.name /" not in failure  # not the generic list of every place a credential could be
     assert CANARY_PASSWORD not in done.stdout + done.stderr

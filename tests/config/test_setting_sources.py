@@ -25,8 +25,8 @@ def test_each_setting_names_its_source(env: dict[str, str], tmp_path: Path) -> N
     assert settings.describe_source("log_level") == "the default"
     assert settings.describe_source("read_only") == "the default"
     assert settings.describe_credentials() == (
-        f"the username from the environment variable COOKED_LOGIN_USERNAME and the password from "
-        f"user.password_cmd in {path}:6"
+        f"the username from the environment variable COOKED_LOGIN_USERNAME (overriding user.name in "
+        f"{path}:5) and the password from user.password_cmd in {path}:6"
     )
     assert_no_canary(settings.sources, repr(settings))
 
@@ -86,3 +86,8 @@ def test_a_file_setting_beaten_by_the_environment_is_named_as_overridden(
     assert (
         "  password   from the environment variable COOKED_LOGIN_PASSWORD" in account
     )  # nothing in the file
+    # The message of a rejected login says so too, not only --check.
+    assert settings.describe_credentials() == (
+        f"the username from the environment variable COOKED_LOGIN_USERNAME (overriding user.name_cmd in "
+        f"{path}:2) and the password from the environment variable COOKED_LOGIN_PASSWORD"
+    )

@@ -196,10 +196,14 @@ class Settings:
         return f" (overriding {shadowed})" if shadowed else ""
 
     def describe_credentials(self) -> str:
-        """The two credential settings actually used, for the message of a rejected login."""
+        """The two credential settings actually used, for the message of a rejected login.
+
+        A variable that beat a file setting is named as such: a forgotten ``export`` in the
+        shell is the usual cause of a rejected login the user cannot explain.
+        """
         return (
-            f"the username from {self.describe_source('username')} and the password from "
-            f"{self.describe_source('password')}"
+            f"the username from {self.describe_source('username')}{self._overriding('username')} "
+            f"and the password from {self.describe_source('password')}{self._overriding('password')}"
         )
 
 
