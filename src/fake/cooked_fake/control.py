@@ -52,6 +52,9 @@ def _act(fake: FakeCooked, action: tuple[str, str], body: dict[str, Any]) -> Any
             return {"kind": fault.kind, "times": fault.times}
         case ("POST", "clear-faults"):
             fake.clear_faults()
+        case ("POST", "variants"):
+            fake.use_variants(*body.get("variants", []))
+            return {"variants": sorted(fake.variants)}
         case ("POST", "import-result"):
             fake.set_import_result(str(body["url"]), body["result"])
         case _:

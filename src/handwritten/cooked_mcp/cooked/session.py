@@ -130,11 +130,11 @@ class Session:
             endpoint.path(),
             body={Key.USERNAME: self._login_name, Key.PASSWORD: self._password.get_secret_value()},
         )
-        if reply.status == 401:
+        if reply.status in endpoints.LOGIN_REJECTED_STATUSES:
             error = self._error(reply)
             raise CookedAuthError(
                 "Cooked rejected the configured username or password",
-                status=401,
+                status=reply.status,
                 code=error.code,
                 next_step=LOGIN_HINT,
             )
