@@ -20,7 +20,7 @@ MAX_SHAPE_DEPTH: Final = 4
 MAX_SHAPE_KEYS: Final = 30
 #: Array elements whose shapes are merged into the array's element shape.
 _ELEMENTS_LOOKED_AT: Final = 5
-#: What a key that does not look like a schema key is shown as.
+#: What a key that does not look like a schema key is shown as (numbered: ``<other key 1>``).
 OTHER_KEY: Final = "<other key>"
 _SCHEMA_KEY = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\??")
 _MAX_KEY_CHARS: Final = 32
@@ -35,8 +35,13 @@ def shape_of(value: Any, secrets: tuple[str, ...] = (), depth: int = 0) -> Any:
         if depth >= MAX_SHAPE_DEPTH:
             return "object"
         out: dict[str, Any] = {}
+        others = 0
         for key in list(value)[:MAX_SHAPE_KEYS]:
-            out[_shown_key(key, secrets)] = shape_of(value[key], secrets, depth + 1)
+            shown = _shown_key(key, secrets)
+            if shown == OTHER_KEY:
+                others += 1
+                shown = f"<other key {others}>"
+            out[shown] = shape_of(value[key], secrets, depth + 1)
         if len(value) > MAX_SHAPE_KEYS:
             out["<more keys>"] = len(value) - MAX_SHAPE_KEYS
         return out
