@@ -166,3 +166,14 @@ async def test_a_failure_at_any_step_is_undone_byte_for_byte(fake: FakeCooked, m
         template = re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(failed[0].endpoint.path_template))
         assert failed[0].endpoint.method == method, (nth, transport.failed, failed[0])
         assert re.fullmatch(template, path), (nth, transport.failed, failed[0])
+
+
+@pytest.mark.req("server.CONFIG.1")  # closest: flags are checked before anything runs
+@pytest.mark.parametrize("flag", ["--write", "--yes", "--report=r.json"])
+def test_the_check_flags_need_check(tmp_path: Path, flag: str) -> None:
+    with FakeCooked() as fake:
+        env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+        done = subprocess.run([COOKED_MCP, flag], env=env, capture_output=True, text=True, timeout=30)
+        assert fake.requests == []
+    assert done.returncode == 2
+    assert "--write, --yes and --report only go with --check" in done.stderr

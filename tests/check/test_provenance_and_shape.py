@@ -51,3 +51,11 @@ def test_a_shape_has_keys_and_types_only_and_is_bounded() -> None:
     assert len(shape) == MAX_SHAPE_KEYS + 1 and shape["<more keys>"] == len(answer) - MAX_SHAPE_KEYS
     assert "Secret" not in repr(shape) and "alice" not in repr(shape) and "deep" not in repr(shape)
     assert MAX_SHAPE_DEPTH == 4
+    # An array's element shape merges only its first 5 elements.
+    assert shape_of([1, "a", None, True, 2.5, {"late": 1}]) == [
+        "array",
+        "number",
+        "string",
+        "null",
+        "boolean",
+    ]
