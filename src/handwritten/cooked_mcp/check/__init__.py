@@ -11,6 +11,7 @@ file holds less still (see ``report``).
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -33,10 +34,10 @@ WRITE_WARNING = (
 )
 
 
+@dataclass(frozen=True)
 class CheckResult:
-    def __init__(self, outcomes: list[Outcome], roundtrip: RoundTrip | None) -> None:
-        self.outcomes = outcomes
-        self.roundtrip = roundtrip
+    outcomes: list[Outcome]
+    roundtrip: RoundTrip | None
 
     @property
     def passed(self) -> bool:

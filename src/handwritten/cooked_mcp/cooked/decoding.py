@@ -8,6 +8,7 @@ text, or worse, and an agent gains nothing from seeing it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -38,15 +39,17 @@ class UnexpectedAnswer(CookedResponseError):
         super().__init__(summary, **kwargs)
 
 
-def decode(model: type[M], reply: Reply, endpoint: Endpoint, secrets: tuple[str, ...] = ()) -> M:
-    """``secrets`` are kept out of the shape of a refused answer (see ``shape.shape_of``)."""
+def decode(
+    model: type[M], reply: Reply, endpoint: Endpoint, secrets: Callable[[], Iterable[str]] = tuple
+) -> M:
+    """``secrets()`` (asked only when an answer is refused) are kept out of its shape (``shape.shape_of``)."""
     data: Any = None
 
     def fail(problem: str) -> CookedResponseError:
         return UnexpectedAnswer(
             f"Cooked's answer to the {endpoint.name} request {problem}",
             problem=problem,
-            shape=None if data is None else shape_of(data, secrets),
+            shape=None if data is None else shape_of(data, tuple(secrets())),
             status=reply.status,
             next_step=_NEXT_STEP,
         )
