@@ -17,7 +17,6 @@ __all__ = [
     "API_PREFIX",
     "CONFIRMED",
     "ENDPOINTS",
-    "LOGIN_REJECTED_STATUSES",
     "RECONSTRUCTED",
     "USERNAME_PARAM",
     "Endpoint",
@@ -88,10 +87,6 @@ class InvalidPathValue(ValueError):
     def __init__(self, parameter: str, problem: str) -> None:
         self.parameter = parameter
         super().__init__(f"the {parameter.replace('_', ' ')} is {problem}, which is not a valid Cooked ID")
-
-
-#: Statuses that mean "wrong username or password" on login: Cooked's app treats 403 like 401.
-LOGIN_REJECTED_STATUSES: Final = frozenset({401, 403})
 
 
 @dataclass(frozen=True)

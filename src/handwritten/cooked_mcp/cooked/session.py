@@ -130,7 +130,7 @@ class Session:
             endpoint.path(),
             body={Key.USERNAME: self._login_name, Key.PASSWORD: self._password.get_secret_value()},
         )
-        if reply.status in endpoints.LOGIN_REJECTED_STATUSES:
+        if reply.status in (401, 403):  # 403: an account Cooked will not let in, the same to the user
             error = self._error(reply)
             raise CookedAuthError(
                 "Cooked rejected the configured username or password",
