@@ -46,3 +46,15 @@ def test_cooked_fake_takes_variant_flags() -> None:
     help_text = "".join(help_text.split())  # argparse wraps, even at hyphens
     for name in ("bare-lists", "question-flags", "extract-id", "login-403", "drifted", "observed"):
         assert name in help_text
+
+
+def test_the_demo_runs_its_whole_journey_against_every_observed_variant() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cooked_fake.demo", "--variant", "observed"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "bare-lists, extract-id, login-403, question-flags" in done.stdout
+    assert "The demo stopped" not in done.stdout
