@@ -52,6 +52,14 @@ def test_the_report_holds_shapes_and_verdicts_but_no_canary(tmp_path: Path, mode
     report = tmp_path / "check-report.json"
     with FakeCooked(variants=["drifted"]) as fake:
         canary_fake(fake)
+        if mode:  # every recipe read answers an error whose code and message are canaries
+            fake.fail(
+                method="GET",
+                path_regex=r"^/api/saved/",
+                status=410,
+                body={"code": CANARY_TEXT, "message": CANARY_PASSWORD},
+                times=None,
+            )
         done = run_check(
             tmp_path, fake, *mode, "--report", str(report), login=CANARY_LOGIN, password=CANARY_PASSWORD
         )
@@ -84,6 +92,7 @@ def test_the_report_holds_shapes_and_verdicts_but_no_canary(tmp_path: Path, mode
     if mode:
         assert data["undo"]["complete"] is True
         assert rows["update recipe"]["answer-shape"] == {"id": "string"}
+        assert rows["get recipe"]["status"] == 410 and "code" not in rows["get recipe"]
     assert f"Report written to {report}" in done.stdout
 
 

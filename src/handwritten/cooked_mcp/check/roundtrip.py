@@ -19,7 +19,7 @@ from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.errors import CookedError
 from cooked_mcp.cooked.models import Preview, ShoppingList
 
-from .steps import Failed, Mismatch, Outcome, step
+from .steps import Failed, Mismatch, Outcome, safe_code, step
 
 __all__ = ["RoundTrip"]
 
@@ -125,9 +125,10 @@ class RoundTrip:
         except CookedError as exc:
             if exc.status == _GONE_STATUS and exc.code in (None, _GONE_CODE):
                 return
-            shown = " ".join(str(p) for p in (exc.status, exc.code) if p is not None) or "an error"
+            code = safe_code(exc.code)
+            shown = " ".join(str(p) for p in (exc.status, code) if p is not None) or "an error"
             expected = f"{_GONE_STATUS} {_GONE_CODE}"
-            raise Failed(Mismatch(f"answered {shown}, expected {expected}", exc.status, exc.code)) from None
+            raise Failed(Mismatch(f"answered {shown}, expected {expected}", exc.status, code)) from None
         raise Failed(
             Mismatch(f"the deleted recipe is still readable (answered 200, expected {_GONE_STATUS})", 200)
         )

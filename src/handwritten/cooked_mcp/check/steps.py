@@ -17,7 +17,7 @@ from cooked_mcp.cooked.decoding import UnexpectedAnswer
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.cooked.errors import CookedError, CookedRequestError, CookedUnavailable
 
-__all__ = ["Failed", "Mismatch", "Outcome", "mismatch_of", "step"]
+__all__ = ["Failed", "Mismatch", "Outcome", "mismatch_of", "safe_code", "step"]
 
 T = TypeVar("T")
 _CODE = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
@@ -48,8 +48,13 @@ class Failed(Exception):
         self.mismatch = mismatch
 
 
+def safe_code(code: str | None) -> str | None:
+    """Cooked's error code when it looks like one (``NOT_FOUND``); anything else could be any text."""
+    return code if code and _CODE.fullmatch(code) else None
+
+
 def mismatch_of(error: CookedError) -> Mismatch:
-    code = error.code if error.code and _CODE.fullmatch(error.code) else None
+    code = safe_code(error.code)
     if isinstance(error, UnexpectedAnswer):
         return Mismatch(f"the answer {error.problem}", error.status, None, error.shape)
     if isinstance(error, CookedUnavailable):
