@@ -8,7 +8,7 @@ import threading
 
 from .fake import FakeCooked
 from .seed import SEED_LOGIN, SEED_PASSWORD
-from .variants import VARIANTS
+from .variants import add_variant_option
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,32 +21,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with FakeCooked(delay=args.delay_ms / 1000, port=args.port, variants=args.variant) as fake:
         print(f"fake Cooked at {fake.base_url}", flush=True)
-        if fake.variants:
-            print(f"answering in the variants: {', '.join(sorted(fake.variants))}", flush=True)
         print(f"login: {SEED_LOGIN} / {SEED_PASSWORD}", flush=True)
-        print(
-            f"control: {fake.base_url}/_fake/ (requests, reset, expire-sessions, delay, fail, variants)",
-            flush=True,
-        )
+        print(f"control: {fake.base_url}/_fake/ (requests, reset, expire-sessions, delay, fail)", flush=True)
         print("Ctrl-C to stop", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()
     return 0
-
-
-def add_variant_option(parser: argparse.ArgumentParser) -> None:
-    """``--variant NAME`` (repeatable), shared with the demo."""
-    names = ["observed", *VARIANTS]
-    parser.add_argument(
-        "--variant",
-        action="append",
-        default=[],
-        choices=names,
-        metavar="NAME",
-        help="answer as Cooked is seen to vary (repeatable): "
-        + "; ".join(f"{n}: {d}" for n, d in VARIANTS.items())
-        + "; observed: every variant but drifted",
-    )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 
 from . import SEED_LOGIN, SEED_PASSWORD, FakeCooked
-from .__main__ import add_variant_option
+from .variants import add_variant_option
 
 _MAX_LINES = 14
 

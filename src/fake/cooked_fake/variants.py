@@ -10,10 +10,11 @@ Every variant changes only the wire form of answers, never the account's data.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterable
 from typing import Any, Final
 
-__all__ = ["OBSERVED", "VARIANTS", "checked", "rejected_login_status", "reshape"]
+__all__ = ["OBSERVED", "VARIANTS", "add_variant_option", "checked", "rejected_login_status", "reshape"]
 
 #: name -> what the fake does differently.
 VARIANTS: Final[dict[str, str]] = {
@@ -41,6 +42,20 @@ def checked(names: Iterable[str]) -> frozenset[str]:
         else:
             raise ValueError(f"unknown variant {name!r}; known: observed, {', '.join(VARIANTS)}")
     return frozenset(chosen)
+
+
+def add_variant_option(parser: argparse.ArgumentParser) -> None:
+    """``--variant NAME`` (repeatable), for ``cooked-fake`` and the demo."""
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        choices=["observed", *VARIANTS],
+        metavar="NAME",
+        help="answer as Cooked is seen to vary (repeatable): "
+        + "; ".join(f"{n}: {d}" for n, d in VARIANTS.items())
+        + "; observed: every variant but drifted",
+    )
 
 
 def rejected_login_status(active: frozenset[str]) -> int:
