@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean
+.PHONY: install generate generate-check lint test bench demo clean interop
 
 install: $(STAMP)
 
@@ -25,10 +25,21 @@ generate-check: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check codegen src tests bench
 	$(BIN)/ruff format --check codegen src tests bench
-	$(BIN)/mypy codegen src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/fake/cooked_fake
+	$(BIN)/mypy codegen src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/runtime/cooked_mcp_runtime src/fake/cooked_fake
 
 test: generate-check lint
 	$(BIN)/python -m pytest -q
+
+# Outside MCP clients (TypeScript SDK, Inspector CLI, conformance suite; pinned in
+# interop/package-lock.json, installed under interop/node_modules) against the real server.
+INTEROP_STAMP := interop/node_modules/.installed
+
+$(INTEROP_STAMP): interop/package.json interop/package-lock.json
+	cd interop && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+interop: $(STAMP) $(INTEROP_STAMP)
+	node interop/run.mjs
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
@@ -38,5 +49,5 @@ demo: generate
 	$(BIN)/python -m cooked_fake.demo $(foreach v,$(VARIANTS),--variant $(v))
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build .mypy_cache .ruff_cache .hypothesis interop/node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
