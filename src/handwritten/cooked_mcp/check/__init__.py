@@ -75,11 +75,11 @@ def run_check(
         return 1
 
     async def run() -> CheckResult:
-        async with CookedClient(settings.base_url, settings.username, settings.password) as client:
+        async with CookedClient.from_settings(settings) as client:
             return await check_account(client, write=write)
 
     result = anyio.run(run)
-    _print(result, settings.base_url, write, out)
+    _print(result, settings.base_url, settings.describe_account(), write, out)
     if report is not None:
         write_report(
             report,
@@ -102,10 +102,12 @@ def _confirmed(out: TextIO, answer: TextIO) -> bool:
     return reply in {"y", "yes"}
 
 
-def _print(result: CheckResult, base_url: str, write: bool, out: TextIO) -> None:
+def _print(result: CheckResult, base_url: str, account: list[str], write: bool, out: TextIO) -> None:
     outcomes = result.outcomes
     mode = "with --write" if write else "read-only"
     print(f"cooked-mcp --check ({mode}) against {base_url}", file=out)
+    for line in [*account, "checks:"]:
+        print(line, file=out)
     width = max(len(o.step) for o in outcomes)
     for outcome in outcomes:
         verdict = "OK" if outcome.ok else "FAILED"
