@@ -79,7 +79,6 @@ def render_all(features_dir: Path, table_path: Path) -> dict[Path, str]:
     }
     outputs = {PACKAGE / name: _ruff_format(env.get_template(t).render(common)) for name, t in python.items()}
     outputs[DOCS / "tools.md"] = env.get_template("tools.md.j2").render(common)
-    outputs[DOCS / "requirements.md"] = env.get_template("requirements.md.j2").render(common)
     return outputs
 
 
