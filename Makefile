@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean
+.PHONY: install generate generate-check lint test bench demo clean requirements golden
 
 install: $(STAMP)
 
@@ -29,6 +29,15 @@ lint: $(STAMP)
 
 test: generate-check lint
 	$(BIN)/python -m pytest -q
+
+# The requirement map (docs/requirements.md) and build/requirements.md from collection alone: seconds.
+requirements: $(STAMP)
+	$(BIN)/python -m pytest -q --collect-only --write-requirements >/dev/null
+	@echo "wrote docs/requirements.md and build/requirements.md"
+
+# Re-render the codegen fixture spec into tests/tooling/golden/expected after a deliberate template change.
+golden: $(STAMP)
+	$(BIN)/python -m codegen --features tests/tooling/golden/spec/features --table tests/tooling/golden/spec/tools.yaml --out tests/tooling/golden/expected
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
