@@ -67,10 +67,14 @@ async def test_preview_without_portions_says_they_are_unknown(fake: FakeCooked) 
     assert "(portions unknown)" in text and "portions=null" in text
 
 
-@pytest.mark.req("recipes.PREVIEW_TEXT.1-1", "recipes.PREVIEW_TEXT.1-2", "tools.RESPONSES.6")
+@pytest.mark.req("tools.RESPONSES.6")
 @pytest.mark.parametrize(
     ("arguments", "missing"),
-    [({"text": RAW_TEXT}, "title"), ({"title": "Shakshuka"}, "text"), ({"title": "", "text": "x"}, "title")],
+    [
+        pytest.param({"text": RAW_TEXT}, "title", marks=pytest.mark.req("recipes.PREVIEW_TEXT.1-1")),
+        pytest.param({"title": "Shakshuka"}, "text", marks=pytest.mark.req("recipes.PREVIEW_TEXT.1-2")),
+        pytest.param({"title": "", "text": "x"}, "title", marks=pytest.mark.req("recipes.PREVIEW_TEXT.1-1")),
+    ],
 )
 async def test_preview_needs_title_and_text(
     fake: FakeCooked, arguments: dict[str, Any], missing: str
