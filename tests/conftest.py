@@ -70,7 +70,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if trace.full_run:
         if session.config.getoption("--write-requirements"):
             traceability.DOC_FILE.write_text(traceability.render_doc(trace, pending), encoding="utf-8")
-        trace.problems = traceability.check(trace, pending) + traceability.check_doc(trace, pending)
+        trace.problems = [
+            *traceability.check(trace, pending),
+            *traceability.check_code(trace, pending),
+            *traceability.check_doc(trace, pending),
+        ]
         if trace.problems and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

@@ -26,14 +26,17 @@ from codegen.yaml_lines import Located, load
 ROOT = Path(__file__).resolve().parent.parent
 DOC_FILE = ROOT / "docs" / "requirements.md"
 TABLE_FILE = ROOT / "features" / "tools.yaml"
-# Hand-written code lives under src/ (but never in src/generated, which is output) and codegen/.
-CODE_ROOTS = (ROOT / "src", ROOT / "codegen")
+# Hand-written code lives under src/ (but never in src/generated, which is output) and codegen/;
+# the test network guard is code that implements the "tests do not contact Cooked" requirements.
+CODE_ROOTS = (ROOT / "src", ROOT / "codegen", ROOT / "tests" / "netguard.py")
 SKIPPED_DIRS = {ROOT / "src" / "generated"}
 CODE_SUFFIXES = {".py", ".j2"}
 
 ANNOTATION = re.compile(r"^\s*(?:#|\{#)\s*implements\s*:(?P<ids>.*?)(?:#\})?\s*$")
 NEAR_MISS = re.compile(r"^\s*#\s*implement(?:s|ed|ing)?\b(?!\s*:)", re.IGNORECASE)
-NAMED = re.compile(r"^\s*(?:async\s+def|def|class)\s+(?P<name>\w+)|^\s*(?P<var>[A-Za-z_]\w*)\s*(?::[^=]*)?=")
+NAMED = re.compile(
+    r"^\s*(?:async\s+def|def|class)\s+(?P<name>\w+)|^\s*(?P<var>[A-Za-z_][\w.]*)\s*(?::[^=]*)?="
+)
 
 
 class Requirement(Protocol):
@@ -67,7 +70,8 @@ def scan_code(
     """Every ``# implements:`` annotation under ``roots``, and the mistakes found (``file:line: ...``)."""
     places: dict[str, list[Place]] = {}
     errors: list[str] = []
-    for path in sorted(p for root in roots for p in root.rglob("*") if _is_code(p)):
+    files = (p for root in roots for p in ([root] if root.is_file() else root.rglob("*")))
+    for path in sorted(p for p in files if _is_code(p)):
         for rid, place_or_error in _annotations(path, known):
             if isinstance(place_or_error, Place):
                 places.setdefault(rid, []).append(place_or_error)

@@ -98,6 +98,17 @@ def check(trace: Trace, pending: list[str]) -> list[str]:
     return problems
 
 
+def check_code(trace: Trace, pending: list[str]) -> list[str]:
+    """Every requirement names the code that implements it, unless it is still pending."""
+    waiting = set(pending)
+    return [
+        f"{rid} names no code: add `# implements: {rid}` right above the code that does it "
+        "(or cite it in features/tools.yaml)"
+        for rid in REQUIREMENTS
+        if rid not in trace.code and rid not in waiting
+    ]
+
+
 def render_doc(trace: Trace, pending: list[str]) -> str:
     tests = requirement_map.tests_by_requirement(trace.citations, trace.nodeids)
     return requirement_map.render(REQUIREMENTS, trace.code, tests, pending)

@@ -152,6 +152,24 @@ def test_a_stale_map_fails_the_gate_and_names_the_command(tmp_path: Path) -> Non
     assert traceability.check_doc(trace, [], doc) == [f"{doc} is out of date: run `make requirements`"]
 
 
+def test_a_requirement_without_code_fails_the_gate_unless_pending() -> None:
+    place = Place("src/x.py", 1, "f")
+    trace = traceability.Trace(code={rid: [place] for rid in list(REQUIREMENTS)[1:]})
+    first = next(iter(REQUIREMENTS))
+    assert traceability.check_code(trace, []) == [
+        f"{first} names no code: add `# implements: {first}` right above the code that does it "
+        "(or cite it in features/tools.yaml)"
+    ]
+    assert traceability.check_code(trace, [first]) == []
+
+
+def test_every_requirement_names_code_today() -> None:
+    annotated, errors = scan_code(REQUIREMENTS)
+    code = requirement_map.merge(annotated, requirement_map.scan_table())
+    assert errors == []
+    assert [rid for rid in REQUIREMENTS if rid not in code] == []
+
+
 def test_a_partial_run_never_overwrites_the_full_report() -> None:
     assert traceability.report_path(traceability.Trace(full_run=True)) == ROOT / "build" / "requirements.md"
     assert (

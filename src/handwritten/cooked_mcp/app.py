@@ -18,6 +18,7 @@ def read_only_tool_names() -> list[str]:
     return [spec.name for spec in TOOLS if spec.read_only]
 
 
+# implements: server.COMPATIBILITY.2, server.SINGLE_USER.2
 def build_server(client: CookedClient, *, read_only: bool = False) -> Server[Any]:
     return create_server(
         CookedTools(client),

@@ -38,6 +38,7 @@ class CredentialCommandError(ConfigError):
         )
 
 
+# implements: authentication.CREDENTIALS.7, authentication.CREDENTIALS.7-1, authentication.CREDENTIALS.7-2, authentication.CREDENTIALS.15, authentication.CREDENTIALS.16, authentication.CREDENTIALS.18, authentication.CREDENTIALS.19, authentication.CREDENTIALS.20, authentication.SECRETS.2
 def run_secret_command(setting: str, command: str, *, timeout: float = 5.0, max_bytes: int = 65536) -> str:
     """Return the trimmed stdout of ``command`` run by ``/bin/sh -c``.
 
@@ -90,6 +91,7 @@ def run_secret_command(setting: str, command: str, *, timeout: float = 5.0, max_
     return value
 
 
+# implements: authentication.CREDENTIALS.17
 def _read_bounded(
     process: subprocess.Popen[bytes], setting: str, deadline: float, timeout: float, max_bytes: int
 ) -> bytes:

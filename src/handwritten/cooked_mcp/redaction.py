@@ -30,6 +30,7 @@ def spellings(secret: str) -> set[str]:
     return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
 
 
+# implements: api-client.ERRORS.6, authentication.SECRETS.3, tools.RESPONSES.7
 def redact(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every spelling of every secret (of at least MIN_SECRET_LENGTH) replaced."""
     forms = {form for secret in secrets if len(secret) >= MIN_SECRET_LENGTH for form in spellings(secret)}

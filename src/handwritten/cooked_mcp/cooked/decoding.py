@@ -23,6 +23,7 @@ M = TypeVar("M", bound=BaseModel)
 _NEXT_STEP = "retry once; if it happens again, Cooked's API has changed and cooked-mcp needs an update"
 
 
+# implements: api-client.RESPONSES.1, api-client.RESPONSES.3
 def decode(model: type[M], reply: Reply, endpoint: Endpoint) -> M:
     def fail(problem: str) -> CookedResponseError:
         return CookedResponseError(

@@ -33,6 +33,7 @@ __all__ = [
 ]
 
 
+# implements: api-client.RESPONSES.2, tools.RESPONSES.4
 class _CookedModel(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
@@ -41,6 +42,7 @@ class LoginResult(_CookedModel):
     username: str = Field(alias=Key.USERNAME, min_length=1)
 
 
+# implements: recipes.READ.4, tools.RESPONSES.3
 class RecipeSummary(_CookedModel):
     id: str = Field(alias=Key.ID, min_length=1)
     title: str | None = Field(default=None, alias=Key.TITLE)
@@ -50,6 +52,7 @@ class RecipeList(_CookedModel):
     items: list[RecipeSummary] = Field(alias=Key.ITEMS)
 
 
+# implements: recipes.READ.9
 class Recipe(_CookedModel):
     id: str = Field(alias=Key.ID, min_length=1)
     title: str | None = Field(default=None, alias=Key.TITLE)
