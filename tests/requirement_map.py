@@ -160,11 +160,18 @@ def merge(*maps: Mapping[str, list[Place]]) -> dict[str, list[Place]]:
 def tests_by_requirement(
     citations: Mapping[str, list[str]], all_nodeids: Iterable[str]
 ) -> dict[str, list[str]]:
-    """Per ID, its tests as ``file::test``; a parametrised test lists its cases only when not all of them cite the ID."""
+    """Per ID, its tests as ``file::test``, the most focused first (those citing the fewest IDs).
+
+    A parametrised test lists its cases only when not all of them cite the ID.
+    """
     cases: dict[str, int] = {}
     for nodeid in all_nodeids:
         base = nodeid.split("[", 1)[0]
         cases[base] = cases.get(base, 0) + 1
+    breadth: dict[str, int] = {}  # how many IDs a test function cites, over all its cases
+    for nodeids in citations.values():
+        for base in {nodeid.split("[", 1)[0] for nodeid in nodeids}:
+            breadth[base] = breadth.get(base, 0) + 1
     cells: dict[str, list[str]] = {}
     for rid, nodeids in citations.items():
         by_base: dict[str, list[str]] = {}
@@ -172,7 +179,8 @@ def tests_by_requirement(
             base, _, case = nodeid.partition("[")
             by_base.setdefault(base, []).append(case[:-1] if case else "")
         cell = []
-        for base, found in by_base.items():
+        for base in sorted(by_base, key=lambda b: breadth[b]):  # stable: collection order breaks ties
+            found = by_base[base]
             if len(found) == cases.get(base, 1):
                 cell.append(f"`{base}`" + (f" ({len(found)} cases)" if len(found) > 1 else ""))
             else:

@@ -58,6 +58,12 @@ def test_each_case_of_a_parametrised_test_cites_only_its_own_requirements(tmp_pa
     }
 
 
+def test_the_most_focused_test_comes_first() -> None:
+    citations = {"r.A.1": ["t.py::test_broad", "t.py::test_focused"], "r.A.2": ["t.py::test_broad"]}
+    cells = requirement_map.tests_by_requirement(citations, ["t.py::test_broad", "t.py::test_focused"])
+    assert cells["r.A.1"] == ["`t.py::test_focused`", "`t.py::test_broad`"]
+
+
 def test_the_map_lists_only_the_cases_that_cite_an_id() -> None:
     all_ids = ["t.py::test_a[x]", "t.py::test_a[y]", "t.py::test_b", "t.py::test_c[1]", "t.py::test_c[2]"]
     citations = {
