@@ -33,7 +33,10 @@ SKIPPED_DIRS = {ROOT / "src" / "generated"}
 CODE_SUFFIXES = {".py", ".j2"}
 
 ANNOTATION = re.compile(r"^\s*(?:#|\{#)\s*implements\s*:(?P<ids>.*?)(?:#\})?\s*$")
-NEAR_MISS = re.compile(r"^\s*#\s*implement(?:s|ed|ing)?\b(?!\s*:)", re.IGNORECASE)
+# "Implements recipes.SAVE.4" or "implement: ..." would be silently ignored; prose comments are not.
+NEAR_MISS = re.compile(
+    r"^\s*#\s*implement(?:s|ed)?\b(?!\s*:)\W*[a-z-]+\.[A-Z_]+\.\d|^\s*#\s*implement(?:ed)?\s*:", re.IGNORECASE
+)
 NAMED = re.compile(
     r"^\s*(?:async\s+def|def|class)\s+(?P<name>\w+)|^\s*(?P<var>[A-Za-z_][\w.]*)\s*(?::[^=]*)?="
 )
