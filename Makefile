@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean requirements golden
+.PHONY: install generate generate-check lint test bench demo clean interop requirements golden
 
 install: $(STAMP)
 
@@ -25,7 +25,7 @@ generate-check: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check codegen src tests bench
 	$(BIN)/ruff format --check codegen src tests bench
-	$(BIN)/mypy codegen src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/fake/cooked_fake
+	$(BIN)/mypy codegen src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/runtime/cooked_mcp_runtime src/fake/cooked_fake
 
 test: generate-check lint
 	$(BIN)/python -m pytest -q
@@ -39,6 +39,17 @@ requirements: $(STAMP)
 golden: $(STAMP)
 	$(BIN)/python -m codegen --features tests/tooling/golden/spec/features --table tests/tooling/golden/spec/tools.yaml --out tests/tooling/golden/expected
 
+# Outside MCP clients (TypeScript SDK, Inspector CLI, conformance suite; pinned in
+# interop/package-lock.json, installed under interop/node_modules) against the real server.
+INTEROP_STAMP := interop/node_modules/.installed
+
+$(INTEROP_STAMP): interop/package.json interop/package-lock.json
+	cd interop && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+interop: $(STAMP) $(INTEROP_STAMP)
+	node interop/run.mjs
+
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
@@ -46,5 +57,5 @@ demo: generate
 	$(BIN)/python -m cooked_fake.demo
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build .mypy_cache .ruff_cache .hypothesis interop/node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,7 +1,8 @@
-"""``python -m codegen [--check] [--features DIR --table FILE --out DIR]``: render src/generated/ and docs/ from features/.
+"""``python -m codegen [--check] [--features DIR --table FILE --out DIR]``: render the generated files.
 
-``--out`` renders into ``DIR/cooked_mcp_generated`` and ``DIR/docs`` instead of
-the repository (the golden tests render their fixture spec that way).
+They are src/generated/, docs/tools.md and tests/generated_requirements.py, from
+features/. ``--out DIR`` writes them under DIR at the same relative paths instead
+of into the repository (the golden tests render their fixture spec that way).
 
 Output is deterministic: the same inputs give the same bytes, because the
 inputs are read in a fixed order, nothing time- or machine-dependent is
@@ -30,6 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FEATURES_DIR = ROOT / "features" / "cooked-mcp"
 TABLE = ROOT / "features" / "tools.yaml"
 PACKAGE = ROOT / "src" / "generated" / "cooked_mcp_generated"
+#: Requirement texts are test data: generated beside the tests, not into the installed package.
+REQUIREMENTS_MODULE = ROOT / "tests" / "generated_requirements.py"
 DOCS = ROOT / "docs"
 
 
@@ -40,16 +43,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--features", type=Path, default=FEATURES_DIR, help="the *.feature.yaml directory")
     parser.add_argument("--table", type=Path, default=TABLE, help="the tool schema table")
-    parser.add_argument("--out", type=Path, help="write DIR/cooked_mcp_generated and DIR/docs instead")
+    parser.add_argument("--out", type=Path, help="write under DIR, at the repository-relative paths, instead")
     args = parser.parse_args(argv)
-    package, docs = (args.out / PACKAGE.name, args.out / "docs") if args.out else (PACKAGE, DOCS)
     try:
-        outputs = render_all(args.features, args.table, package, docs)
+        rendered = render_all(args.features, args.table)
     except SpecError as exc:
         print(f"codegen: {exc}", file=sys.stderr)
         return 1
+    place = (lambda path: args.out / path.relative_to(ROOT)) if args.out else (lambda path: path)
+    outputs = {place(path): text for path, text in rendered.items()}
     stale = [path for path, text in outputs.items() if not path.exists() or path.read_text("utf-8") != text]
-    extra = sorted(set(package.glob("*.py")) - set(outputs))
+    extra = sorted(set(place(PACKAGE).glob("*.py")) - set(outputs))
     if args.check:
         for path in stale:
             sys.stderr.writelines(drift(path, outputs[path]))
@@ -75,9 +79,7 @@ def drift(path: Path, rendered: str) -> list[str]:
     return [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
 
 
-def render_all(
-    features_dir: Path, table_path: Path, package: Path = PACKAGE, docs: Path = DOCS
-) -> dict[Path, str]:
+def render_all(features_dir: Path, table_path: Path) -> dict[Path, str]:
     """Every generated file's path and text; nothing is written here."""
     features = load_features(features_dir)
     requirement_ids = {r.id for f in features for r in f.requirements}
@@ -95,14 +97,13 @@ def render_all(
         "total": len(requirement_ids),
     }
     python = {
-        "__init__.py": "package.py.j2",
-        "runtime.py": "runtime.py.j2",
-        "models.py": "models.py.j2",
-        "tools.py": "tools.py.j2",
-        "requirements.py": "requirements.py.j2",
+        PACKAGE / "__init__.py": "package.py.j2",
+        PACKAGE / "models.py": "models.py.j2",
+        PACKAGE / "tools.py": "tools.py.j2",
+        REQUIREMENTS_MODULE: "requirements.py.j2",
     }
-    outputs = {package / name: _ruff_format(env.get_template(t).render(common)) for name, t in python.items()}
-    outputs[docs / "tools.md"] = env.get_template("tools.md.j2").render(common)
+    outputs = {path: _ruff_format(env.get_template(t).render(common)) for path, t in python.items()}
+    outputs[DOCS / "tools.md"] = env.get_template("tools.md.j2").render(common)
     return outputs
 
 
@@ -122,8 +123,25 @@ def _environment(table: Table) -> jinja2.Environment:
         output_schema=lambda tool: schemas.output_schema(tool.output, types),
         param_annotation=schemas.param_annotation,
         param_field=schemas.param_field,
+        bound_constants=schemas.bound_constants,
+        mode_literal=schemas.mode_literal,
         output_annotation=schemas.output_annotation,
         bounds=_bounds,
+        param_names=lambda tool: tuple(p.name for p in tool.params),
+        defaults=lambda tool: {p.name: p.default for p in tool.params if p.default is not None},
+        pattern_hints=lambda tool: {p.name: p.pattern_hint for p in tool.params if p.pattern_hint},
+        mode_map=lambda tool, attribute: {
+            m.value: getattr(m, attribute) for m in tool.modes if getattr(m, attribute)
+        },
+        model_names=[
+            name
+            for tool in table.tools
+            for name in (
+                *(tool.mode_class(m) for m in tool.modes),
+                f"{tool.class_prefix}Arguments",
+                f"{tool.class_prefix}Output",
+            )
+        ],
     )
     return env
 
@@ -146,6 +164,8 @@ def _bounds(p: Param) -> str:
         parts.append(f"length {p.min_length or 0}–{p.max_length or '∞'}")
     if p.min_items is not None or p.max_items is not None:
         parts.append(f"{p.min_items or 0}–{p.max_items or '∞'} items")
+    if p.pattern_hint:
+        parts.append(p.pattern_hint)
     return ", ".join(parts)
 
 

@@ -20,8 +20,7 @@ from pathlib import Path
 
 import pytest
 import requirement_map
-
-from cooked_mcp_generated.requirements import REQUIREMENTS
+from generated_requirements import REQUIREMENTS
 
 ROOT = Path(__file__).resolve().parent.parent
 PENDING_FILE = ROOT / "features" / "pending-requirements.txt"

@@ -46,6 +46,7 @@ from hardening_support import (
     succeeded,
     traced_stdio_client,
 )
+from mcp.shared.exceptions import MCPError
 from pydantic import SecretStr
 from servers import http_client, http_server, python_command, run_server, server_env
 from sessions import text_of
@@ -415,7 +416,9 @@ def test_stdio_process_at_debug_level_leaks_no_canary_anywhere(
             assert tool(f"login {status}", "read", {"target": "shopping_list"}).is_error
         # Unknown tools and invalid arguments that try to talk about credentials.
         tool("invalid", "read", {"target": "recipe", "password": PASSWORD, "username": LOGIN})
-        tool("unknown tool", "login_as_admin", {"password": PASSWORD})
+        with pytest.raises(MCPError) as unknown:  # an unknown tool is a JSON-RPC error, not a result
+            portal.call(call, stdio, "login_as_admin", {"password": PASSWORD})
+        results["unknown tool: login_as_admin"] = unknown.value.message
         cfake.clear_faults()
         succeeded(tool("after all that", "read", {"target": "recipes"}))
 

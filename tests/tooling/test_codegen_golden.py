@@ -1,7 +1,8 @@
 """Golden tests for the generator: a small fixture spec renders to the committed bytes, broken specs to exact errors.
 
 After a deliberate template change, `make golden` re-renders
-tests/tooling/golden/expected/ from tests/tooling/golden/spec/; review its diff.
+tests/tooling/golden/expected/ (each file at its repository-relative path) from
+tests/tooling/golden/spec/; review its diff.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.__main__ import main, render_all
+from codegen.__main__ import ROOT, main, render_all
 from codegen.yaml_lines import SpecError
 
 pytestmark = pytest.mark.tooling
@@ -22,12 +23,11 @@ BROKEN = GOLDEN / "broken"
 REFRESH = "run `make golden` and review the diff if the change is deliberate"
 
 
-def render_fixture(out: Path) -> dict[Path, str]:
-    return render_all(SPEC / "features", SPEC / "tools.yaml", out / "cooked_mcp_generated", out / "docs")
-
-
-def test_the_fixture_spec_renders_byte_for_byte_to_the_golden_files(tmp_path: Path) -> None:
-    rendered = {path.relative_to(tmp_path): text for path, text in render_fixture(tmp_path).items()}
+def test_the_fixture_spec_renders_byte_for_byte_to_the_golden_files() -> None:
+    rendered = {
+        path.relative_to(ROOT): text
+        for path, text in render_all(SPEC / "features", SPEC / "tools.yaml").items()
+    }
     committed = {
         path.relative_to(EXPECTED): path.read_text("utf-8") for path in EXPECTED.rglob("*") if path.is_file()
     }
@@ -63,16 +63,17 @@ def test_check_prints_a_unified_diff_of_what_drifted(
         str(tmp_path),
     ]
     main(arguments)
-    models = tmp_path / "cooked_mcp_generated" / "models.py"
-    models.write_text(models.read_text().replace("le=20", "le=99"))
+    models = tmp_path / "src" / "generated" / "cooked_mcp_generated" / "models.py"
+    models.write_text(
+        models.read_text().replace("LOOK_LIMIT_MAXIMUM: Final = 20", "LOOK_LIMIT_MAXIMUM: Final = 99")
+    )
     capsys.readouterr()
 
     assert main([*arguments, "--check"]) == 1
 
     err = capsys.readouterr().err
     assert f"--- a/{models}\n+++ b/{models}\n" in err
-    assert "\n-    limit: int = Field(default=5, ge=1, le=99" in err
-    assert "\n+    limit: int = Field(default=5, ge=1, le=20" in err
+    assert "\n-LOOK_LIMIT_MAXIMUM: Final = 99\n+LOOK_LIMIT_MAXIMUM: Final = 20\n" in err
     assert f"codegen: {models} is out of date" in err
 
 
@@ -90,16 +91,19 @@ def broken_specs() -> list[object]:
 
 @pytest.mark.parametrize(("features", "table", "wrong"), broken_specs())
 def test_a_broken_spec_fails_with_the_exact_file_and_line(
-    features: Path, table: Path, wrong: Path, tmp_path: Path
+    features: Path, table: Path, wrong: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first_line = wrong.read_text("utf-8").splitlines()[0]
     assert first_line.startswith("# expect: "), f"{wrong} must start with `# expect: LINE: message`"
     expected = f"{wrong}:{first_line.removeprefix('# expect: ')}"
 
     with pytest.raises(SpecError) as raised:
-        render_all(features, table, tmp_path / "cooked_mcp_generated", tmp_path / "docs")
-
+        render_all(features, table)
     assert str(raised.value) == expected
+
+    arguments = ["--features", str(features), "--table", str(table), "--out", str(tmp_path)]
+    assert main(arguments) == 1
+    assert capsys.readouterr().err == f"codegen: {expected}\n"
     assert not any(tmp_path.iterdir()), "nothing is written for a broken spec"
 
 

@@ -58,6 +58,10 @@ ENV_HTTP_ADDR = "COOKED_MCP_HTTP_ADDR"
 ENV_HTTP_TOKEN = "COOKED_MCP_HTTP_TOKEN"
 ENV_READ_ONLY = "COOKED_MCP_READ_ONLY"
 ENV_LOG_LEVEL = "COOKED_MCP_LOG_LEVEL"
+ENV_IMPORT_ANSWER = "COOKED_MCP_IMPORT_ANSWER_SECONDS"
+#: save_recipe source=url answers by this many seconds (the TypeScript SDK gives up at 60).
+DEFAULT_IMPORT_ANSWER_SECONDS = 50.0
+MAX_IMPORT_ANSWER_SECONDS = 600.0
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
@@ -66,6 +70,7 @@ _ASCII_WHITESPACE = " \t\r\n\v\f"
 _STRING = "a string"
 _BOOLEAN = "a boolean (true or false)"
 _STRING_LIST = "a list of strings"
+_SECONDS = "a number of seconds"
 
 #: Every table and key the file may hold, with the type each must have.
 # implements: authentication.CREDENTIALS.13, authentication.CREDENTIALS.14, authentication.CREDENTIALS.15
@@ -79,6 +84,7 @@ _SCHEMA: dict[str, dict[str, str]] = {
         "read_only": _BOOLEAN,
         "allowed_hosts": _STRING_LIST,
         "allowed_origins": _STRING_LIST,
+        "import_answer_seconds": _SECONDS,
     },
     "log": {"level": _STRING},
 }
@@ -114,6 +120,7 @@ class Settings:
     allowed_origins: tuple[str, ...]
     log_level: str
     config_file: Path | None
+    import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS
 
 
 # implements: server.CONFIG.1, server.CONFIG.2
@@ -144,6 +151,7 @@ def load_settings(
     http_host, http_port = _parse_http_addr(addr, addr_source)
     read_only = _read_only(environ, file)
     log_level = _log_level(environ, file)
+    import_answer_seconds = _import_answer_seconds(environ, file)
     allowed_hosts = _allowed(file, "allowed_hosts")
     allowed_origins = _allowed(file, "allowed_origins")
 
@@ -185,6 +193,7 @@ def load_settings(
         allowed_origins=allowed_origins,
         log_level=log_level,
         config_file=file.path,
+        import_answer_seconds=import_answer_seconds,
     )
 
 
@@ -320,6 +329,8 @@ def _has_type(value: object, expected: str) -> bool:
         return isinstance(value, str)
     if expected == _BOOLEAN:
         return isinstance(value, bool)
+    if expected == _SECONDS:
+        return isinstance(value, int | float) and not isinstance(value, bool)
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
@@ -514,6 +525,26 @@ def _read_only(environ: Mapping[str, str], file: _File) -> bool:
         raise ConfigError(f"{ENV_READ_ONLY} must be true or false (1/0, yes/no, on/off); fix or unset it")
     from_file = file.get("mcp", "read_only")
     return bool(from_file) if from_file is not None else False
+
+
+def _import_answer_seconds(environ: Mapping[str, str], file: _File) -> float:
+    """How long a URL import call waits for Cooked before answering that it is still running."""
+    value: object = environ.get(ENV_IMPORT_ANSWER, "")
+    source = ENV_IMPORT_ANSWER
+    if not value:
+        value, source = file.get("mcp", "import_answer_seconds"), file.source("mcp", "import_answer_seconds")
+    if value is None:
+        return DEFAULT_IMPORT_ANSWER_SECONDS
+    try:
+        seconds = float(value)  # type: ignore[arg-type]  # a str from the environment or a TOML number
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds <= MAX_IMPORT_ANSWER_SECONDS:
+        raise ConfigError(
+            f"{source} must be a number of seconds above 0 and at most {MAX_IMPORT_ANSWER_SECONDS:.0f} "
+            f"(default {DEFAULT_IMPORT_ANSWER_SECONDS:.0f}); fix or remove it"
+        )
+    return seconds
 
 
 def _log_level(environ: Mapping[str, str], file: _File) -> str:

@@ -130,7 +130,9 @@ async def _serve(server: uvicorn.Server, sockets: list[socket.socket], client: C
 # implements: server.TRANSPORT.5, server.SECURITY.3, server.SECURITY.7
 def build_app(settings: Settings, client: CookedClient) -> ASGIApp:
     """The whole ASGI stack for ``settings``; separate from serving so it can be inspected."""
-    mcp_server = build_server(client, read_only=settings.read_only)
+    mcp_server = build_server(
+        client, read_only=settings.read_only, import_answer_seconds=settings.import_answer_seconds
+    )
     sessions = JsonWhenSilentSessionManager(
         mcp_server,
         security_settings=transport_security(settings),

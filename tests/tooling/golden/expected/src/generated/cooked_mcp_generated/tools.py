@@ -2,37 +2,36 @@
 #   tests/tooling/golden/spec/tools.yaml
 #   tests/tooling/golden/spec/features/pantry.feature.yaml
 # Change those files and regenerate instead.
-"""The MCP tool surface: definitions, the handler interface, and dispatch.
+"""The MCP tool surface: definitions, argument rules, and the handler interface.
 
-Registered on the low-level ``mcp.server.Server`` so that the input schemas
-clients see are exactly the table's (MCPServer derives schemas from function
-signatures instead), and validated by the generated argument models before
-any handler runs.
+Listing, validation and dispatch are cooked_mcp_runtime.dispatch; this module holds
+what varies with the table.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Awaitable, Callable, Collection
-from dataclasses import dataclass
+from collections.abc import Collection
 from typing import Any, Final, Protocol
 
 import mcp_types as types
 from mcp.server import Server
-from mcp.server.context import ServerRequestContext
-from pydantic import BaseModel, ValidationError
+
+from cooked_mcp_runtime.arguments import ArgumentRules
+from cooked_mcp_runtime.dispatch import ToolSpec, build_server
+from cooked_mcp_runtime.results import ToolCall, ToolResult
 
 from .models import (
     LOOK_MODES,
     STOCK_MODES,
     LookArguments,
+    LookJar,
     LookOutput,
+    LookShelf,
+    StockAdd,
     StockArguments,
     StockOutput,
+    StockRemove,
 )
-from .runtime import ModeRules, ToolCall, ToolError, ToolResult, describe_validation_error, shown_name
-
-logger = logging.getLogger("cooked_mcp.tools")
 
 SERVER_NAME: Final = "Pantry"
 SERVER_INSTRUCTIONS: Final = "Look at the pantry, then stock it."
@@ -46,21 +45,6 @@ class ToolHandlers(Protocol):
     async def stock(self, args: StockArguments, call: ToolCall) -> ToolResult[StockOutput]: ...
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    """One tool: its MCP definition, argument model and handler lookup."""
-
-    definition: types.Tool
-    arguments: type[BaseModel]
-    modes: ModeRules | None
-    read_only: bool
-    invoke: Callable[[ToolHandlers, Any, ToolCall], Awaitable[ToolResult[Any]]]
-
-    @property
-    def name(self) -> str:
-        return self.definition.name
-
-
 LOOK: Final = ToolSpec(
     definition=types.Tool(
         name="look",
@@ -69,19 +53,19 @@ LOOK: Final = ToolSpec(
         input_schema={
             "type": "object",
             "properties": {
-                "target": {"type": "string", "description": "What to look at.", "enum": ["shelf", "jar"]},
+                "target": {"type": "string", "enum": ["shelf", "jar"], "description": "What to look at."},
                 "jar_id": {
                     "type": "string",
-                    "description": "The jar to open. Required with target=jar.",
                     "minLength": 1,
                     "maxLength": 40,
+                    "description": "The jar to open. Required with target=jar.",
                 },
                 "limit": {
                     "type": "integer",
-                    "description": "Most jars to list for target=shelf.",
-                    "default": 5,
                     "minimum": 1,
                     "maximum": 20,
+                    "description": "Most jars to list for target=shelf.",
+                    "default": 5,
                 },
             },
             "required": ["target"],
@@ -123,8 +107,19 @@ LOOK: Final = ToolSpec(
             open_world_hint=False,
         ),
     ),
-    arguments=LookArguments,
-    modes=LOOK_MODES,
+    arguments=ArgumentRules(
+        tool="look",
+        parameters=("target", "jar_id", "limit"),
+        models={
+            "shelf": LookShelf,
+            "jar": LookJar,
+        },
+        modes=LOOK_MODES,
+        defaults={"limit": 5},
+        integers=frozenset(["limit"]),
+        nullable=frozenset([]),
+        pattern_hints={},
+    ),
     read_only=True,
     invoke=lambda handlers, args, call: handlers.look(args, call),
 )
@@ -138,13 +133,12 @@ STOCK: Final = ToolSpec(
         input_schema={
             "type": "object",
             "properties": {
-                "action": {"type": "string", "description": "What to do.", "enum": ["add", "remove"]},
+                "action": {"type": "string", "enum": ["add", "remove"], "description": "What to do."},
                 "label": {
-                    "type": ["string", "null"],
+                    "anyOf": [{"type": "string", "maxLength": 80}, {"type": "null"}],
                     "description": "The new jar's label; null for none.",
-                    "maxLength": 80,
                 },
-                "jar_id": {"type": "string", "description": "The jar to remove.", "minLength": 1},
+                "jar_id": {"type": "string", "minLength": 1, "description": "The jar to remove."},
             },
             "required": ["action"],
             "additionalProperties": False,
@@ -162,8 +156,19 @@ STOCK: Final = ToolSpec(
             open_world_hint=False,
         ),
     ),
-    arguments=StockArguments,
-    modes=STOCK_MODES,
+    arguments=ArgumentRules(
+        tool="stock",
+        parameters=("action", "label", "jar_id"),
+        models={
+            "add": StockAdd,
+            "remove": StockRemove,
+        },
+        modes=STOCK_MODES,
+        defaults={},
+        integers=frozenset([]),
+        nullable=frozenset(["label"]),
+        pattern_hints={},
+    ),
     read_only=False,
     invoke=lambda handlers, args, call: handlers.stock(args, call),
 )
@@ -179,52 +184,18 @@ def create_server(
     *,
     version: str,
     tool_names: Collection[str] | None = None,
+    withheld_because: str | None = None,
 ) -> Server[Any]:
-    """An MCP server named Cooked offering ``tool_names`` (default: every tool)."""
-    enabled = {spec.name: spec for spec in TOOLS if tool_names is None or spec.name in tool_names}
-    listing = types.ListToolsResult(tools=[spec.definition for spec in enabled.values()])
+    """An MCP server named Pantry offering ``tool_names`` (default: every tool).
 
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return listing
-
-    async def call_tool(
-        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        spec = enabled.get(params.name)
-        if spec is None:
-            return _error(f"Unknown tool {shown_name(params.name)}. Available tools: {', '.join(enabled)}.")
-        try:
-            args = spec.arguments.model_validate(params.arguments or {})
-        except ValidationError as exc:
-            allowed = list(spec.definition.input_schema["properties"])
-            return _error(describe_validation_error(spec.name, exc, allowed))
-        call = ToolCall(tool=spec.name, report_progress=ctx.session.report_progress)
-        try:
-            result = await spec.invoke(handlers, args, call)
-        except ToolError as exc:
-            return _error(str(exc))
-        except Exception:
-            logger.exception("tool %s failed unexpectedly", spec.name)
-            return _error(
-                f"{spec.name} failed inside cooked-mcp (the server log has the details). Try again."
-            )
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=result.text)],
-            structured_content=result.output.model_dump(mode="json", exclude_none=True),
-        )
-
-    return Server(
-        SERVER_NAME,
-        version=version,
-        title=SERVER_NAME,
+    ``withheld_because`` is what a call to a tool left out of ``tool_names`` is told.
+    """
+    return build_server(
+        TOOLS,
+        handlers,
+        name=SERVER_NAME,
         instructions=SERVER_INSTRUCTIONS,
-        website_url="https://cooked.wiki",
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
+        version=version,
+        tool_names=tool_names,
+        withheld_because=withheld_because,
     )
-
-
-def _error(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
