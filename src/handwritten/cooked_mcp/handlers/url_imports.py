@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from cooked_mcp_generated.models import SaveRecipeOutput
-from cooked_mcp_generated.runtime import ToolError, ToolResult
+from cooked_mcp_runtime.results import ToolError, ToolResult
 
 from ..config import DEFAULT_IMPORT_ANSWER_SECONDS
 from .formatting import tool_call
