@@ -50,10 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     except SpecError as exc:
         print(f"codegen: {exc}", file=sys.stderr)
         return 1
-    place = (lambda path: args.out / path.relative_to(ROOT)) if args.out else (lambda path: path)
-    outputs = {place(path): text for path, text in rendered.items()}
+    out: Path | None = args.out
+    outputs = {_placed(path, out): text for path, text in rendered.items()}
     stale = [path for path, text in outputs.items() if not path.exists() or path.read_text("utf-8") != text]
-    extra = sorted(set(place(PACKAGE).glob("*.py")) - set(outputs))
+    extra = sorted(set(_placed(PACKAGE, out).glob("*.py")) - set(outputs))
     if args.check:
         for path in stale:
             sys.stderr.writelines(drift(path, outputs[path]))
@@ -67,6 +67,11 @@ def main(argv: list[str] | None = None) -> int:
         path.write_text(outputs[path], encoding="utf-8")
     print(f"codegen: {len(outputs)} files, {len(stale) + len(extra)} changed")
     return 0
+
+
+def _placed(path: Path, out: Path | None) -> Path:
+    """Where a generated file goes: its own path, or the same repository-relative path under ``out``."""
+    return path if out is None else out / path.relative_to(ROOT)
 
 
 def drift(path: Path, rendered: str) -> list[str]:
