@@ -59,3 +59,16 @@ demo: generate
 clean:
 	rm -rf $(VENV) build .mypy_cache .ruff_cache .hypothesis interop/node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# `make help`: what each target does (the first target, install, stays the default).
+.PHONY: help
+help:
+	@echo "make install         create .venv and install cooked-mcp with its dev tools (PYTHON=python3.12 to choose)"
+	@echo "make demo            the real server driven by an MCP client against the fake Cooked (no account needed)"
+	@echo "make test            generate-check, lint and the whole test suite (about 4 minutes)"
+	@echo "make lint            ruff and mypy --strict"
+	@echo "make generate        regenerate src/generated from features/ (generate-check: fail if it would change)"
+	@echo "make bench           the performance benchmark against the fake Cooked (about 4 minutes)"
+	@echo "make interop         outside MCP clients (TypeScript SDK, Inspector, conformance) against the real server; needs node"
+	@echo "make clean           remove .venv and caches"
+	@echo "Run cooked-mcp --help for its flags, environment variables and config keys; README.md for the rest."

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 from pydantic import BaseModel
@@ -37,6 +37,9 @@ from cooked_mcp.cooked.models import (
 )
 from cooked_mcp.cooked.session import SecretLike, Session
 from cooked_mcp.cooked.wire import Reply, Timeouts, Wire
+
+if TYPE_CHECKING:
+    from cooked_mcp.config import Settings
 
 __all__ = ["MAX_PAGE_COUNT", "CookedClient"]
 
@@ -65,13 +68,25 @@ class CookedClient:
         connect_timeout: float = 10.0,
         read_timeout: float = 30.0,
         import_read_timeout: float = 90.0,
+        credentials_from: str | None = None,
     ) -> None:
+        """``credentials_from`` names where the credentials came from, for the rejected-login hint."""
         self._wire = Wire(
             base_url,
             transport=transport,
             timeouts=Timeouts(connect=connect_timeout, read=read_timeout, slow_read=import_read_timeout),
         )
-        self._session = Session(self._wire, username, password)
+        self._session = Session(self._wire, username, password, credentials_from=credentials_from)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CookedClient:
+        """The client for the configured account: the one place that maps settings onto the client."""
+        return cls(
+            settings.base_url,
+            settings.username,
+            settings.password,
+            credentials_from=settings.describe_credentials(),
+        )
 
     @property
     def base_url(self) -> str:

@@ -25,15 +25,22 @@ from cooked_mcp.cooked.models import LoginResult
 from cooked_mcp.cooked.wire import Reply, Wire
 from cooked_mcp.redaction import redact
 
-__all__ = ["LOGIN_HINT", "SecretLike", "Session"]
+__all__ = ["SecretLike", "Session", "login_hint"]
 
 logger = logging.getLogger("cooked_mcp.cooked")
 
-#: How a user fixes rejected credentials; names the settings, never their values.
-LOGIN_HINT = (
-    "check COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the "
-    "config file) and restart cooked-mcp; social-login and passwordless Cooked accounts are not supported"
-)
+
+def login_hint(credentials_from: str | None = None) -> str:
+    """How a user fixes rejected credentials; names the settings actually used, never their values.
+
+    ``credentials_from`` is ``Settings.describe_credentials()`` (which variable, file line or
+    command each credential came from); without it every place a credential could be is listed.
+    """
+    settings = credentials_from or (
+        "COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the config file)"
+    )
+    return f"check {settings} and restart cooked-mcp; social-login and passwordless Cooked accounts are not supported"
+
 
 #: Cookie values of earlier sessions kept for redaction (one per login; a long-lived process stays bounded).
 _RETIRED_COOKIES_KEPT = 16
@@ -47,10 +54,13 @@ class SecretLike(Protocol):
 
 # implements: authentication.CREDENTIALS.10, authentication.SESSION.9
 class Session:
-    def __init__(self, wire: Wire, login_name: str, password: SecretLike) -> None:
+    def __init__(
+        self, wire: Wire, login_name: str, password: SecretLike, *, credentials_from: str | None = None
+    ) -> None:
         self._wire = wire
         self._login_name = login_name
         self._password = password
+        self._credentials_from = credentials_from
         self._lock = asyncio.Lock()
         self._generation = 0
         self._username: str | None = None
@@ -142,7 +152,7 @@ class Session:
                 "Cooked rejected the configured username or password",
                 status=401,
                 code=error.code,
-                next_step=LOGIN_HINT,
+                next_step=login_hint(self._credentials_from),
             )
         if not reply.ok:
             raise self._error(reply)

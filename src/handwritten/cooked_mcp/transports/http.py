@@ -50,6 +50,7 @@ from ..config import Settings, is_loopback
 from ..cooked.client import CookedClient
 from ..logging_setup import register_secret_source
 from .auth import BearerTokenMiddleware
+from .host_check_messages import NameTheSetting
 from .http_sessions import JsonWhenSilentSessionManager
 
 __all__ = ["MCP_PATH", "SHUTDOWN_GRACE_SECONDS", "build_app", "serve_http", "transport_security"]
@@ -95,7 +96,7 @@ def serve_http(settings: Settings) -> int:
             print(f"cooked-mcp: cannot listen on {where}: {exc}", file=sys.stderr)
             return EXIT_STARTUP
         try:
-            client = CookedClient(settings.base_url, settings.username, settings.password)
+            client = CookedClient.from_settings(settings)
             register_secret_source(client.secret_values)  # the log filter scrubs session cookies too
             server = _Server(
                 uvicorn.Config(
@@ -147,7 +148,7 @@ def build_app(settings: Settings, client: CookedClient) -> ASGIApp:
     app: ASGIApp = _DeclaredSizeLimit(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
     if settings.http_token is not None:
         app = BearerTokenMiddleware(app, settings.http_token, served_path=MCP_PATH)
-    return _CloseWhenBodyUnread(app)
+    return _CloseWhenBodyUnread(NameTheSetting(app))
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
