@@ -68,6 +68,8 @@ help:
 	@echo "make test            generate-check, lint and the whole test suite (about 4 minutes)"
 	@echo "make lint            ruff and mypy --strict"
 	@echo "make generate        regenerate src/generated from features/ (generate-check: fail if it would change)"
+	@echo "make requirements    write docs/requirements.md and build/requirements.md from collection alone (seconds)"
+	@echo "make golden          re-render the codegen golden files after a deliberate template change"
 	@echo "make bench           the performance benchmark against the fake Cooked (about 4 minutes)"
 	@echo "make interop         outside MCP clients (TypeScript SDK, Inspector, conformance) against the real server; needs node"
 	@echo "make clean           remove .venv and caches"
