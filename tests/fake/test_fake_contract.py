@@ -628,7 +628,7 @@ def test_slow_fault_sleeps_then_answers_normally(fake: FakeCooked, client: httpx
 
 
 def test_fault_arguments_are_checked(fake: FakeCooked) -> None:
-    assert "huge_error" in FAULT_KINDS and len(FAULT_KINDS) == 11
+    assert "huge_error" in FAULT_KINDS and len(FAULT_KINDS) == 12
     with pytest.raises(ValueError):
         fake.fail_with("gremlins")
     with pytest.raises(ValueError):
@@ -751,3 +751,12 @@ def test_every_control_action_is_in_the_listing() -> None:
     """A new ``case`` in the control dispatcher without a line in ENDPOINTS would be undiscoverable."""
     handled = set(re.findall(r'case \("(\w+)", "([\w-]*)"\)', inspect.getsource(control._act)))
     assert handled and handled == set(control.ENDPOINTS)
+
+
+def test_trickle_fault_sends_the_normal_answer_one_byte_at_a_time(
+    fake: FakeCooked, client: httpx.Client
+) -> None:
+    fake.fail_with("trickle", path="/api/saved/r-0001", seconds=0.01)
+    trickled = client.get("/api/saved/r-0001")
+    assert trickled.status_code == 200
+    assert trickled.json() == client.get("/api/saved/r-0001").json()

@@ -9,7 +9,8 @@ select or change the Cooked user.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -69,14 +70,18 @@ class CookedClient:
         read_timeout: float = 30.0,
         import_read_timeout: float = 90.0,
         credentials_from: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """``credentials_from`` names where the credentials came from, for the rejected-login hint."""
+        """``credentials_from`` names where the credentials came from, for the rejected-login hint;
+        ``clock`` (monotonic seconds) times the login back-off."""
         self._wire = Wire(
             base_url,
             transport=transport,
             timeouts=Timeouts(connect=connect_timeout, read=read_timeout, slow_read=import_read_timeout),
         )
-        self._session = Session(self._wire, username, password, credentials_from=credentials_from)
+        self._session = Session(
+            self._wire, username, password, credentials_from=credentials_from, clock=clock
+        )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CookedClient:
@@ -206,7 +211,7 @@ class CookedClient:
     ) -> M:
         generation, username = await self._session.current()
         reply = await self._send(endpoint, username, path, params, body)
-        if reply.status == 401:
+        if reply.session_lost:
             generation, username = await self._session.renew(generation)
             reply = await self._send(endpoint, username, path, params, body)
             if reply.status == 401:
