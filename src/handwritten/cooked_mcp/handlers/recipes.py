@@ -129,7 +129,9 @@ class RecipeTools:
             f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{_ownership(recipe, self._writable)}.",
             _fenced_recipe(recipe.title, recipe.description),
         ]
-        if self._writable:
+        # A recipe this account cannot edit gets no change or delete call: its header line already
+        # says so and names the way out (an edited copy), and a suggested call would only get a 403.
+        if self._writable and recipe.can_edit is not False:
             lines.append(
                 f"To change it: {_update_call(recipe.id)} (send the whole new markdown). "
                 f"To delete it: {tool_call('delete_recipe', recipe_id=recipe.id)}."
