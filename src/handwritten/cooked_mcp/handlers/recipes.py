@@ -36,11 +36,12 @@ from cooked_mcp_generated.models import (
 )
 from cooked_mcp_runtime.results import ProgressReporter, ToolCall, ToolResult
 
+from ..config import DEFAULT_IMPORT_ANSWER_SECONDS
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from .errors import cooked_errors
 from .formatting import fence, one_line, portions_phrase, tool_call
-from .url_imports import DEFAULT_ANSWER_SECONDS, UrlImports
+from .url_imports import UrlImports
 
 logger = logging.getLogger("cooked_mcp.handlers")
 
@@ -73,7 +74,7 @@ class RecipeTools:
         client: CookedClient,
         *,
         writable: bool = True,
-        import_answer_seconds: float = DEFAULT_ANSWER_SECONDS,
+        import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
     ) -> None:
         self._client = client
         self._writable = writable
