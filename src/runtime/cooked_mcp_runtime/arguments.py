@@ -170,9 +170,9 @@ class ArgumentRules:
         )
 
     def _unused(self, mode: str, name: str) -> str:
-        hint = self.modes.hint(mode, name) if self.modes is not None else ""
-        because = f"; {hint}" if hint else ""
-        return f"{name} is not used{self._when(mode)}{because}; remove it (or send null)"
+        return (
+            self._hinted(mode, name, f"{name} is not used{self._when(mode)}") + "; remove it (or send null)"
+        )
 
     def _describe(self, error: ValidationError, mode: str) -> list[tuple[str, str]]:
         """(parameter, problem) per pydantic error; a rule of the whole mode is under the mode parameter."""
