@@ -140,17 +140,19 @@ class ArgumentRules:
         if self.modes is None:
             return "", self.models[""]
         param = self.modes.param
-        values = ", ".join(repr(v) for v in list(self.models)[:-1]) + f" or {list(self.models)[-1]!r}"
         value = given.get(param)
+        if isinstance(value, str) and value in self.models:
+            return value, self.models[value]
+        # Only a call that gets the mode wrong pays for spelling out the allowed values.
+        *others, last = self.models
+        values = ", ".join(map(repr, others)) + f" or {last!r}"
         if value is None:
             problems[param] = f"{param} is required: one of {values}"
-            return "", None
-        if not isinstance(value, str) or value not in self.models:
+        else:
             shown = repr(value)
             got = f" (got {shown})" if len(shown) <= _MAX_SHOWN_VALUE else ""
             problems[param] = f"{param} must be one of {values}{got}"
-            return "", None
-        return value, self.models[value]
+        return "", None
 
     def _when(self, mode: str) -> str:
         return f" when {self.modes.param} is {mode!r}" if self.modes is not None else ""
