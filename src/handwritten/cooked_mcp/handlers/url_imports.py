@@ -30,8 +30,9 @@ logger = logging.getLogger("cooked_mcp.handlers")
 
 ImportRun = Callable[[str], Awaitable[ToolResult[SaveRecipeOutput]]]
 
-#: An import still unanswered after this long is cancelled; it covers Cooked's own 90 s import
-#: read timeout plus a login, so it only ends imports that are stuck.
+#: An import still unanswered after this long is cancelled. Each Cooked exchange already ends by its
+#: own deadline (cooked.wire.Timeouts: 100 s for the import, 40 s for a login or the draft read), so
+#: this bounds only their sum, when logins and retries pile up.
 BACKGROUND_LIMIT_SECONDS = 300.0
 #: How long a finished import answers a new call for the same URL instead of a new import.
 REMEMBER_SECONDS = 300.0
