@@ -44,8 +44,9 @@ interop: $(STAMP) $(INTEROP_STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+# VARIANTS="bare-lists question-flags" (or "observed") runs it against the fake's contract variants.
 demo: generate
-	$(BIN)/python -m cooked_fake.demo
+	$(BIN)/python -m cooked_fake.demo $(foreach v,$(VARIANTS),--variant $(v))
 
 clean:
 	rm -rf $(VENV) build .mypy_cache .ruff_cache .hypothesis interop/node_modules

@@ -224,7 +224,7 @@ class CookedClient:
             raise self._error(endpoint, reply)
         if allow_empty and not reply.body.strip():
             return model.model_validate({})
-        return decode(model, reply, endpoint)
+        return decode(model, reply, endpoint, self.secret_values)
 
     async def _send(
         self,
