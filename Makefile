@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean interop
+.PHONY: install generate generate-check lint test bench demo clean interop requirements golden
 
 install: $(STAMP)
 
@@ -29,6 +29,15 @@ lint: $(STAMP)
 
 test: generate-check lint
 	$(BIN)/python -m pytest -q
+
+# The requirement map (docs/requirements.md) and build/requirements.md from collection alone: seconds.
+requirements: $(STAMP)
+	$(BIN)/python -m pytest -q --collect-only --write-requirements >/dev/null
+	@echo "wrote docs/requirements.md and build/requirements.md"
+
+# Re-render the codegen fixture spec into tests/tooling/golden/expected after a deliberate template change.
+golden: $(STAMP)
+	$(BIN)/python -m codegen --features tests/tooling/golden/spec/features --table tests/tooling/golden/spec/tools.yaml --out tests/tooling/golden/expected
 
 # Outside MCP clients (TypeScript SDK, Inspector CLI, conformance suite; pinned in
 # interop/package-lock.json, installed under interop/node_modules) against the real server.
@@ -60,6 +69,8 @@ help:
 	@echo "make test            generate-check, lint and the whole test suite (about 4 minutes)"
 	@echo "make lint            ruff and mypy --strict"
 	@echo "make generate        regenerate src/generated from features/ (generate-check: fail if it would change)"
+	@echo "make requirements    write docs/requirements.md and build/requirements.md from collection alone (seconds)"
+	@echo "make golden          re-render the codegen golden files after a deliberate template change"
 	@echo "make bench           the performance benchmark against the fake Cooked (about 4 minutes)"
 	@echo "make interop         outside MCP clients (TypeScript SDK, Inspector, conformance) against the real server; needs node"
 	@echo "make clean           remove .venv and caches"

@@ -18,6 +18,7 @@ from .wire import Incoming, Reply
 CONTROL_PREFIX = "/_fake/"
 
 
+# implements: api-client.VERIFICATION.1, authentication.VERIFICATION.1, recipes.VERIFICATION.1, shopping-list.VERIFICATION.1
 class FakeCooked:
     """A stateful stand-in for cooked.wiki; every knob is a plain attribute or method so tests stay short."""
 

@@ -60,6 +60,7 @@ def _columns(items: Sequence[str]) -> list[tuple[str, str]]:
     return list(zip(items[:half], second, strict=True))
 
 
+# implements: server.IDENTITY.2, server.TRANSPORT.2, server.CONFIG.6, server.CONFIG.8
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cooked-mcp",
@@ -138,6 +139,7 @@ def _transport(transport: str | None, http_addr: str | None) -> str | None:
     return transport
 
 
+# implements: authentication.SECRETS.1, server.SECURITY.2
 def _secrets(settings: Settings) -> list[str]:
     """What the log redaction filter must never let through; cookie values are added once a client exists."""
     values = [settings.username, settings.password.get_secret_value()]
@@ -146,6 +148,7 @@ def _secrets(settings: Settings) -> list[str]:
     return values
 
 
+# implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2
 def serve(settings: Settings) -> int:
     """Run the configured transport until the client goes away or a signal arrives."""
     if settings.transport == "http":

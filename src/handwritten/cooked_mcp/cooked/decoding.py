@@ -39,6 +39,7 @@ class UnexpectedAnswer(CookedResponseError):
         super().__init__(summary, **kwargs)
 
 
+# implements: api-client.RESPONSES.1, api-client.RESPONSES.3
 def decode(
     model: type[M], reply: Reply, endpoint: Endpoint, secrets: Callable[[], Iterable[str]] = tuple
 ) -> M:

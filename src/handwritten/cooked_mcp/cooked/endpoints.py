@@ -139,6 +139,7 @@ class Endpoint:
     def user_scoped(self) -> bool:
         return USERNAME_PARAM in self.path_params
 
+    # implements: api-client.REQUESTS.3
     def path(self, **params: str) -> str:
         """Fill the template; each value becomes one percent-encoded segment or is refused.
 

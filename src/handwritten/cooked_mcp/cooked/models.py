@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 
+# implements: api-client.RESPONSES.2, tools.RESPONSES.4
 class _CookedModel(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
@@ -60,6 +61,7 @@ class LoginResult(_CookedModel):
     username: str = Field(alias=Key.USERNAME, min_length=1)
 
 
+# implements: recipes.READ.4, tools.RESPONSES.3
 class RecipeSummary(_CookedModel):
     id: str = Field(alias=Key.ID, min_length=1)
     title: str | None = Field(default=None, alias=Key.TITLE)
@@ -76,6 +78,7 @@ class RecipeList(_CookedModel):
         return {Key.ITEMS: data} if isinstance(data, list) else data
 
 
+# implements: recipes.READ.9
 class Recipe(_CookedModel):
     id: str = Field(alias=Key.ID, min_length=1)
     title: str | None = Field(default=None, alias=Key.TITLE)
