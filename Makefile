@@ -4,15 +4,15 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean
+.PHONY: install generate generate-check lint test bench demo clean dist bundle install-check
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml src/fake/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "cooked-mcp needs Python 3.11 or newer")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e . -e ./src/fake --group dev
 	touch $(STAMP)
 
 generate: $(STAMP)
@@ -37,5 +37,28 @@ demo: generate
 	$(BIN)/python -m cooked_fake.demo
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist cooked-mcp.mcpb .mypy_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# --- packaging: the wheel, the MCP Bundle and the install checks (README "Install for real use") ---
+DIST := dist
+MCPB := distribution/mcpb/node_modules/.bin/mcpb
+
+# The wheel and sdist, built by the standard front end (an isolated build, as PyPI's would be).
+dist: $(STAMP)
+	rm -rf $(DIST) && mkdir -p build
+	$(BIN)/python -m build --outdir $(DIST) . > build/dist.log 2>&1 || (cat build/dist.log; exit 1)
+	@ls -1 $(DIST)
+
+# cooked-mcp.mcpb for Claude Desktop; checked with the official mcpb CLI when node is here.
+bundle: dist
+	$(BIN)/python -m distribution bundle $(DIST)/cooked_mcp-*.whl cooked-mcp.mcpb
+	@if command -v node >/dev/null 2>&1; then \
+		npm ci --prefix distribution/mcpb --no-audit --no-fund --loglevel=error && \
+		rm -rf build/bundle && $(MCPB) unpack cooked-mcp.mcpb build/bundle >/dev/null && \
+		$(MCPB) validate build/bundle/manifest.json; \
+	else echo "node not found: skipping mcpb validate (the manifest is still checked against the vendored schema by the tests)"; fi
+
+# Each README install route from the built wheel, in fresh environments, against the fake Cooked.
+install-check: bundle
+	COOKED_MCP_INSTALL_CHECK=1 $(BIN)/python -m pytest -q tests/distribution

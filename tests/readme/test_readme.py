@@ -12,6 +12,9 @@ Conventions for README.md (the test reads every fenced block; others are ignored
 - A shell block whose first line is ``# not run here`` is only syntax-checked. Use it for
   anything that serves forever (plain ``cooked-mcp``, ``--transport http``), needs
   the network or a real account, installs things, or changes the repository.
+- A shell block whose first line is ``# install check: COMMAND`` is an install route: only
+  syntax-checked here; ``make install-check`` (tests/distribution/test_install_routes.py) runs it
+  in a fresh environment with the built wheel and then serves with COMMAND.
 - Every other shell block is run with ``bash -e -o pipefail`` and must exit 0 within
   60 s (a ``# expect exit N`` line in the block expects status N instead). It runs in
   an empty temporary directory that holds only a ``.venv`` link to the project's
@@ -20,7 +23,8 @@ Conventions for README.md (the test reads every fenced block; others are ignored
   ``COOKED_LOGIN_USERNAME`` / ``COOKED_LOGIN_PASSWORD`` hold its seed login. So
   ``cooked-mcp --check`` works as written, and a block may use ``$COOKED_BASE_URL``.
 - ```` ```json ```` blocks must parse; in an MCP client configuration (``mcpServers``)
-  every server's ``command`` must end in ``cooked-mcp`` and every ``env`` key must be a
+  every server's ``command`` must end in ``cooked-mcp`` (or be ``uvx`` whose last argument is
+  ``cooked-mcp``) and every ``env`` key must be a
   variable cooked-mcp reads.
 - ```` ```toml ```` blocks must parse and load as a cooked-mcp config file through
   ``cooked_mcp.config.load_settings`` for the http transport (its rules include the
@@ -55,6 +59,7 @@ ROOT: Final = Path(__file__).resolve().parent.parent.parent
 README: Final = ROOT / "README.md"
 VENV: Final = Path(sys.executable).parent.parent
 NOT_RUN: Final = "# not run here"
+INSTALL_CHECK: Final = "# install check:"
 RUN_TIMEOUT_SECONDS: Final = 60
 SHELL_LANGUAGES: Final = frozenset({"sh", "bash", "shell", "console"})
 CHECKED_LANGUAGES: Final = SHELL_LANGUAGES | {"json", "toml", "python"}
@@ -77,8 +82,13 @@ class Block:
 
     @property
     def not_run(self) -> bool:
+        first = self.first_line
+        return first == NOT_RUN or first.startswith(INSTALL_CHECK)
+
+    @property
+    def first_line(self) -> str:
         lines = self.text.lstrip("\n").splitlines()
-        return bool(lines) and lines[0].strip() == NOT_RUN
+        return lines[0].strip() if lines else ""
 
 
 def fenced_blocks(markdown: str, source: str = "README.md") -> list[Block]:
@@ -235,6 +245,8 @@ def check_json(block: Block) -> None:
     servers = data.get("mcpServers", {}) if isinstance(data, dict) else {}
     for name, server in servers.items():
         command = str(server.get("command", ""))
+        if command == "uvx":
+            command = str((server.get("args") or [""])[-1])
         assert command.endswith("cooked-mcp"), f"{block.where}: mcpServers.{name}.command is {command!r}"
         unknown = sorted(set(server.get("env", {})) - KNOWN_ENV)
         assert not unknown, f"{block.where}: mcpServers.{name}.env has unknown variables {unknown}"

@@ -29,7 +29,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cooked-mcp",
-        description="MCP server for a Cooked (https://cooked.wiki) account, over stdio by default.",
+        description="A single-user MCP server for a Cooked (https://cooked.wiki) account. "
+        "Serves MCP over stdio by default.",
     )
     parser.add_argument("--transport", metavar="stdio|http", help="MCP transport (default: stdio)")
     parser.add_argument(
