@@ -23,9 +23,9 @@ generate-check: $(STAMP)
 	$(BIN)/python -m codegen --check
 
 lint: $(STAMP)
-	$(BIN)/ruff check codegen src tests bench
-	$(BIN)/ruff format --check codegen src tests bench
-	$(BIN)/mypy codegen src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/fake/cooked_fake
+	$(BIN)/ruff check codegen src tests bench distribution
+	$(BIN)/ruff format --check codegen src tests bench distribution
+	$(BIN)/mypy codegen distribution src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/fake/cooked_fake
 
 test: generate-check lint
 	$(BIN)/python -m pytest -q
@@ -62,3 +62,4 @@ bundle: dist
 # Each README install route from the built wheel, in fresh environments, against the fake Cooked.
 install-check: bundle
 	COOKED_MCP_INSTALL_CHECK=1 $(BIN)/python -m pytest -q tests/distribution
+	@cat build/install-check/timings.md

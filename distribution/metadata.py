@@ -179,6 +179,8 @@ def bundle_pyproject(meta: Metadata) -> str:
         "\n"
         "[tool.uv]\n"
         "package = false\n"
+        "# The platforms the manifest lists, and no others (uv resolves for all of them at once).\n"
+        f"environments = [{', '.join(repr(f'sys_platform == {p!r}') for p in PLATFORMS)}]\n"
         "\n"
         "[tool.uv.sources]\n"
         f'{meta.name} = {{ path = "{BUNDLE_WHEELS}/{meta.wheel_name}" }}\n'
@@ -229,7 +231,9 @@ def _environment_variable(setting: Setting) -> dict[str, Any]:
     }
     if setting.default is not None:
         # The registry's inputs are strings; booleans are written "true" / "false".
-        entry["default"] = str(setting.default).lower() if isinstance(setting.default, bool) else setting.default
+        entry["default"] = (
+            str(setting.default).lower() if isinstance(setting.default, bool) else setting.default
+        )
     return entry
 
 

@@ -56,10 +56,19 @@ def test_server_json_passes_the_registry_schema(meta: metadata.Metadata) -> None
     document = json.loads(metadata.SERVER_JSON.read_text("utf-8"))
     _validate(metadata.REGISTRY_SCHEMA, document)
     (package,) = document["packages"]
-    assert (package["registryType"], package["identifier"], package["version"]) == ("pypi", meta.name, __version__)
+    assert (package["registryType"], package["identifier"], package["version"]) == (
+        "pypi",
+        meta.name,
+        __version__,
+    )
     assert package["transport"] == {"type": "stdio"}
     secret = {v["name"]: v["isSecret"] for v in package["environmentVariables"]}
-    assert secret == {config.ENV_USERNAME: False, config.ENV_PASSWORD: True, config.ENV_BASE_URL: False, config.ENV_READ_ONLY: False}
+    assert secret == {
+        config.ENV_USERNAME: False,
+        config.ENV_PASSWORD: True,
+        config.ENV_BASE_URL: False,
+        config.ENV_READ_ONLY: False,
+    }
 
 
 def test_a_broken_server_json_fails_the_schema(meta: metadata.Metadata) -> None:
@@ -121,7 +130,9 @@ def test_the_tool_list_is_the_served_one(meta: metadata.Metadata) -> None:
 def test_version_and_description_come_from_one_place(meta: metadata.Metadata) -> None:
     assert importlib.metadata.version(meta.name) == __version__ == meta.version
     assert importlib.metadata.metadata(meta.name)["Summary"] == meta.description
-    version = subprocess.run([COOKED_MCP, "--version"], capture_output=True, text=True, timeout=30, check=True)
+    version = subprocess.run(
+        [COOKED_MCP, "--version"], capture_output=True, text=True, timeout=30, check=True
+    )
     assert version.stdout.strip() == f"cooked-mcp {__version__}"
     help_text = subprocess.run([COOKED_MCP, "--help"], capture_output=True, text=True, timeout=30, check=True)
     assert meta.description.rstrip(".") in " ".join(help_text.stdout.split())
