@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean dist bundle install-check
+.PHONY: install generate generate-check lint test bench demo clean dist bundle install-check lower-bounds
 
 install: $(STAMP)
 
@@ -63,3 +63,12 @@ bundle: dist
 install-check: bundle
 	COOKED_MCP_INSTALL_CHECK=1 $(BIN)/python -m pytest -q tests/distribution
 	@cat build/install-check/timings.md
+
+# The suite on the lowest dependency releases pyproject.toml allows (distribution/lower-bounds.txt).
+LOWER := build/lower-bounds
+lower-bounds:
+	rm -rf $(LOWER) && $(PYTHON) -m venv $(LOWER)
+	$(LOWER)/bin/python -m pip install --quiet --upgrade pip
+	$(LOWER)/bin/python -m pip install --quiet -c distribution/lower-bounds.txt -e . -e ./src/fake --group dev
+	$(LOWER)/bin/python -m pip list 2>/dev/null | grep -E -i '^(mcp|httpx|pydantic|sniffio) '
+	$(LOWER)/bin/python -m pytest -q -p no:cacheprovider

@@ -138,12 +138,14 @@ def test_version_and_description_come_from_one_place(meta: metadata.Metadata) ->
     assert meta.description.rstrip(".") in " ".join(help_text.stdout.split())
 
 
-def test_the_readme_names_the_registry_entry_the_settings_and_this_wheel(meta: metadata.Metadata) -> None:
+def test_the_readme_names_the_registry_entry_the_settings_the_tools_and_this_wheel(meta: metadata.Metadata) -> None:
     readme = (metadata.ROOT / "README.md").read_text("utf-8")
     # The MCP Registry verifies a PyPI package by this line in its description.
     assert f"mcp-name: {meta.registry_name}" in readme
     for setting in meta.settings:
         assert f"`{setting.env}`" in readme, setting.env
+    tool_rows = re.findall(r"^\| `([a-z_]+)` \| ", readme, re.MULTILINE)
+    assert tool_rows == [t.name for t in meta.tools], "the README's tool table is not the tool table"
     wheels = set(re.findall(r"cooked_mcp-[^\s\"/]+\.whl", readme))
     assert wheels == {meta.wheel_name}, f"README names {sorted(wheels)}; make dist builds {meta.wheel_name}"
 
