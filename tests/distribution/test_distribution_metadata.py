@@ -138,7 +138,9 @@ def test_version_and_description_come_from_one_place(meta: metadata.Metadata) ->
     assert meta.description.rstrip(".") in " ".join(help_text.stdout.split())
 
 
-def test_the_readme_names_the_registry_entry_the_settings_the_tools_and_this_wheel(meta: metadata.Metadata) -> None:
+def test_the_readme_names_the_registry_entry_the_settings_the_tools_and_this_wheel(
+    meta: metadata.Metadata,
+) -> None:
     readme = (metadata.ROOT / "README.md").read_text("utf-8")
     # The MCP Registry verifies a PyPI package by this line in its description.
     assert f"mcp-name: {meta.registry_name}" in readme
