@@ -133,12 +133,14 @@ def served_command(block: Block, env: Mapping[str, str]) -> list[str]:
     return [found, *words[1:]]
 
 
-async def one_session(command: list[str], env: Mapping[str, str], cwd: Path) -> None:
+async def one_session(
+    command: list[str], env: Mapping[str, str], cwd: Path, tools: list[str] = TOOL_NAMES
+) -> None:
     """initialize, tools/list and one tools/call, as an MCP client does."""
     params = StdioServerParameters(command=command[0], args=command[1:], env=dict(env), cwd=str(cwd))
     async with Client(params, read_timeout_seconds=120) as client:
         listed = [tool.name for tool in (await client.list_tools()).tools]
-        assert listed == TOOL_NAMES
+        assert listed == tools
         result = await client.call_tool("read", {"target": "shopping_list"})
         assert not result.is_error, result
         assert result.structured_content is not None and "product_groups" in json.dumps(
@@ -223,8 +225,9 @@ async def test_an_install_route_serves_from_a_fresh_environment(
     )
 
 
+@pytest.mark.parametrize("read_only", ["false", "true"])
 async def test_the_bundle_starts_the_way_its_manifest_says(
-    tools: Path, running_fake: FakeCooked, tmp_path: Path
+    read_only: str, tools: Path, running_fake: FakeCooked, tmp_path: Path
 ) -> None:
     """`uv run` resolves for every platform the bundle supports, so it needs the real index (PyPI)."""
     assert BUNDLE.exists(), f"{BUNDLE} is missing: run make bundle"
@@ -239,7 +242,7 @@ async def test_the_bundle_starts_the_way_its_manifest_says(
         "user_config.username": SEED_LOGIN,
         "user_config.password": SEED_PASSWORD,
         "user_config.base_url": running_fake.base_url,
-        "user_config.read_only": "false",
+        "user_config.read_only": read_only,
     }
 
     def fill(text: str) -> str:
@@ -250,9 +253,10 @@ async def test_the_bundle_starts_the_way_its_manifest_says(
     env = {**fresh_environment(tmp_path, tools, None), **{k: fill(v) for k, v in config["env"].items()}}
     command[0] = shutil.which(command[0], path=env["PATH"]) or command[0]
     started = time.perf_counter()
-    await one_session(command, env, tmp_path)
+    served = TOOL_NAMES if read_only == "false" else ["read", "preview_recipe_text"]
+    await one_session(command, env, tmp_path, served)
     _record(
-        "cooked-mcp.mcpb: uv run from the manifest (installs from PyPI, then the session)",
+        f"cooked-mcp.mcpb, read_only={read_only}: uv run from the manifest (installs from PyPI, then the session)",
         install=time.perf_counter() - started,
     )
     assert [t["name"] for t in manifest["tools"]] == TOOL_NAMES
