@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean dist bundle install-check lower-bounds
+.PHONY: install generate generate-check lint test bench demo clean interop dist bundle install-check lower-bounds
 
 install: $(STAMP)
 
@@ -25,10 +25,21 @@ generate-check: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check codegen src tests bench distribution
 	$(BIN)/ruff format --check codegen src tests bench distribution
-	$(BIN)/mypy codegen distribution src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/fake/cooked_fake
+	$(BIN)/mypy codegen distribution src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/runtime/cooked_mcp_runtime src/fake/cooked_fake
 
 test: generate-check lint
 	$(BIN)/python -m pytest -q
+
+# Outside MCP clients (TypeScript SDK, Inspector CLI, conformance suite; pinned in
+# interop/package-lock.json, installed under interop/node_modules) against the real server.
+INTEROP_STAMP := interop/node_modules/.installed
+
+$(INTEROP_STAMP): interop/package.json interop/package-lock.json
+	cd interop && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+interop: $(STAMP) $(INTEROP_STAMP)
+	node interop/run.mjs
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
@@ -37,8 +48,25 @@ demo: generate
 	$(BIN)/python -m cooked_fake.demo
 
 clean:
-	rm -rf $(VENV) build dist cooked-mcp.mcpb .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist cooked-mcp.mcpb .mypy_cache .ruff_cache .hypothesis interop/node_modules distribution/mcpb/node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# `make help`: what each target does (the first target, install, stays the default).
+.PHONY: help
+help:
+	@echo "make install         create .venv and install cooked-mcp with its dev tools (PYTHON=python3.12 to choose)"
+	@echo "make demo            the real server driven by an MCP client against the fake Cooked (no account needed)"
+	@echo "make test            generate-check, lint and the whole test suite (about 4 minutes)"
+	@echo "make lint            ruff and mypy --strict"
+	@echo "make generate        regenerate src/generated from features/ (generate-check: fail if it would change)"
+	@echo "make bench           the performance benchmark against the fake Cooked (about 4 minutes)"
+	@echo "make interop         outside MCP clients (TypeScript SDK, Inspector, conformance) against the real server; needs node"
+	@echo "make dist            the wheel and sdist in dist/ (python -m build)"
+	@echo "make bundle          cooked-mcp.mcpb, the Claude Desktop extension (mcpb validate when node is here)"
+	@echo "make install-check   every README install route from the built wheel, in fresh environments, timed"
+	@echo "make lower-bounds    the whole suite on the lowest dependency releases pyproject.toml allows"
+	@echo "make clean           remove .venv and caches"
+	@echo "Run cooked-mcp --help for its flags, environment variables and config keys; README.md for the rest."
 
 # --- packaging: the wheel, the MCP Bundle and the install checks (README "Install for real use") ---
 DIST := dist

@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FEATURES_DIR = ROOT / "features" / "cooked-mcp"
 TABLE = ROOT / "features" / "tools.yaml"
 PACKAGE = ROOT / "src" / "generated" / "cooked_mcp_generated"
+#: Requirement texts are test data: generated beside the tests, not into the installed package.
+REQUIREMENTS_MODULE = ROOT / "tests" / "generated_requirements.py"
 DOCS = ROOT / "docs"
 
 
@@ -71,13 +73,12 @@ def render_all(features_dir: Path, table_path: Path) -> dict[Path, str]:
         "total": len(requirement_ids),
     }
     python = {
-        "__init__.py": "package.py.j2",
-        "runtime.py": "runtime.py.j2",
-        "models.py": "models.py.j2",
-        "tools.py": "tools.py.j2",
-        "requirements.py": "requirements.py.j2",
+        PACKAGE / "__init__.py": "package.py.j2",
+        PACKAGE / "models.py": "models.py.j2",
+        PACKAGE / "tools.py": "tools.py.j2",
+        REQUIREMENTS_MODULE: "requirements.py.j2",
     }
-    outputs = {PACKAGE / name: _ruff_format(env.get_template(t).render(common)) for name, t in python.items()}
+    outputs = {path: _ruff_format(env.get_template(t).render(common)) for path, t in python.items()}
     outputs[DOCS / "tools.md"] = env.get_template("tools.md.j2").render(common)
     outputs[DOCS / "requirements.md"] = env.get_template("requirements.md.j2").render(common)
     return outputs
@@ -99,8 +100,25 @@ def _environment(table: Table) -> jinja2.Environment:
         output_schema=lambda tool: schemas.output_schema(tool.output, types),
         param_annotation=schemas.param_annotation,
         param_field=schemas.param_field,
+        bound_constants=schemas.bound_constants,
+        mode_literal=schemas.mode_literal,
         output_annotation=schemas.output_annotation,
         bounds=_bounds,
+        param_names=lambda tool: tuple(p.name for p in tool.params),
+        defaults=lambda tool: {p.name: p.default for p in tool.params if p.default is not None},
+        pattern_hints=lambda tool: {p.name: p.pattern_hint for p in tool.params if p.pattern_hint},
+        mode_map=lambda tool, attribute: {
+            m.value: getattr(m, attribute) for m in tool.modes if getattr(m, attribute)
+        },
+        model_names=[
+            name
+            for tool in table.tools
+            for name in (
+                *(tool.mode_class(m) for m in tool.modes),
+                f"{tool.class_prefix}Arguments",
+                f"{tool.class_prefix}Output",
+            )
+        ],
     )
     return env
 
@@ -123,6 +141,8 @@ def _bounds(p: Param) -> str:
         parts.append(f"length {p.min_length or 0}–{p.max_length or '∞'}")
     if p.min_items is not None or p.max_items is not None:
         parts.append(f"{p.min_items or 0}–{p.max_items or '∞'} items")
+    if p.pattern_hint:
+        parts.append(p.pattern_hint)
     return ", ".join(parts)
 
 

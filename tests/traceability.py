@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
-from cooked_mcp_generated.requirements import REQUIREMENTS
+from generated_requirements import REQUIREMENTS
 
 ROOT = Path(__file__).resolve().parent.parent
 PENDING_FILE = ROOT / "features" / "pending-requirements.txt"

@@ -404,19 +404,6 @@ async def test_errors_carry_no_secrets_in_any_form(router: respx.MockRouter) -> 
     assert_no_canary(str(error), repr(error), error.args, vars(error))
 
 
-@pytest.mark.req("api-client.RESPONSES.3")
-@pytest.mark.anyio
-async def test_a_body_that_cannot_be_decoded_is_a_response_error(router: respx.MockRouter) -> None:
-    router.get("/api/saved/r-1").mock(
-        return_value=httpx.Response(
-            200, stream=httpx.ByteStream(b"not gzip at all"), headers={"Content-Encoding": "gzip"}
-        )
-    )
-    async with make_client(router) as client:
-        with pytest.raises(CookedResponseError, match="could not be decoded"):
-            await client.get_recipe("r-1")
-
-
 @pytest.mark.req("authentication.SECRETS.1")
 def test_the_http_stack_cannot_log_urls_or_headers_even_at_debug() -> None:
     """httpx logs full URLs (with the username) at INFO and httpcore raw headers at DEBUG."""

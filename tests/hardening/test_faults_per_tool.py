@@ -38,6 +38,7 @@ from hardening_support import (
 from mcp import Client
 from servers import free_port
 
+import cooked_mcp.handlers.url_imports as url_imports
 from cooked_fake import FakeCooked
 
 pytestmark = pytest.mark.anyio
@@ -70,6 +71,13 @@ async def client(running_fake: FakeCooked) -> AsyncIterator[Client]:
     """One MCP session for every case: the fake is reset between cases, the session lives on."""
     async with session(running_fake) as connected:
         yield connected
+
+
+@pytest.fixture(autouse=True)
+def imports_forgotten_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each case resets the fake and imports the same page again; the server would otherwise
+    report the earlier case's import (handlers/url_imports.py) instead of reaching the fault."""
+    monkeypatch.setattr(url_imports, "REMEMBER_SECONDS", -1.0)
 
 
 @pytest.fixture(scope="module")

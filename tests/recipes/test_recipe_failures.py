@@ -65,6 +65,7 @@ async def test_someone_elses_recipe_is_a_403_that_says_so(
 
     assert "(403 FORBIDDEN)" in text
     assert "belongs to someone else" in text and "save_recipe source=prepared" in text
+    assert text.count("someone else") == 1, text  # Cooked's message says it; the next step does not repeat it
     assert fake.state.recipes[FOREIGN_RECIPE_ID].description == before
 
 

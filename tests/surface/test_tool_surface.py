@@ -21,8 +21,8 @@ from cooked_mcp_generated.models import (
     ReadOutput,
     SaveRecipeOutput,
 )
-from cooked_mcp_generated.runtime import ToolCall, ToolResult
 from cooked_mcp_generated.tools import create_server
+from cooked_mcp_runtime.results import ToolCall, ToolResult
 
 pytestmark = pytest.mark.anyio
 
@@ -154,7 +154,9 @@ async def test_page_and_limit_carry_bounds_and_defaults() -> None:
         ({"target": "recipes", "page": 0}, "page"),
         ({"target": "recipes", "limit": 0}, "limit"),
         ({"target": "recipes", "limit": 31}, "limit"),
-        ({"target": "recipes", "limit": "10"}, "limit"),
+        ({"target": "recipes", "limit": "ten"}, "limit"),
+        ({"target": "recipes", "limit": "31"}, "limit"),
+        ({"target": "recipes", "limit": 10.5}, "limit"),
     ],
 )
 async def test_out_of_bounds_numbers_are_rejected_before_the_handler(
@@ -298,12 +300,26 @@ async def test_empty_id_lists_and_unknown_modes_are_rejected() -> None:
 
 
 @pytest.mark.req("tools.SCHEMA.4")
-async def test_unknown_parameters_and_unknown_tools_are_rejected() -> None:
+async def test_unknown_parameters_are_rejected() -> None:
     result, handlers = await call({"target": "recipes", "username": "bob"})
     assert "unknown parameter 'username'" in error_text(result)
     assert handlers.calls == []
-    result, handlers = await call({}, tool="get_api_saved")
-    assert "Unknown tool 'get_api_saved'" in error_text(result)
+
+
+@pytest.mark.req("tools.SCHEMA.4", "tools.SURFACE.1")
+async def test_an_unknown_tool_is_a_protocol_error_naming_the_available_tools() -> None:
+    """The MCP spec lists unknown tools among protocol errors (JSON-RPC -32602), not tool results.
+
+    tools.SCHEMA.4 is the closest requirement: it covers rejecting what the tools do not offer.
+    """
+    handlers = RecordingHandlers()
+    async with Client(create_server(handlers, version="test")) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("get_api_saved", {})
+    assert caught.value.code == -32602
+    assert "Unknown tool 'get_api_saved'" in caught.value.message
+    assert ", ".join(TOOL_NAMES) in caught.value.message
+    assert handlers.calls == []
 
 
 @pytest.mark.req("tools.ANNOTATIONS.1", "tools.ANNOTATIONS.2", "tools.ANNOTATIONS.3", "tools.ANNOTATIONS.6")
@@ -371,7 +387,12 @@ async def test_input_schemas_are_flat_objects_without_unknown_properties() -> No
         assert schema["additionalProperties"] is False
         assert not {"oneOf", "anyOf", "allOf", "$ref", "$defs"} & set(schema)
         for prop in schema["properties"].values():
-            assert "$ref" not in prop and "anyOf" not in prop
+            assert "$ref" not in prop and "oneOf" not in prop
+            # The one union allowed is a nullable parameter: its typed schema or null, no type arrays.
+            assert isinstance(prop.get("type", ""), str)
+            if "anyOf" in prop:
+                typed, null = prop["anyOf"]
+                assert isinstance(typed["type"], str) and null == {"type": "null"}
         assert tool.output_schema is not None and tool.output_schema["type"] == "object"
 
 

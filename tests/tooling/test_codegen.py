@@ -121,7 +121,7 @@ def test_changing_a_bound_changes_the_served_schema_and_validation(
         from mcp import Client
         from cooked_mcp_generated.tools import create_server
         from cooked_mcp_generated.models import ReadOutput
-        from cooked_mcp_generated.runtime import ToolResult
+        from cooked_mcp_runtime.results import ToolResult
 
         class Handlers:
             async def read(self, args, call):

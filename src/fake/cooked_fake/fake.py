@@ -149,7 +149,8 @@ class FakeCooked:
         path_regex: str | None = None,
         seconds: float = 5.0,
     ) -> Fault:
-        """A named misbehaviour (see faults.FAULT_KINDS); ``seconds`` is only for "slow"."""
+        """A named misbehaviour (see faults.FAULT_KINDS); ``seconds`` is for "slow" (the wait before
+        answering) and "trickle" (the wait between the body's bytes)."""
         return self._faults.add(
             faults.named(kind, method=method, path=path, path_regex=path_regex, times=times, seconds=seconds)
         )
@@ -182,6 +183,8 @@ class FakeCooked:
         def normal() -> Reply:
             return api.dispatch(incoming, self.state, self._sessions, self.reject_sessions)
 
-        reply = normal() if fault is None else faults.render(fault, incoming, normal, self.port)
+        reply = (
+            normal() if fault is None else faults.render(fault, incoming, normal, self.port, stop=self._stop)
+        )
         self._recorder.settle(key, reply.status)
         return reply

@@ -34,6 +34,8 @@ def run_check(settings: Settings, out: TextIO = sys.stdout) -> int:
     """Print the report; exit status 0 only when every step matched the contract."""
     outcomes = anyio.run(_run, settings)
     print(f"cooked-mcp --check against {settings.base_url}", file=out)
+    for line in [*settings.describe_account(), "checks:"]:
+        print(line, file=out)
     width = max(len(o.step) for o in outcomes)
     for outcome in outcomes:
         verdict = "OK" if outcome.ok else "FAILED"
@@ -48,7 +50,7 @@ def run_check(settings: Settings, out: TextIO = sys.stdout) -> int:
 
 
 async def _run(settings: Settings) -> list[Outcome]:
-    async with CookedClient(settings.base_url, settings.username, settings.password) as client:
+    async with CookedClient.from_settings(settings) as client:
         outcomes = [await _step("log in", client.ensure_session, lambda _: "")]
         if not outcomes[0].ok:
             return outcomes

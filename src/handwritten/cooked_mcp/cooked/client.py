@@ -9,9 +9,10 @@ select or change the Cooked user.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 from pydantic import BaseModel
@@ -37,6 +38,9 @@ from cooked_mcp.cooked.models import (
 )
 from cooked_mcp.cooked.session import SecretLike, Session
 from cooked_mcp.cooked.wire import Reply, Timeouts, Wire
+
+if TYPE_CHECKING:
+    from cooked_mcp.config import Settings
 
 __all__ = ["MAX_PAGE_COUNT", "CookedClient"]
 
@@ -65,13 +69,29 @@ class CookedClient:
         connect_timeout: float = 10.0,
         read_timeout: float = 30.0,
         import_read_timeout: float = 90.0,
+        credentials_from: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """``credentials_from`` names where the credentials came from, for the rejected-login hint;
+        ``clock`` (monotonic seconds) times the login back-off."""
         self._wire = Wire(
             base_url,
             transport=transport,
             timeouts=Timeouts(connect=connect_timeout, read=read_timeout, slow_read=import_read_timeout),
         )
-        self._session = Session(self._wire, username, password)
+        self._session = Session(
+            self._wire, username, password, credentials_from=credentials_from, clock=clock
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CookedClient:
+        """The client for the configured account: the one place that maps settings onto the client."""
+        return cls(
+            settings.base_url,
+            settings.username,
+            settings.password,
+            credentials_from=settings.describe_credentials(),
+        )
 
     @property
     def base_url(self) -> str:
@@ -188,7 +208,7 @@ class CookedClient:
     ) -> M:
         generation, username = await self._session.current()
         reply = await self._send(endpoint, username, path, params, body)
-        if reply.status == 401:
+        if reply.session_lost:
             generation, username = await self._session.renew(generation)
             reply = await self._send(endpoint, username, path, params, body)
             if reply.status == 401:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from cooked_mcp_generated.runtime import ToolError
+from cooked_mcp_runtime.results import ToolError
 
 from ..cooked.errors import CookedError
 

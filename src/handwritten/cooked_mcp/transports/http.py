@@ -50,6 +50,7 @@ from ..config import Settings, is_loopback
 from ..cooked.client import CookedClient
 from ..logging_setup import register_secret_source
 from .auth import BearerTokenMiddleware
+from .host_check_messages import NameTheSetting
 from .http_sessions import JsonWhenSilentSessionManager
 
 __all__ = ["MCP_PATH", "SHUTDOWN_GRACE_SECONDS", "build_app", "serve_http", "transport_security"]
@@ -93,7 +94,7 @@ def serve_http(settings: Settings) -> int:
             print(f"cooked-mcp: cannot listen on {where}: {exc}", file=sys.stderr)
             return EXIT_STARTUP
         try:
-            client = CookedClient(settings.base_url, settings.username, settings.password)
+            client = CookedClient.from_settings(settings)
             register_secret_source(client.secret_values)  # the log filter scrubs session cookies too
             server = _Server(
                 uvicorn.Config(
@@ -127,7 +128,9 @@ async def _serve(server: uvicorn.Server, sockets: list[socket.socket], client: C
 
 def build_app(settings: Settings, client: CookedClient) -> ASGIApp:
     """The whole ASGI stack for ``settings``; separate from serving so it can be inspected."""
-    mcp_server = build_server(client, read_only=settings.read_only)
+    mcp_server = build_server(
+        client, read_only=settings.read_only, import_answer_seconds=settings.import_answer_seconds
+    )
     sessions = JsonWhenSilentSessionManager(
         mcp_server,
         security_settings=transport_security(settings),
@@ -142,7 +145,7 @@ def build_app(settings: Settings, client: CookedClient) -> ASGIApp:
     app: ASGIApp = _DeclaredSizeLimit(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
     if settings.http_token is not None:
         app = BearerTokenMiddleware(app, settings.http_token, served_path=MCP_PATH)
-    return _CloseWhenBodyUnread(app)
+    return _CloseWhenBodyUnread(NameTheSetting(app))
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:

@@ -65,9 +65,11 @@ def serve_stdio(settings: Settings) -> int:
 
 
 async def _serve(settings: Settings) -> None:
-    async with CookedClient(settings.base_url, settings.username, settings.password) as client:
+    async with CookedClient.from_settings(settings) as client:
         register_secret_source(client.secret_values)
-        server = build_server(client, read_only=settings.read_only)
+        server = build_server(
+            client, read_only=settings.read_only, import_answer_seconds=settings.import_answer_seconds
+        )
         streams = (
             event_loop_stdio() if _pollable(0) and _pollable(1) else _answering_before_the_end(stdio_server())
         )
