@@ -3,7 +3,7 @@
 ``make install-check`` runs this module after ``make bundle`` (COOKED_MCP_INSTALL_CHECK=1); a plain
 ``make test`` skips it, since it needs the built artifacts and installs uv and pipx from PyPI.
 
-For every README shell block that starts with ``# install check: COMMAND``: copy the wheel into an
+For every README shell block marked ``<!-- install check: COMMAND -->``: copy the wheel into an
 empty folder, give the block a new HOME (so new caches, no uv or pipx state) and a PATH of only the
 system and the tools venv (uv, pipx at the versions in distribution/install-tools.txt), run the
 block as written, then run COMMAND --version, COMMAND --check against a fake Cooked and one MCP
@@ -53,7 +53,7 @@ BUNDLE: Final = ROOT / "cooked-mcp.mcpb"
 TOOLS_REQUIREMENTS: Final = ROOT / "distribution" / "install-tools.txt"
 STEP_TIMEOUT: Final = 600
 TIMINGS: Final[dict[str, dict[str, float]]] = {}
-ROUTES: Final = [b for b in BLOCKS if b.first_line.startswith(INSTALL_CHECK)]
+ROUTES: Final = [b for b in BLOCKS if b.marker.startswith(INSTALL_CHECK)]
 TOOL_NAMES: Final = [t.name for t in metadata.load().tools]
 
 
@@ -125,8 +125,8 @@ def fresh_environment(base: Path, tools: Path, wheelhouse: Path | None) -> dict[
 
 
 def served_command(block: Block, env: Mapping[str, str]) -> list[str]:
-    """The block's ``# install check: COMMAND``, with ``~`` as the fresh HOME and the program on PATH."""
-    words = shlex.split(block.first_line.removeprefix(INSTALL_CHECK))
+    """The block's ``install check: COMMAND``, with ``~`` as the fresh HOME and the program on PATH."""
+    words = shlex.split(block.marker.removeprefix(INSTALL_CHECK))
     program = words[0].replace("~", env["HOME"], 1)
     found = program if "/" in program else shutil.which(program, path=env["PATH"])
     assert found and Path(found).exists(), f"{block.where}: {program} not found after the install"
@@ -165,14 +165,19 @@ def _record(route: str, **seconds: float) -> None:
 
 
 def test_the_readme_has_the_four_install_routes() -> None:
-    firsts = [re.sub(r"\s+.*", "", b.text.lstrip().splitlines()[1]) for b in ROUTES]
+    firsts = [b.text.split()[0] for b in ROUTES]
     assert firsts == ["uv", "pipx", "uvx", "python3"], [b.where for b in ROUTES]
 
 
 def test_the_wheel_holds_the_product_only(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     top = {name.split("/")[0] for name in names}
-    assert top == {"cooked_mcp", "cooked_mcp_generated", f"cooked_mcp-{__version__}.dist-info"}
+    assert top == {
+        "cooked_mcp",
+        "cooked_mcp_generated",
+        "cooked_mcp_runtime",
+        f"cooked_mcp-{__version__}.dist-info",
+    }
     dist_info = f"cooked_mcp-{__version__}.dist-info"
     entry_points = zipfile.ZipFile(wheel).read(f"{dist_info}/entry_points.txt").decode()
     assert re.findall(r"^(\S+) = ", entry_points, re.MULTILINE) == ["cooked-mcp"]
@@ -191,7 +196,7 @@ def test_the_sdist_holds_the_product_source_only() -> None:
     assert any(n.endswith("src/generated/cooked_mcp_generated/tools.py") for n in listing)
 
 
-@pytest.mark.parametrize("block", ROUTES, ids=lambda b: b.text.split("\n")[1].split()[0])
+@pytest.mark.parametrize("block", ROUTES, ids=lambda b: b.text.split()[0])
 async def test_an_install_route_serves_from_a_fresh_environment(
     block: Block, wheel: Path, tools: Path, wheelhouse: Path, running_fake: FakeCooked, tmp_path: Path
 ) -> None:
@@ -217,7 +222,7 @@ async def test_an_install_route_serves_from_a_fresh_environment(
     checked = time.perf_counter()
     await one_session(command, served, workdir)
     _record(
-        block.text.split("\n")[1].strip(),
+        block.text.strip(),
         install=installed - started,
         version=versioned - installed,
         check=checked - versioned,
