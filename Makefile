@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean interop dist bundle install-check lower-bounds
+.PHONY: install generate generate-check lint test bench demo clean interop requirements golden dist bundle install-check lower-bounds
 
 install: $(STAMP)
 
@@ -30,6 +30,15 @@ lint: $(STAMP)
 test: generate-check lint
 	$(BIN)/python -m pytest -q
 
+# The requirement map (docs/requirements.md) and build/requirements.md from collection alone: seconds.
+requirements: $(STAMP)
+	$(BIN)/python -m pytest -q --collect-only --write-requirements >/dev/null
+	@echo "wrote docs/requirements.md and build/requirements.md"
+
+# Re-render the codegen fixture spec into tests/tooling/golden/expected after a deliberate template change.
+golden: $(STAMP)
+	$(BIN)/python -m codegen --features tests/tooling/golden/spec/features --table tests/tooling/golden/spec/tools.yaml --out tests/tooling/golden/expected
+
 # Outside MCP clients (TypeScript SDK, Inspector CLI, conformance suite; pinned in
 # interop/package-lock.json, installed under interop/node_modules) against the real server.
 INTEROP_STAMP := interop/node_modules/.installed
@@ -44,8 +53,9 @@ interop: $(STAMP) $(INTEROP_STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+# VARIANTS="bare-lists question-flags" (or "observed") runs it against the fake's contract variants.
 demo: generate
-	$(BIN)/python -m cooked_fake.demo
+	$(BIN)/python -m cooked_fake.demo $(foreach v,$(VARIANTS),--variant $(v))
 
 clean:
 	rm -rf $(VENV) build dist cooked-mcp.mcpb .mypy_cache .ruff_cache .hypothesis interop/node_modules distribution/mcpb/node_modules
@@ -59,6 +69,8 @@ help:
 	@echo "make test            generate-check, lint and the whole test suite (about 4 minutes)"
 	@echo "make lint            ruff and mypy --strict"
 	@echo "make generate        regenerate src/generated from features/ (generate-check: fail if it would change)"
+	@echo "make requirements    write docs/requirements.md and build/requirements.md from collection alone (seconds)"
+	@echo "make golden          re-render the codegen golden files after a deliberate template change"
 	@echo "make bench           the performance benchmark against the fake Cooked (about 4 minutes)"
 	@echo "make interop         outside MCP clients (TypeScript SDK, Inspector, conformance) against the real server; needs node"
 	@echo "make dist            the wheel and sdist in dist/ (python -m build)"

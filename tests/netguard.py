@@ -35,6 +35,7 @@ def is_invalid_name(host: Any) -> bool:
     return text.rstrip(".").lower().endswith(".invalid")
 
 
+# implements: api-client.VERIFICATION.2, authentication.VERIFICATION.2, recipes.VERIFICATION.2, shopping-list.VERIFICATION.2, server.VERIFICATION.1
 @contextmanager
 def loopback_only() -> Iterator[None]:
     real_getaddrinfo, real_connect = socket.getaddrinfo, socket.socket.connect

@@ -291,12 +291,21 @@ async def test_a_wrong_shape_names_the_field_and_never_dumps_the_body(router: re
     [
         (b'{"items": [', "not valid JSON"),
         (b"", "is empty"),
-        (b'[{"id": "r-1"}]', "not a JSON object"),
+        (b'[{"title": "x"}]', "items[0].id: field required"),
+        (b'"r-1"', "not a JSON object"),
         (b'{"items": "r-1"}', "items: input should be a valid list"),
         (b'{"items": [{"id": 7}]}', "items[0].id: input should be a valid string"),
         (b"[" * 100_000, "not valid JSON"),
     ],
-    ids=["truncated", "empty", "list", "items-not-list", "id-not-string", "deeply-nested"],
+    ids=[
+        "truncated",
+        "empty",
+        "bare-list-without-id",
+        "string",
+        "items-not-list",
+        "id-not-string",
+        "deeply-nested",
+    ],
 )
 async def test_malformed_success_answers_are_response_errors(
     router: respx.MockRouter, content: bytes, words: str

@@ -186,10 +186,14 @@ def test_settings_never_show_the_credentials(env: dict[str, str], caplog: pytest
     assert settings.password.get_secret_value() == PASSWORD
 
 
-@pytest.mark.req("authentication.CREDENTIALS.13", "authentication.CREDENTIALS.14")
 @pytest.mark.parametrize(
     "line",
-    ['cookie = "ring-session=abc"', 'session = "abc"', 'provider = "google"', "magic_link = true"],
+    [
+        pytest.param('cookie = "ring-session=abc"', marks=pytest.mark.req("authentication.CREDENTIALS.13")),
+        pytest.param('session = "abc"', marks=pytest.mark.req("authentication.CREDENTIALS.13")),
+        pytest.param('provider = "google"', marks=pytest.mark.req("authentication.CREDENTIALS.14")),
+        pytest.param("magic_link = true", marks=pytest.mark.req("authentication.CREDENTIALS.14")),
+    ],
 )
 def test_session_cookies_and_social_logins_cannot_be_configured(
     env: dict[str, str], tmp_path: Path, line: str

@@ -279,34 +279,58 @@ def test_configured_logging_writes_only_to_stderr_redacts_and_quiets_http_librar
 # --- configuration errors -----------------------------------------------------------------------
 
 
-@pytest.mark.req("authentication.SECRETS.3", "authentication.CREDENTIALS.20", "server.SECURITY.2")
+def _secret_case(toml: str, environ: dict[str, str], case_id: str, *proves: str) -> Any:
+    """One configuration mistake, citing what its error proves: login secrets, the token, or a failing command."""
+    return pytest.param(toml, environ, id=case_id, marks=pytest.mark.req(*proves))
+
+
+_LOGIN_SECRETS = "authentication.SECRETS.3"
+_TOKEN_SECRETS = "server.SECURITY.2"
+_FAILED_COMMAND = "authentication.CREDENTIALS.20"
+
+
 @pytest.mark.parametrize(
     ("toml", "environ"),
     [
-        (f"[user]\npassword = {toml_string(PASSWORD)}\npassword_cmd = 'echo {CMD_STDOUT}'\n", {}),
-        (f"[user]\nname = {toml_string(LOGIN)}\nname_cmd = 'echo {CMD_STDOUT}'\n", {}),
-        ("", {"COOKED_MCP_HTTP_TOKEN": f"{TOKEN} {WRONG_TOKEN}"}),
-        (f"[mcp]\nhttp_token = {toml_string(TOKEN)}\nhttp_token_cmd = 'echo {CMD_STDOUT}'\n", {}),
-        (
+        _secret_case(
+            f"[user]\npassword = {toml_string(PASSWORD)}\npassword_cmd = 'echo {CMD_STDOUT}'\n",
+            {},
+            "password+cmd",
+            _LOGIN_SECRETS,
+        ),
+        _secret_case(
+            f"[user]\nname = {toml_string(LOGIN)}\nname_cmd = 'echo {CMD_STDOUT}'\n",
+            {},
+            "name+cmd",
+            _LOGIN_SECRETS,
+        ),
+        _secret_case(
+            "", {"COOKED_MCP_HTTP_TOKEN": f"{TOKEN} {WRONG_TOKEN}"}, "token-with-space", _TOKEN_SECRETS
+        ),
+        _secret_case(
+            f"[mcp]\nhttp_token = {toml_string(TOKEN)}\nhttp_token_cmd = 'echo {CMD_STDOUT}'\n",
+            {},
+            "token+cmd",
+            _TOKEN_SECRETS,
+        ),
+        _secret_case(
             "[user]\npassword_cmd = "
             + toml_string(f"echo {CMD_STDOUT}; echo {CMD_STDERR} >&2; exit 3")
             + "\n",
             {},
+            "password-cmd-fails",
+            _LOGIN_SECRETS,
+            _FAILED_COMMAND,
         ),
-        (
+        _secret_case(
             "[mcp]\nhttp_token_cmd = "
             + toml_string(f"echo {CMD_STDOUT}; echo {CMD_STDERR} >&2; exit 1")
             + "\n",
             {},
+            "token-cmd-fails",
+            _TOKEN_SECRETS,
+            _FAILED_COMMAND,
         ),
-    ],
-    ids=[
-        "password+cmd",
-        "name+cmd",
-        "token-with-space",
-        "token+cmd",
-        "password-cmd-fails",
-        "token-cmd-fails",
     ],
 )
 def test_configuration_errors_about_secrets_never_show_them(

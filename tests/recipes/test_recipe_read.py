@@ -295,16 +295,26 @@ async def test_read_one_recipe_gives_title_owner_markdown_and_portions(fake: Fak
     assert "delete_recipe recipe_id=r-0001" in text
 
 
-@pytest.mark.req("recipes.READ.6-1", "recipes.READ.6-2", "recipes.READ.8")
 @pytest.mark.parametrize(
     ("recipe_id", "expected", "phrase"),
     [
-        (UNTITLED_RECIPE_ID, {"portions": 1}, "Recipe r-0002: 1 portion; owner alice;"),
-        (NULL_PORTIONS_RECIPE_ID, {"title": "Grandma's Pancakes"}, "Recipe r-0003: portions unknown;"),
-        (
+        pytest.param(
+            UNTITLED_RECIPE_ID,
+            {"portions": 1},
+            "Recipe r-0002: 1 portion; owner alice;",
+            marks=pytest.mark.req("recipes.READ.8", "recipes.READ.6-2"),
+        ),
+        pytest.param(
+            NULL_PORTIONS_RECIPE_ID,
+            {"title": "Grandma's Pancakes"},
+            "Recipe r-0003: portions unknown;",
+            marks=pytest.mark.req("recipes.READ.6-1", "recipes.READ.8"),
+        ),
+        pytest.param(
             FOREIGN_RECIPE_ID,
             {"owner": OTHER_OWNER, "can_edit": False},
             f"owner {OTHER_OWNER}; this account can NOT change or delete it",
+            marks=pytest.mark.req("recipes.READ.6-2"),
         ),
     ],
 )

@@ -11,6 +11,7 @@ import threading
 from .control import ENDPOINTS
 from .fake import FakeCooked
 from .seed import SEED_LOGIN, SEED_PASSWORD
+from .variants import add_variant_option
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,8 +20,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--delay-ms", type=float, default=0.0, help="milliseconds to wait before every answer"
     )
+    add_variant_option(parser)
     args = parser.parse_args(argv)
-    fake = FakeCooked(delay=args.delay_ms / 1000, port=args.port)
+    fake = FakeCooked(delay=args.delay_ms / 1000, port=args.port, variants=args.variant)
     try:
         fake.start()
     except OSError as exc:

@@ -27,6 +27,7 @@ ENDPOINTS: dict[tuple[str, str], str] = {
     ("POST", "fail"): '{"kind": ..., "times": N} or {"status": N, ...}: inject a fault',
     ("POST", "clear-faults"): "remove every injected fault",
     ("POST", "import-result"): '{"url": ..., "result": ...}: what importing that URL returns',
+    ("POST", "variants"): '{"variants": [...]}: answer in these contract variants ([] for the contract)',
 }
 
 
@@ -79,6 +80,9 @@ def _act(fake: FakeCooked, action: tuple[str, str], body: dict[str, Any]) -> Any
             return {"kind": fault.kind, "times": fault.times}
         case ("POST", "clear-faults"):
             fake.clear_faults()
+        case ("POST", "variants"):
+            fake.use_variants(*body.get("variants", []))
+            return {"variants": sorted(fake.variants)}
         case ("POST", "import-result"):
             fake.set_import_result(str(body["url"]), body["result"])
         case _:

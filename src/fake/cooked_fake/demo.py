@@ -10,6 +10,7 @@ agent, to show an error it can act on and the call that recovers.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -21,6 +22,7 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 
 from . import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from .variants import add_variant_option
 
 #: A recipe body longer than this shows its first lines only; the rest of the answer is whole.
 _BODY_LINES_SHOWN = 6
@@ -30,13 +32,18 @@ _MIN_LINES_CUT = 3
 _BODY_HEADING = "Recipe markdown"
 
 
-def main() -> int:
-    return anyio.run(_demo)
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="cooked-demo", description="Drive cooked-mcp against the fake.")
+    add_variant_option(parser)
+    variants = parser.parse_args(argv).variant
+    return anyio.run(_demo, variants)
 
 
-async def _demo() -> int:
-    with FakeCooked() as fake, tempfile.TemporaryDirectory() as home:
+async def _demo(variants: list[str]) -> int:
+    with FakeCooked(variants=variants) as fake, tempfile.TemporaryDirectory() as home:
         print(f"Fake Cooked serving its seed data at {fake.base_url} (login {SEED_LOGIN}).")
+        if fake.variants:
+            print(f"It answers in the contract variants: {', '.join(sorted(fake.variants))}.")
         print("Starting cooked-mcp over stdio, as Claude Desktop would, and acting as the agent.\n")
         params = StdioServerParameters(command=_cooked_mcp(), env=_environment(fake.base_url, Path(home)))
         async with Client(params, read_timeout_seconds=60) as client:

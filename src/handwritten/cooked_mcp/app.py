@@ -38,6 +38,7 @@ def read_only_reason(environ: Mapping[str, str] | None = None) -> str:
     )
 
 
+# implements: server.COMPATIBILITY.2, server.SINGLE_USER.2
 def build_server(
     client: CookedClient, *, read_only: bool = False, import_answer_seconds: float = DEFAULT_ANSWER_SECONDS
 ) -> Server[Any]:

@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import __version__
 from .config import (
@@ -59,6 +60,7 @@ def _columns(items: Sequence[str]) -> list[tuple[str, str]]:
     return list(zip(items[:half], second, strict=True))
 
 
+# implements: server.IDENTITY.2, server.TRANSPORT.2, server.CONFIG.6, server.CONFIG.8
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cooked-mcp",
@@ -83,12 +85,29 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="log in, make read-only requests, report whether Cooked answers as expected, and exit",
     )
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="with --check: also save, update and delete a test recipe and add, tick, update and remove "
+        "a test shopping-list line, undoing everything (asks first unless --yes)",
+    )
+    parser.add_argument(
+        "--yes", action="store_true", help="with --check --write: do not ask for confirmation"
+    )
+    parser.add_argument(
+        "--report",
+        metavar="FILE",
+        help="with --check: write the per-endpoint results to FILE (no secrets, no recipe text) for a bug report",
+    )
     parser.add_argument("--version", action="version", version=f"cooked-mcp {__version__}")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.check and (args.write or args.yes or args.report):
+        parser.error("--write, --yes and --report only go with --check")
     try:
         settings = load_settings(
             config_path=args.config,
@@ -105,7 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.check:
         from .check import run_check
 
-        return run_check(settings)
+        report = Path(args.report) if args.report else None
+        return run_check(settings, write=args.write, yes=args.yes, report=report)
     return serve(settings)
 
 
@@ -127,6 +147,7 @@ def _usage_error(message: str) -> int:
     return EXIT_CONFIG
 
 
+# implements: authentication.SECRETS.1, server.SECURITY.2
 def _secrets(settings: Settings) -> list[str]:
     """What the log redaction filter must never let through; cookie values are added once a client exists."""
     values = [settings.username, settings.password.get_secret_value()]
@@ -135,6 +156,7 @@ def _secrets(settings: Settings) -> list[str]:
     return values
 
 
+# implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2
 def serve(settings: Settings) -> int:
     """Run the configured transport until the client goes away or a signal arrives."""
     if settings.transport == "http":

@@ -84,6 +84,7 @@ _STRING_LIST = "a list of strings"
 _SECONDS = "a number of seconds"
 
 #: Every table and key the file may hold, with the type each must have.
+# implements: authentication.CREDENTIALS.13, authentication.CREDENTIALS.14, authentication.CREDENTIALS.15
 _SCHEMA: dict[str, dict[str, str]] = {
     "cooked": {"base_url": _STRING, "allow_insecure_http": _BOOLEAN},
     "user": {"name": _STRING, "name_cmd": _STRING, "password": _STRING, "password_cmd": _STRING},
@@ -125,6 +126,7 @@ class ConfigError(Exception):
     """A configuration mistake found before serving; ``str()`` is one line: what is wrong, how to fix it."""
 
 
+# implements: server.SINGLE_USER.1, server.SINGLE_USER.3
 @dataclass(frozen=True)
 class Settings:
     """Everything the process needs, for exactly one Cooked account.
@@ -203,6 +205,7 @@ class Settings:
         )
 
 
+# implements: server.CONFIG.1, server.CONFIG.2
 def load_settings(
     *,
     config_path: str | None,
@@ -221,11 +224,13 @@ def load_settings(
     file = _load_file(config_path, environ)
     sources: dict[str, str] = {}
 
+    # implements: server.CONFIG.4, server.CONFIG.4-1, server.CONFIG.4-2
     base_url_value, sources["base_url"] = _setting(
         environ, ENV_BASE_URL, file, "cooked", "base_url", DEFAULT_BASE_URL
     )
     base_url = _parse_base_url(base_url_value, sources["base_url"])
     _refuse_plain_http(base_url, sources["base_url"], environ, file)
+    # implements: server.CONFIG.8, server.CONFIG.8-1, server.CONFIG.8-2, server.TRANSPORT.3, server.TRANSPORT.3-1
     if http_addr is not None:
         addr, addr_source = http_addr, "--http-addr"
     else:
@@ -243,6 +248,7 @@ def load_settings(
     token_source = _http_token(environ, file)
     sources["username"] = username_source.describe()
     sources["password"] = password_source.describe()
+    # implements: server.SECURITY.1
     if chosen_transport == "http" and token_source is None and not is_loopback(http_host):
         raise ConfigError(
             f"refusing to serve HTTP on non-loopback address {_one_line(addr)} without a bearer token: "
@@ -323,6 +329,7 @@ class _File:
 _NO_FILE = _File(path=None, text="", data={})
 
 
+# implements: server.CONFIG.7, server.CONFIG.7-1
 def _default_config_path(environ: Mapping[str, str]) -> Path | None:
     """XDG base-directory rules: a relative XDG_CONFIG_HOME is invalid and ignored."""
     xdg = environ.get("XDG_CONFIG_HOME", "")
@@ -334,6 +341,7 @@ def _default_config_path(environ: Mapping[str, str]) -> Path | None:
     return Path(home) / ".config" / "cooked-mcp" / "config.toml"
 
 
+# implements: server.CONFIG.2, server.CONFIG.6
 def _load_file(config_path: str | None, environ: Mapping[str, str]) -> _File:
     if config_path is not None:
         path = Path(config_path)
@@ -469,6 +477,7 @@ def _normalize_dotted(name: str) -> str:
 # --- individual settings -----------------------------------------------------------------------
 
 
+# implements: server.CONFIG.3
 def _setting(
     environ: Mapping[str, str], env: str, file: _File, table: str, key: str, default: str
 ) -> tuple[str, str]:
@@ -482,6 +491,7 @@ def _setting(
     return default, DEFAULT_SOURCE
 
 
+# implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2, server.TRANSPORT.4
 def _parse_transport(transport: str | None) -> Transport:
     if transport is None or transport == "stdio":
         return "stdio"
@@ -492,6 +502,7 @@ def _parse_transport(transport: str | None) -> Transport:
     )
 
 
+# implements: server.CONFIG.5
 def _parse_base_url(url: str, source: str) -> str:
     """Accept only ``http(s)://host[:port]``: the client appends the API paths to it verbatim.
 
@@ -741,6 +752,7 @@ def format_warnings(warnings: Sequence[str]) -> list[str]:
 # --- credentials and the bearer token --------------------------------------------------------
 
 
+# implements: authentication.CREDENTIALS.5, authentication.CREDENTIALS.6, authentication.CREDENTIALS.15
 @dataclass(frozen=True)
 class _SecretSource:
     """Where a secret comes from: a literal value or a command; resolved only after all checks."""
@@ -763,6 +775,7 @@ class _SecretSource:
         return run_secret_command(self.setting, self.value, where=self.where)
 
 
+# implements: authentication.CREDENTIALS.8, authentication.CREDENTIALS.8-1, authentication.CREDENTIALS.8-2, server.SECURITY.8
 def _exclusive(file: _File, table: str, key: str) -> _SecretSource | None:
     """``table.key`` or ``table.key_cmd`` from the file; both at once is refused."""
     value = file.string(table, key)
@@ -792,6 +805,7 @@ def _exclusive(file: _File, table: str, key: str) -> _SecretSource | None:
     return None
 
 
+# implements: authentication.CREDENTIALS.1, authentication.CREDENTIALS.2, authentication.CREDENTIALS.3, authentication.CREDENTIALS.4, authentication.CREDENTIALS.9, authentication.CREDENTIALS.11, authentication.CREDENTIALS.12
 def _credential(environ: Mapping[str, str], env: str, file: _File, key: str, noun: str) -> _SecretSource:
     from_file = _exclusive(file, "user", key)  # checked even when the environment wins
     value = environ.get(env, "")
@@ -808,6 +822,7 @@ def _credential(environ: Mapping[str, str], env: str, file: _File, key: str, nou
     )
 
 
+# implements: server.SECURITY.4, server.SECURITY.5, server.SECURITY.9, server.SECURITY.10
 def _http_token(environ: Mapping[str, str], file: _File) -> _SecretSource | None:
     from_file = _exclusive(file, "mcp", "http_token")
     if ENV_HTTP_TOKEN in environ:
@@ -817,6 +832,7 @@ def _http_token(environ: Mapping[str, str], file: _File) -> _SecretSource | None
     return from_file
 
 
+# implements: server.SECURITY.11
 def _check_token(token: str, setting: str) -> str:
     """A bearer token travels in an HTTP header: it must be visible ASCII, and never empty."""
     stripped = token.strip(_ASCII_WHITESPACE)

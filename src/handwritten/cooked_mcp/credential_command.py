@@ -53,6 +53,7 @@ class CredentialCommandError(ConfigError):
         super().__init__(f"{prefix}{setting} command {problem}; {advice}")
 
 
+# implements: authentication.CREDENTIALS.7, authentication.CREDENTIALS.7-1, authentication.CREDENTIALS.7-2, authentication.CREDENTIALS.15, authentication.CREDENTIALS.16, authentication.CREDENTIALS.18, authentication.CREDENTIALS.19, authentication.CREDENTIALS.20, authentication.SECRETS.2
 def run_secret_command(
     setting: str, command: str, *, where: str | None = None, timeout: float = 5.0, max_bytes: int = 65536
 ) -> str:
@@ -119,6 +120,7 @@ def run_secret_command(
     return value
 
 
+# implements: authentication.CREDENTIALS.17
 def _read_bounded(
     process: subprocess.Popen[bytes],
     deadline: float,

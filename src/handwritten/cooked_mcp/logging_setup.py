@@ -50,6 +50,7 @@ _FORMAT = "cooked-mcp %(levelname)s %(name)s: %(message)s"
 _active: RedactionFilter | None = None
 
 
+# implements: authentication.SECRETS.1, server.SECURITY.2
 class RedactionFilter(logging.Filter):
     """Replaces registered secret values in every record it sees; never drops a record.
 

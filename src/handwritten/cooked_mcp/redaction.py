@@ -88,6 +88,7 @@ def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(patterns), re.IGNORECASE) if patterns else None
 
 
+# implements: api-client.ERRORS.6, authentication.SECRETS.3, tools.RESPONSES.7
 def redact(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every spelling of every secret (of at least MIN_SECRET_LENGTH) replaced."""
     pattern = _pattern(frozenset(secrets))

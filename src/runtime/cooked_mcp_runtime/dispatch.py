@@ -77,6 +77,7 @@ def build_server(
     ) -> types.ListToolsResult:
         return listing
 
+    # implements: tools.RESPONSES.5, tools.RESPONSES.6
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:

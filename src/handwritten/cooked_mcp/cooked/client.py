@@ -118,6 +118,7 @@ class CookedClient:
 
     # --- recipes -------------------------------------------------------------------------------
 
+    # implements: recipes.PAGINATION.2
     async def list_recipes(self, page: int, page_count: int) -> list[RecipeSummary]:
         """Newest first; a full page means more may exist (Cooked does not say)."""
         if page < 1 or not 1 <= page_count <= MAX_PAGE_COUNT:
@@ -137,6 +138,7 @@ class CookedClient:
     async def preview_recipe(self, title: str, text: str) -> Preview:
         return await self._call(endpoints.PREVIEW_RECIPE, Preview, body={Key.TITLE: title, Key.TEXT: text})
 
+    # implements: recipes.SAVE.13
     async def save_recipe(self, title: str | None, description: str, portions: int | None) -> str:
         body = {Key.TITLE: title, Key.DESCRIPTION: description, Key.PORTIONS: portions}
         return (await self._call(endpoints.SAVE_RECIPE, SavedRef, body=body)).recipe_id
@@ -196,6 +198,7 @@ class CookedClient:
 
     # --- the one request path ------------------------------------------------------------------
 
+    # implements: authentication.SESSION.4, authentication.SESSION.5, authentication.SESSION.6
     async def _call(
         self,
         endpoint: Endpoint,
@@ -224,8 +227,9 @@ class CookedClient:
             raise self._error(endpoint, reply)
         if allow_empty and not reply.body.strip():
             return model.model_validate({})
-        return decode(model, reply, endpoint)
+        return decode(model, reply, endpoint, self.secret_values)
 
+    # implements: api-client.REQUESTS.5, authentication.LOGIN.6
     async def _send(
         self,
         endpoint: Endpoint,

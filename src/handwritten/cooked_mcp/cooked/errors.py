@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 #: How much of an error body is ever read: enough for any JSON error, never a whole proxy page.
+# implements: api-client.LIMITS.1
 MAX_ERROR_BODY_BYTES = 64 * 1024
 _MAX_MESSAGE_CHARS = 300
 _MAX_CODE_CHARS = 64
@@ -65,6 +66,7 @@ class CookedError(Exception):
         self.next_step = next_step
         super().__init__(self._compose())
 
+    # implements: api-client.ERRORS.2, api-client.ERRORS.3, api-client.ERRORS.4, api-client.ERRORS.5
     def _compose(self) -> str:
         parts = [self.summary]
         details = " ".join(str(item) for item in (self.status, self.code) if item is not None)
@@ -107,6 +109,7 @@ _NEXT_STEPS_BY_CODE = {
 }
 
 
+# implements: api-client.ERRORS.1, api-client.ERRORS.5, api-client.ERRORS.6
 def error_from_response(
     status: int,
     body: bytes,
@@ -148,6 +151,7 @@ def error_from_response(
     )
 
 
+# implements: api-client.ERRORS.3, api-client.ERRORS.4
 def _parse_error_body(body: bytes, redact: Callable[[str], str] | None) -> tuple[str | None, str | None]:
     try:
         data = json.loads(body.decode("utf-8"))

@@ -63,6 +63,7 @@ class SecretLike(Protocol):
     def get_secret_value(self) -> str: ...
 
 
+# implements: authentication.CREDENTIALS.10, authentication.SESSION.9
 class Session:
     def __init__(
         self,
@@ -88,6 +89,7 @@ class Session:
         # whose error could echo it.
         self._last_username: str | None = None
 
+    # implements: authentication.LOGIN.1
     async def current(self) -> tuple[int, str]:
         """The session to use, logging in first if there is none yet: ``(generation, username)``."""
         username = self._username
@@ -95,10 +97,12 @@ class Session:
             return self._generation, username
         return await self._login_once(self._generation)
 
+    # implements: authentication.SESSION.4
     async def renew(self, rejected_generation: int) -> tuple[int, str]:
         """Replace the session Cooked rejected, unless another caller already did."""
         return await self._login_once(rejected_generation)
 
+    # implements: api-client.ERRORS.6, authentication.SECRETS.3
     def redact(self, text: str) -> str:
         """Scrub what must never reach error text: login name, username, password, cookie values.
 
@@ -150,6 +154,7 @@ class Session:
                 ),
             )
 
+    # implements: authentication.SESSION.3
     async def _login(self) -> None:
         """One login attempt. The generation moves on only when the attempt is over, so a caller
         that looks while it is in flight waits for it instead of starting another one."""
@@ -169,6 +174,7 @@ class Session:
             self._generation += 1
         logger.debug("logged in to Cooked (session %d)", self._generation)
 
+    # implements: authentication.LOGIN.2, authentication.LOGIN.4, authentication.LOGIN.5
     async def _post_login(self) -> str:
         endpoint = endpoints.LOGIN
         reply = await self._wire.send(

@@ -132,7 +132,9 @@ class Wire:
         self.base_url = base_url.rstrip("/")
         self._timeouts = timeouts or Timeouts()
         self._transport = transport or _environment_transport(httpx.URL(self.base_url))
+        # implements: authentication.SESSION.7, authentication.SESSION.8
         self._cookies = httpx.Cookies()
+        # implements: api-client.REQUESTS.2
         self._headers = {
             "Accept": "application/json",
             # identity: the bounds on how much of a body is read are then bounds on bytes received,
@@ -141,6 +143,7 @@ class Wire:
             "User-Agent": f"cooked-mcp/{__version__}",
         }
 
+    # implements: authentication.SESSION.3
     def clear_cookies(self) -> None:
         """Forget the session: the next request goes out without any Cooked cookie."""
         self._cookies.clear()
@@ -152,6 +155,7 @@ class Wire:
     async def aclose(self) -> None:
         await self._transport.aclose()
 
+    # implements: api-client.REQUESTS.1, api-client.REQUESTS.4, authentication.SESSION.1, authentication.SESSION.2, authentication.LOGIN.3, api-client.LIMITS.1
     async def send(
         self,
         endpoint: Endpoint,

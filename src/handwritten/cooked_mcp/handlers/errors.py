@@ -16,6 +16,7 @@ from cooked_mcp_runtime.results import ToolError
 from ..cooked.errors import CookedError
 
 
+# implements: api-client.ERRORS.1, api-client.ERRORS.5, tools.RESPONSES.6
 @contextmanager
 def cooked_errors(
     *,

@@ -49,6 +49,7 @@ SEARCH_PAGE_SIZE = 20
 #: How often a running URL import reports progress; clients drop a call that stays silent too long.
 PROGRESS_INTERVAL_SECONDS = 3.0
 
+# implements: api-client.ERRORS.5
 RECIPE_NOT_FOUND = (
     "no saved recipe has this ID (it may have been deleted); find the right ID with read target=recipes "
     "(add query to search by title)"
@@ -81,6 +82,7 @@ class RecipeTools:
 
     # --- read ----------------------------------------------------------------------------------
 
+    # implements: recipes.READ.1, recipes.READ.2, recipes.READ.5
     async def read(self, args: ReadRecipes | ReadRecipe) -> ToolResult[ReadOutput]:
         if isinstance(args, ReadRecipe):
             return await self._read_recipe(args.recipe_id)
@@ -88,6 +90,7 @@ class RecipeTools:
             return await self._list(args.page, args.limit)
         return await self._search(args.query, args.page, args.limit)
 
+    # implements: recipes.PAGINATION.1, recipes.PAGINATION.2
     async def _list(self, page: int, limit: int) -> ToolResult[ReadOutput]:
         """Tool page N with limit L is Cooked's page N with ``page-count`` L, so pages never overlap."""
         with cooked_errors():
@@ -95,6 +98,7 @@ class RecipeTools:
         # Cooked never says whether more exist; a full page is the only sign that they may.
         return _RecipePage(items, page, limit, query=None, more=len(items) == limit).result()
 
+    # implements: recipes.PAGINATION.1, recipes.PAGINATION.3
     async def _search(self, query: str, page: int, limit: int) -> ToolResult[ReadOutput]:
         """Tool page N is results (N-1)*L+1 to N*L, as for the list, cut from Cooked's 20-result pages.
 
@@ -122,6 +126,7 @@ class RecipeTools:
         ends_full = len(fetched) == (last - first + 1) * SEARCH_PAGE_SIZE
         return _RecipePage(shown, page, limit, query=query, more=beyond or ends_full).result()
 
+    # implements: recipes.READ.6, recipes.READ.6-1, recipes.READ.6-2, recipes.READ.7, recipes.READ.8
     async def _read_recipe(self, recipe_id: str) -> ToolResult[ReadOutput]:
         with cooked_errors(not_found=RECIPE_NOT_FOUND):
             recipe = await self._client.get_recipe(recipe_id)
@@ -147,6 +152,7 @@ class RecipeTools:
 
     # --- preview -------------------------------------------------------------------------------
 
+    # implements: recipes.PREVIEW_TEXT.1, recipes.PREVIEW_TEXT.2, recipes.PREVIEW_TEXT.3, recipes.PREVIEW_TEXT.4
     async def preview(self, args: PreviewRecipeTextArguments) -> ToolResult[PreviewRecipeTextOutput]:
         with cooked_errors():
             preview = await self._client.preview_recipe(args.title, args.text)
@@ -175,6 +181,7 @@ class RecipeTools:
 
     # --- save ----------------------------------------------------------------------------------
 
+    # implements: recipes.SAVE.10
     async def save(self, args: SaveRecipeArguments, call: ToolCall) -> ToolResult[SaveRecipeOutput]:
         match args:
             case SaveRecipeRawText():
@@ -188,6 +195,7 @@ class RecipeTools:
             case SaveRecipeExisting():
                 return await self._update(args.recipe_id, args.markdown, args.portions)
 
+    # implements: recipes.SAVE.1, recipes.SAVE.11
     async def _save_raw_text(self, title: str, text: str) -> ToolResult[SaveRecipeOutput]:
         """Cooked saves raw text in two steps; the agent sees one, saving exactly what the preview made.
 
@@ -203,6 +211,7 @@ class RecipeTools:
         what = f"Saved the text as recipe {recipe_id} ({portions}); Cooked formatted it first."
         return _saved("raw_text", recipe_id, what)
 
+    # implements: recipes.SAVE.2
     async def _save_prepared(
         self, title: str, markdown: str, portions: int | None
     ) -> ToolResult[SaveRecipeOutput]:
@@ -210,11 +219,13 @@ class RecipeTools:
             recipe_id = await self._client.save_recipe(title, markdown, portions)
         return _saved("prepared", recipe_id, f"Saved recipe {recipe_id} ({portions_phrase(portions)}).")
 
+    # implements: recipes.SAVE.3
     async def _import_url(self, url: str, report: ProgressReporter) -> ToolResult[SaveRecipeOutput]:
         """Progress ticks while this call waits; the import itself may outlive it (url_imports)."""
         async with _ticking(report, "Cooked is importing the page (this can take up to a minute)"):
             return await self._imports.start_or_report(url)
 
+    # implements: recipes.SAVE.4, recipes.SAVE.6, recipes.SAVE.14, recipes.SAVE.16
     async def _import_now(self, url: str) -> ToolResult[SaveRecipeOutput]:
         """Never saves a draft: a draft is saved only by an explicit source=draft call."""
         with cooked_errors(unprocessable=IMPORT_FAILED):
@@ -226,6 +237,7 @@ class RecipeTools:
             draft = await self._client.get_draft(imported.extraction_id)
         return _draft_result(draft)
 
+    # implements: recipes.SAVE.7, recipes.SAFETY.1
     async def _save_draft(
         self, draft_id: str, markdown: str, portions: int | None
     ) -> ToolResult[SaveRecipeOutput]:
@@ -234,6 +246,7 @@ class RecipeTools:
         what = f"Saved import draft {draft_id} as recipe {recipe_id} ({portions_phrase(portions)})."
         return _saved("draft", recipe_id, what)
 
+    # implements: recipes.SAVE.8, recipes.SAFETY.2
     async def _update(
         self, recipe_id: str, markdown: str, portions: int | None
     ) -> ToolResult[SaveRecipeOutput]:
@@ -244,6 +257,7 @@ class RecipeTools:
 
     # --- delete --------------------------------------------------------------------------------
 
+    # implements: recipes.DELETE.1, recipes.DELETE.2, recipes.SAFETY.3
     async def delete(self, args: DeleteRecipeArguments) -> ToolResult[DeleteRecipeOutput]:
         with cooked_errors(not_found=RECIPE_NOT_FOUND, forbidden=RECIPE_FORBIDDEN):
             deleted = await self._client.delete_recipe(args.recipe_id)
@@ -251,6 +265,7 @@ class RecipeTools:
         return ToolResult(text, DeleteRecipeOutput(recipe_id=deleted, deleted=True))
 
 
+# implements: recipes.READ.3, recipes.PAGINATION.6, api-client.LIMITS.2, api-client.LIMITS.3
 @dataclass(frozen=True)
 class _RecipePage:
     """One page of a list or search, and the one call that continues it.
@@ -329,12 +344,14 @@ class _RecipePage:
         return {**arguments, "page": page, "limit": self.limit}
 
 
+# implements: recipes.SAVE.9, tools.RESPONSES.2
 def _saved(source: str, recipe_id: str, what: str) -> ToolResult[SaveRecipeOutput]:
     """Every save names the recipe ID, in text and output, with the natural next call."""
     text = f"{what} Read it with {tool_call('read', target='recipe', recipe_id=recipe_id)}."
     return ToolResult(text, SaveRecipeOutput(source=source, saved=True, recipe_id=recipe_id))
 
 
+# implements: recipes.SAVE.5, recipes.SAVE.12, recipes.SAVE.15
 def _draft_result(draft: cooked.Draft) -> ToolResult[SaveRecipeOutput]:
     save = tool_call(
         "save_recipe",

@@ -73,6 +73,7 @@ class ShoppingListTools:
         self._client = client
         self._writable = writable
 
+    # implements: shopping-list.READ.1, shopping-list.READ.9
     async def read(self, args: ReadShoppingList) -> ToolResult[ReadOutput]:
         listing = await self._get_list()
         output = ReadOutput(
@@ -85,17 +86,21 @@ class ShoppingListTools:
         )
         return ToolResult(_list_text(output, self._writable), output)
 
+    # implements: shopping-list.ACTIONS.1
     async def change(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
         match args:
             case ChangeShoppingListAdd():
                 return await self._add(args)
             case ChangeShoppingListUpdateItem():
                 return await self._update_item(args)
+            # implements: shopping-list.SELECTION.1, shopping-list.SELECTION.8
             case ChangeShoppingListReplaceSelection():
                 return await self._select(args, _unique(args.product_group_ids))
+            # implements: shopping-list.SELECTION.2, shopping-list.SELECTION.4, shopping-list.SELECTION.9
             case ChangeShoppingListAddSelection():
                 current = _selected_ids(await self._get_list())
                 return await self._select(args, _unique([*current, *args.product_group_ids]))
+            # implements: shopping-list.SELECTION.3, shopping-list.SELECTION.4, shopping-list.SELECTION.10
             case ChangeShoppingListRemoveSelection():
                 current = _selected_ids(await self._get_list())
                 dropped = set(args.product_group_ids)
@@ -107,6 +112,7 @@ class ShoppingListTools:
 
     # --- actions -------------------------------------------------------------------------------
 
+    # implements: shopping-list.ADD.1, shopping-list.ADD.2, shopping-list.ADD.3
     async def _add(self, args: ChangeShoppingListAdd) -> ToolResult[Output]:
         lines = [line.strip() for line in args.ingredients.splitlines() if line.strip()]
         not_found = (
@@ -121,6 +127,7 @@ class ShoppingListTools:
         output = Output(action=args.action, added_count=added, lines_sent=len(lines))
         return ToolResult(_added_text(added, len(lines), args.recipe_id), output)
 
+    # implements: shopping-list.UPDATE_ITEM.1, shopping-list.UPDATE_ITEM.2, shopping-list.UPDATE_ITEM.4, shopping-list.UPDATE_ITEM.5, shopping-list.UPDATE_ITEM.8, shopping-list.UPDATE_ITEM.9
     async def _update_item(self, args: ChangeShoppingListUpdateItem) -> ToolResult[Output]:
         group_id = args.product_group_id
         given: dict[str, Any] = {
@@ -155,6 +162,7 @@ class ShoppingListTools:
         output = Output(action=args.action, product_group_id=changed_id, item=item)
         return ToolResult(_updated_text(item, kept), output)
 
+    # implements: shopping-list.REMOVE.1
     async def _remove(self, args: ChangeShoppingListRemove) -> ToolResult[Output]:
         asked = _unique(args.product_group_ids)
         with cooked_errors():
@@ -164,6 +172,7 @@ class ShoppingListTools:
         output = Output(action=args.action, removed_ids=removed, not_found_ids=not_found)
         return ToolResult(_removed_text(removed, not_found), output)
 
+    # implements: shopping-list.CLEAR.1, shopping-list.CLEAR.2
     async def _clear(self, args: ChangeShoppingListClear) -> ToolResult[Output]:
         with cooked_errors():
             await self._client.clear_shopping_list()
@@ -179,6 +188,7 @@ class ShoppingListTools:
         with cooked_errors():
             return await self._client.get_shopping_list()
 
+    # implements: shopping-list.UPDATE_ITEM.3, shopping-list.UPDATE_ITEM.7
     async def _current_fields(self, group_id: str) -> Fields:
         """The group's current values, so omitted fields survive Cooked's whole-group PUT."""
         for aisle in (await self._get_list()).aisles:
@@ -190,6 +200,7 @@ class ShoppingListTools:
             f"Next step: {READ_HINT}."
         )
 
+    # implements: shopping-list.SELECTION.5
     async def _select(self, args: Selection, wanted: list[str]) -> ToolResult[Output]:
         invalid = f"every ID must be a product group on the list; {READ_HINT}"
         with cooked_errors(invalid=invalid):
@@ -211,10 +222,12 @@ def _selected_ids(listing: cooked.ShoppingList) -> list[str]:
     return [group.id for aisle in listing.aisles for group in aisle.product_groups if group.selected]
 
 
+# implements: shopping-list.READ.2, shopping-list.READ.3
 def _aisle(aisle: cooked.Aisle) -> Aisle:
     return Aisle(id=aisle.id, name=_value(aisle.name) or "", product_group_count=len(aisle.product_groups))
 
 
+# implements: shopping-list.READ.4, shopping-list.READ.5, shopping-list.READ.6, shopping-list.READ.7, shopping-list.READ.8
 def _group(group: cooked.ProductGroup, aisle_id: str) -> ProductGroup:
     """Cooked nests groups in aisles instead of naming the aisle; the agent gets it flat."""
     return ProductGroup(
@@ -237,6 +250,7 @@ def _unique(ids: Iterable[str]) -> list[str]:
 # --- text for the agent ------------------------------------------------------------------------
 
 
+# implements: api-client.LIMITS.2, api-client.LIMITS.3
 def _list_text(output: ReadOutput, writable: bool) -> str:
     aisles, groups = output.aisles or [], output.product_groups or []
     ticked = sum(group.selected for group in groups)
@@ -296,6 +310,7 @@ def _id_list(ids: Sequence[str], field: str) -> str:
     return shown if more <= 0 else f"{shown} and {more} more (all in {field})"
 
 
+# implements: shopping-list.ADD.4
 def _added_text(added: int, sent: int, recipe_id: str | None) -> str:
     linked = f", linked to recipe {one_line(recipe_id, '?')}" if recipe_id else ""
     text = f"Cooked added {_count(added, 'ingredient')} from {_count(sent, 'line')} sent{linked}."
@@ -318,6 +333,7 @@ def _updated_text(item: ProductGroup, kept: Sequence[str]) -> str:
     )
 
 
+# implements: shopping-list.REMOVE.2
 def _removed_text(removed: Sequence[str], not_found: Sequence[str]) -> str:
     text = (
         f"Removed {_count(len(removed), 'product group')} for good: {_id_list(removed, 'removed_ids')}."

@@ -30,6 +30,7 @@ _UNAUTHORIZED_BODY = json.dumps(
 ).encode()
 
 
+# implements: server.SECURITY.3, server.SECURITY.6, server.SECURITY.7
 class BearerTokenMiddleware:
     """Answers 401 to every HTTP request without the configured bearer token.
 

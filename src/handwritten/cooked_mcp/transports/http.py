@@ -57,6 +57,7 @@ __all__ = ["MCP_PATH", "SHUTDOWN_GRACE_SECONDS", "build_app", "serve_http", "tra
 
 logger = logging.getLogger(__name__)
 
+# implements: server.TRANSPORT.5
 MCP_PATH = "/mcp"
 EXIT_STARTUP = 2
 
@@ -70,6 +71,7 @@ class _ListenError(Exception):
     """The address cannot be listened on; ``str()`` is the reason, for one stderr line."""
 
 
+# implements: server.TRANSPORT.2-2, server.TRANSPORT.3
 def serve_http(settings: Settings) -> int:
     """Serve until SIGINT or SIGTERM; 0 on a clean stop, 2 if the address cannot be used.
 
@@ -126,6 +128,7 @@ async def _serve(server: uvicorn.Server, sockets: list[socket.socket], client: C
         await client.aclose()
 
 
+# implements: server.TRANSPORT.5, server.SECURITY.3, server.SECURITY.7
 def build_app(settings: Settings, client: CookedClient) -> ASGIApp:
     """The whole ASGI stack for ``settings``; separate from serving so it can be inspected."""
     mcp_server = build_server(

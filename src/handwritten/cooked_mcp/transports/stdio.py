@@ -59,6 +59,7 @@ ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
 
 
+# implements: server.TRANSPORT.1, server.TRANSPORT.2-1
 def serve_stdio(settings: Settings) -> int:
     anyio.run(_serve, settings)
     return 0
