@@ -65,7 +65,8 @@ def _columns(items: Sequence[str]) -> list[tuple[str, str]]:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cooked-mcp",
-        description="MCP server for a Cooked (https://cooked.wiki) account, over stdio by default.",
+        description="A single-user MCP server for a Cooked (https://cooked.wiki) account. "
+        "Serves MCP over stdio by default.",
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -136,15 +137,8 @@ def _transport(transport: str | None, http_addr: str | None) -> str | None:
     if transport is None:
         return "http"
     if transport == "stdio":
-        raise SystemExit(
-            _usage_error("--http-addr needs the http transport: drop --transport stdio or --http-addr")
-        )
+        raise ConfigError("--http-addr needs the http transport: drop --transport stdio or --http-addr")
     return transport
-
-
-def _usage_error(message: str) -> int:
-    print(f"cooked-mcp: {message}", file=sys.stderr)
-    return EXIT_CONFIG
 
 
 # implements: authentication.SECRETS.1, server.SECURITY.2
