@@ -65,7 +65,7 @@ def _columns(items: Sequence[str]) -> list[tuple[str, str]]:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cooked-mcp",
-        description="A single-user MCP server for a Cooked (https://cooked.wiki) account. "
+        description="A single-user MCP server for a Cooked (https://cooked.wiki) account.\n"
         "Serves MCP over stdio by default.",
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
