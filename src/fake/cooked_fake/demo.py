@@ -123,11 +123,12 @@ class _Journey:
         await self.call("delete_recipe", recipe_id=saved["recipe_id"])
 
     async def _edit_someone_elses_recipe(self, recipe_id: str, recipe: dict[str, Any]) -> None:
-        """The recoverable error: the agent edits a recipe shared with this account, Cooked refuses,
-        and the error says what to do instead, which the agent then does."""
+        """The recoverable error: an agent that ignores the read's "cannot change" edits a recipe shared
+        with this account, Cooked refuses, and the error says what to do instead, which it then does."""
         markdown = f"{recipe['markdown']}\n- 1 tsp smoked paprika"
         print(
-            "# The agent tries to edit a recipe another account owns; the answer tells it what to do instead."
+            "# The agent edits a recipe another account owns anyway (the read said it cannot);\n"
+            "# Cooked refuses, and the answer says what to do instead."
         )
         await self.call(
             "save_recipe",
