@@ -108,7 +108,9 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
             # Only initialize can open a session: refused unparsed (parsing is what costs memory).
             too_big = invalid_request(None, f"initialize request larger than {MAX_INITIALIZE_BYTES} bytes")
             logger.info("refused an opening request of %d bytes", len(body))
-            await self._create_json_response(too_big, HTTPStatus.REQUEST_ENTITY_TOO_LARGE)(scope, receive, send)
+            await self._create_json_response(too_big, HTTPStatus.REQUEST_ENTITY_TOO_LARGE)(
+                scope, receive, send
+            )
             return
         if self._check_content_type(request):
             message = read_message(body)
