@@ -67,7 +67,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
-from .jsonrpc_checks import invalid_request, is_answer, read_message
+from .jsonrpc_checks import interrupted, invalid_request, is_answer, read_message
 
 __all__ = [
     "MAX_INITIALIZE_BYTES",
@@ -84,11 +84,6 @@ MAX_INITIALIZE_BYTES = 16 * 1024
 MAX_SESSIONS = 100
 #: A session with no request in flight for this long ends (the SDK's default is 30 minutes).
 SESSION_IDLE_SECONDS = 5 * 60
-#: What a request cut off by shutdown is told: a write may have reached Cooked.
-INTERRUPTED = (
-    "The server shut down before this call finished; if it was a change (save, delete, shopping "
-    "list), it may or may not have been made. Read the current state before trying again."
-)
 
 logger = logging.getLogger(__name__)
 
@@ -238,9 +233,7 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
             request_id = ids.get(str(key))
             if request_id is None:
                 continue  # the standalone GET stream: no request to answer
-            error = JSONRPCError(
-                jsonrpc="2.0", id=request_id, error=ErrorData(code=INTERNAL_ERROR, message=INTERRUPTED)
-            )
+            error = interrupted(request_id)
             with (
                 anyio.move_on_after(1),
                 contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError),

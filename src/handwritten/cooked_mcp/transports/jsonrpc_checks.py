@@ -11,13 +11,29 @@ can be read and ``null`` only when it cannot. Both transports use this one readi
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import mcp_types as types
 import pydantic_core
 from pydantic import ValidationError
 
-__all__ = ["error_line", "invalid_request", "is_answer", "read_message"]
+__all__ = [
+    "INTERRUPTED",
+    "error_line",
+    "find_id",
+    "interrupted",
+    "invalid_request",
+    "is_answer",
+    "read_message",
+]
+
+#: What a request cut off by shutdown is told: a write may have reached Cooked.
+INTERRUPTED = (
+    "The server shut down before this call finished; if it was a change (save, delete, shopping "
+    "list), it may or may not have been made. Read the current state before trying again."
+)
 
 
 def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
@@ -58,6 +74,65 @@ def is_answer(message: types.JSONRPCMessage | types.JSONRPCError) -> bool:
 
 def invalid_request(request_id: types.RequestId | None, message: str) -> types.JSONRPCError:
     return _Answer.make(request_id, types.INVALID_REQUEST, message)
+
+
+def interrupted(request_id: types.RequestId) -> types.JSONRPCError:
+    """The answer to a request still running when the server stops (see ``INTERRUPTED``)."""
+    return _Answer.make(request_id, types.INTERNAL_ERROR, INTERRUPTED)
+
+
+def find_id(head: bytes, tail: bytes) -> types.RequestId | None:
+    """The top-level ``id`` of a message too long to read whole, from its first and last bytes.
+
+    Clients write ``id`` near the start (the Python SDK) or at the very end (the TypeScript
+    SDK), so both ends are kept. None when neither holds a string or integer ``id``.
+    """
+    value = _top_level_id(head.decode("utf-8", errors="replace"))
+    if value is _MISSING:
+        value = _last_members_id(tail)
+    return value if type(value) in (int, str) else None  # type: ignore[return-value]
+
+
+_MISSING = object()
+_COLON = re.compile(r"\s*:\s*")
+_ID_KEY = re.compile(rb'"id"\s*:')
+
+
+def _top_level_id(text: str) -> object:
+    """The value of a top-level ``"id"`` member in the start of a JSON object, or ``_MISSING``."""
+    depth, index, in_string = 0, 0, False
+    while index < len(text):
+        char = text[index]
+        if in_string:
+            if char == "\\":
+                index += 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            if depth == 1 and text.startswith('"id"', index) and (colon := _COLON.match(text, index + 4)):
+                try:
+                    return json.JSONDecoder().raw_decode(text, colon.end())[0]
+                except ValueError:
+                    return _MISSING  # cut off in the middle of the value
+            in_string = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+        index += 1
+    return _MISSING
+
+
+def _last_members_id(tail: bytes) -> object:
+    """The ``id`` among the last members of a JSON object: ``{`` plus the rest from a top-level
+    ``"id":`` is itself a valid object, which it is not from a nested one (a brace too many)."""
+    for match in _ID_KEY.finditer(tail):
+        try:
+            members = json.loads(b"{" + tail[match.start() :])
+        except ValueError:
+            continue
+        return members.get("id", _MISSING)
+    return _MISSING
 
 
 def error_line(error: types.JSONRPCError) -> bytes:
