@@ -41,6 +41,7 @@ import anyio
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+from sse_starlette.sse import AppStatus
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.routing import Route
@@ -280,8 +281,12 @@ class _Server(uvicorn.Server):
     def __init__(self, config: uvicorn.Config, sessions: JsonWhenSilentSessionManager) -> None:
         super().__init__(config)
         self._sessions = sessions
+        # sse_starlette (the SDK's event streams) otherwise ends every stream the moment a
+        # signal arrives, a progress stream's answer included; here they end as below.
+        AppStatus.disable_automatic_graceful_drain()
 
     async def _wait_tasks_to_complete(self) -> None:
+        self._sessions.close_listening_streams()  # they carry nothing cooked-mcp needs to finish
         try:
             await asyncio.wait_for(super()._wait_tasks_to_complete(), SHUTDOWN_GRACE_SECONDS)
             return
@@ -292,6 +297,7 @@ class _Server(uvicorn.Server):
             logger.warning(
                 "shutting down: %d call(s) still running were answered as interrupted", interrupted
             )
+        AppStatus.should_exit = True  # whatever stream is still open ends now
         await super()._wait_tasks_to_complete()
 
     @contextlib.contextmanager

@@ -291,6 +291,11 @@ class JsonWhenSilentSessionManager(StreamableHTTPSessionManager):
 
         await super()._serve_opening_request(http_transport, scope, receive, send_without_a_dead_session)
 
+    def close_listening_streams(self) -> None:
+        """End every session's standalone GET stream (for shutdown: it never ends by itself)."""
+        for transport in list(self._server_instances.values()):
+            transport.close_standalone_sse_stream()
+
     async def interrupt_in_flight(self) -> int:
         """Answer every request still running in any session (see ``INTERRUPTED``)."""
         answered = 0
