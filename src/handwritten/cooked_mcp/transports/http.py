@@ -283,7 +283,7 @@ class _Server(uvicorn.Server):
         self._sessions = sessions
         # sse_starlette (the SDK's event streams) otherwise ends every stream the moment a
         # signal arrives, a progress stream's answer included; here they end as below.
-        AppStatus.disable_automatic_graceful_drain()
+        AppStatus.enable_automatic_graceful_drain = False  # what its untyped disable_…() does
 
     async def _wait_tasks_to_complete(self) -> None:
         self._sessions.close_listening_streams()  # they carry nothing cooked-mcp needs to finish
