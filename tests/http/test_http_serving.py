@@ -134,8 +134,13 @@ def test_requests_without_the_bearer_token_get_401(
     assert response.status_code == 401
     challenge = response.headers["www-authenticate"]
     assert challenge.startswith("Bearer ")
-    assert ('error="invalid_token"' in challenge) == invalid_token
-    assert response.json()["error"] == "unauthorized"
+    # RFC 6750 for a static token (issue 15 item 8): the client is told the token is bad, not to start OAuth.
+    assert 'error="invalid_token"' in challenge
+    assert response.json()["error"] == "invalid_token"
+    description = response.json()["error_description"]
+    assert f'error_description="{description}"' in challenge
+    assert ("token is wrong" if invalid_token else "No bearer token") in description
+    assert "not OAuth" in description and "COOKED_MCP_HTTP_TOKEN" in description
     assert TOKEN[:8] not in response.text and "mcp-session-id" not in response.headers
 
 
