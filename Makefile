@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean
+.PHONY: install generate generate-check lint test bench demo clean interop requirements golden
 
 install: $(STAMP)
 
@@ -25,17 +25,53 @@ generate-check: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check codegen src tests bench
 	$(BIN)/ruff format --check codegen src tests bench
-	$(BIN)/mypy codegen src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/fake/cooked_fake
+	$(BIN)/mypy codegen src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/runtime/cooked_mcp_runtime src/fake/cooked_fake
 
 test: generate-check lint
 	$(BIN)/python -m pytest -q
 
+# The requirement map (docs/requirements.md) and build/requirements.md from collection alone: seconds.
+requirements: $(STAMP)
+	$(BIN)/python -m pytest -q --collect-only --write-requirements >/dev/null
+	@echo "wrote docs/requirements.md and build/requirements.md"
+
+# Re-render the codegen fixture spec into tests/tooling/golden/expected after a deliberate template change.
+golden: $(STAMP)
+	$(BIN)/python -m codegen --features tests/tooling/golden/spec/features --table tests/tooling/golden/spec/tools.yaml --out tests/tooling/golden/expected
+
+# Outside MCP clients (TypeScript SDK, Inspector CLI, conformance suite; pinned in
+# interop/package-lock.json, installed under interop/node_modules) against the real server.
+INTEROP_STAMP := interop/node_modules/.installed
+
+$(INTEROP_STAMP): interop/package.json interop/package-lock.json
+	cd interop && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+interop: $(STAMP) $(INTEROP_STAMP)
+	node interop/run.mjs
+
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+# VARIANTS="bare-lists question-flags" (or "observed") runs it against the fake's contract variants.
 demo: generate
-	$(BIN)/python -m cooked_fake.demo
+	$(BIN)/python -m cooked_fake.demo $(foreach v,$(VARIANTS),--variant $(v))
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build .mypy_cache .ruff_cache .hypothesis interop/node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# `make help`: what each target does (the first target, install, stays the default).
+.PHONY: help
+help:
+	@echo "make install         create .venv and install cooked-mcp with its dev tools (PYTHON=python3.12 to choose)"
+	@echo "make demo            the real server driven by an MCP client against the fake Cooked (no account needed)"
+	@echo "make test            generate-check, lint and the whole test suite (about 4 minutes)"
+	@echo "make lint            ruff and mypy --strict"
+	@echo "make generate        regenerate src/generated from features/ (generate-check: fail if it would change)"
+	@echo "make requirements    write docs/requirements.md and build/requirements.md from collection alone (seconds)"
+	@echo "make golden          re-render the codegen golden files after a deliberate template change"
+	@echo "make bench           the performance benchmark against the fake Cooked (about 4 minutes)"
+	@echo "make interop         outside MCP clients (TypeScript SDK, Inspector, conformance) against the real server; needs node"
+	@echo "make clean           remove .venv and caches"
+	@echo "Run cooked-mcp --help for its flags, environment variables and config keys; README.md for the rest."

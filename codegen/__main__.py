@@ -1,4 +1,8 @@
-"""``python -m codegen [--check]``: render src/generated/ and docs/ from features/.
+"""``python -m codegen [--check] [--features DIR --table FILE --out DIR]``: render the generated files.
+
+They are src/generated/, docs/tools.md and tests/generated_requirements.py, from
+features/. ``--out DIR`` writes them under DIR at the same relative paths instead
+of into the repository (the golden tests render their fixture spec that way).
 
 Output is deterministic: the same inputs give the same bytes, because the
 inputs are read in a fixed order, nothing time- or machine-dependent is
@@ -9,6 +13,7 @@ pyproject.toml).
 from __future__ import annotations
 
 import argparse
+import difflib
 import pprint
 import shutil
 import subprocess
@@ -26,23 +31,34 @@ ROOT = Path(__file__).resolve().parent.parent
 FEATURES_DIR = ROOT / "features" / "cooked-mcp"
 TABLE = ROOT / "features" / "tools.yaml"
 PACKAGE = ROOT / "src" / "generated" / "cooked_mcp_generated"
+#: Requirement texts are test data: generated beside the tests, not into the installed package.
+REQUIREMENTS_MODULE = ROOT / "tests" / "generated_requirements.py"
 DOCS = ROOT / "docs"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m codegen", description=__doc__)
-    parser.add_argument("--check", action="store_true", help="fail if generated files are out of date")
+    parser.add_argument(
+        "--check", action="store_true", help="fail, showing a diff, if generated files are out of date"
+    )
+    parser.add_argument("--features", type=Path, default=FEATURES_DIR, help="the *.feature.yaml directory")
+    parser.add_argument("--table", type=Path, default=TABLE, help="the tool schema table")
+    parser.add_argument("--out", type=Path, help="write under DIR, at the repository-relative paths, instead")
     args = parser.parse_args(argv)
     try:
-        outputs = render_all(FEATURES_DIR, TABLE)
+        rendered = render_all(args.features, args.table)
     except SpecError as exc:
         print(f"codegen: {exc}", file=sys.stderr)
         return 1
+    out: Path | None = args.out
+    outputs = {_placed(path, out): text for path, text in rendered.items()}
     stale = [path for path, text in outputs.items() if not path.exists() or path.read_text("utf-8") != text]
-    extra = sorted(set(PACKAGE.glob("*.py")) - set(outputs))
+    extra = sorted(set(_placed(PACKAGE, out).glob("*.py")) - set(outputs))
     if args.check:
+        for path in stale:
+            sys.stderr.writelines(drift(path, outputs[path]))
         for path in [*stale, *extra]:
-            print(f"codegen: {path.relative_to(ROOT)} is out of date; run `make generate`", file=sys.stderr)
+            print(f"codegen: {_shown(path)} is out of date; run `make generate`", file=sys.stderr)
         return 1 if stale or extra else 0
     for path in extra:
         path.unlink()
@@ -51,6 +67,21 @@ def main(argv: list[str] | None = None) -> int:
         path.write_text(outputs[path], encoding="utf-8")
     print(f"codegen: {len(outputs)} files, {len(stale) + len(extra)} changed")
     return 0
+
+
+def _placed(path: Path, out: Path | None) -> Path:
+    """Where a generated file goes: its own path, or the same repository-relative path under ``out``."""
+    return path if out is None else out / path.relative_to(ROOT)
+
+
+def drift(path: Path, rendered: str) -> list[str]:
+    """A unified diff from the file on disk to what the spec renders: what `make generate` would change."""
+    current = path.read_text("utf-8") if path.exists() else ""
+    name = _shown(path)
+    lines = difflib.unified_diff(
+        current.splitlines(keepends=True), rendered.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+    )
+    return [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
 
 
 def render_all(features_dir: Path, table_path: Path) -> dict[Path, str]:
@@ -71,15 +102,13 @@ def render_all(features_dir: Path, table_path: Path) -> dict[Path, str]:
         "total": len(requirement_ids),
     }
     python = {
-        "__init__.py": "package.py.j2",
-        "runtime.py": "runtime.py.j2",
-        "models.py": "models.py.j2",
-        "tools.py": "tools.py.j2",
-        "requirements.py": "requirements.py.j2",
+        PACKAGE / "__init__.py": "package.py.j2",
+        PACKAGE / "models.py": "models.py.j2",
+        PACKAGE / "tools.py": "tools.py.j2",
+        REQUIREMENTS_MODULE: "requirements.py.j2",
     }
-    outputs = {PACKAGE / name: _ruff_format(env.get_template(t).render(common)) for name, t in python.items()}
+    outputs = {path: _ruff_format(env.get_template(t).render(common)) for path, t in python.items()}
     outputs[DOCS / "tools.md"] = env.get_template("tools.md.j2").render(common)
-    outputs[DOCS / "requirements.md"] = env.get_template("requirements.md.j2").render(common)
     return outputs
 
 
@@ -99,8 +128,25 @@ def _environment(table: Table) -> jinja2.Environment:
         output_schema=lambda tool: schemas.output_schema(tool.output, types),
         param_annotation=schemas.param_annotation,
         param_field=schemas.param_field,
+        bound_constants=schemas.bound_constants,
+        mode_literal=schemas.mode_literal,
         output_annotation=schemas.output_annotation,
         bounds=_bounds,
+        param_names=lambda tool: tuple(p.name for p in tool.params),
+        defaults=lambda tool: {p.name: p.default for p in tool.params if p.default is not None},
+        pattern_hints=lambda tool: {p.name: p.pattern_hint for p in tool.params if p.pattern_hint},
+        mode_map=lambda tool, attribute: {
+            m.value: getattr(m, attribute) for m in tool.modes if getattr(m, attribute)
+        },
+        model_names=[
+            name
+            for tool in table.tools
+            for name in (
+                *(tool.mode_class(m) for m in tool.modes),
+                f"{tool.class_prefix}Arguments",
+                f"{tool.class_prefix}Output",
+            )
+        ],
     )
     return env
 
@@ -123,6 +169,8 @@ def _bounds(p: Param) -> str:
         parts.append(f"length {p.min_length or 0}–{p.max_length or '∞'}")
     if p.min_items is not None or p.max_items is not None:
         parts.append(f"{p.min_items or 0}–{p.max_items or '∞'} items")
+    if p.pattern_hint:
+        parts.append(p.pattern_hint)
     return ", ".join(parts)
 
 
@@ -157,6 +205,12 @@ def _ruff_format(source: str) -> str:
     if done.returncode != 0:
         raise SpecError(ROOT, None, f"generated code does not parse:\n{done.stderr}")
     return done.stdout
+
+
+def _shown(path: Path) -> str:
+    """A path as a person runs commands: relative to the repository when inside it."""
+    resolved = path.resolve()
+    return str(resolved.relative_to(ROOT)) if resolved.is_relative_to(ROOT) else str(path)
 
 
 def _relative(path: Path) -> str:

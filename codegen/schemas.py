@@ -25,11 +25,11 @@ def input_schema(tool: Tool) -> dict[str, Any]:
 
 
 def _param_schema(p: Param) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": [p.type, "null"] if p.nullable else p.type}
-    schema["description"] = p.description
+    """A nullable parameter is ``anyOf`` its typed schema and null, never a type array:
+    single-type dialects (Gemini's function declarations among them) reject type arrays."""
+    typed: dict[str, Any] = {"type": p.type}
     for key, value in (
         ("enum", list(p.enum) or None),
-        ("default", p.default),
         ("minimum", p.minimum),
         ("maximum", p.maximum),
         ("minLength", p.min_length),
@@ -40,7 +40,11 @@ def _param_schema(p: Param) -> dict[str, Any]:
         ("maxItems", p.max_items),
     ):
         if value is not None:
-            schema[key] = value
+            typed[key] = value
+    schema: dict[str, Any] = {"anyOf": [typed, {"type": "null"}]} if p.nullable else typed
+    schema["description"] = p.description
+    if p.default is not None:
+        schema["default"] = p.default
     return schema
 
 
@@ -67,35 +71,71 @@ def _output_field_schema(f: OutputField, types: dict[str, ObjectType]) -> dict[s
     return {"type": f.type, "description": f.description}
 
 
-def param_annotation(p: Param) -> str:
-    """The Python type of a parameter on its arguments model."""
+BOUNDS = (
+    ("MINIMUM", "ge", "minimum"),
+    ("MAXIMUM", "le", "maximum"),
+    ("MIN_LENGTH", "min_length", "min_length"),
+    ("MAX_LENGTH", "max_length", "max_length"),
+    ("MIN_ITEMS", "min_length", "min_items"),
+    ("MAX_ITEMS", "max_length", "max_items"),
+)
+ITEM_BOUNDS = (("ITEM_MIN_LENGTH", "min_length", "minLength"), ("ITEM_MAX_LENGTH", "max_length", "maxLength"))
+
+
+def bound_constants(tool: Tool) -> list[tuple[str, int]]:
+    """Every bound of every parameter as a named constant, e.g. READ_LIMIT_MAXIMUM = 30."""
+    constants = []
+    for p in tool.params:
+        for suffix, _, attribute in BOUNDS:
+            value = getattr(p, attribute)
+            if value is not None:
+                constants.append((_constant(tool, p, suffix), value))
+        for suffix, _, key in ITEM_BOUNDS:
+            if p.items.get(key) is not None:
+                constants.append((_constant(tool, p, suffix), p.items[key]))
+    return constants
+
+
+def _constant(tool: Tool, p: Param, suffix: str) -> str:
+    return f"{tool.name}_{p.name}_{suffix}".upper()
+
+
+def param_annotation(tool: Tool, p: Param, required: bool) -> str:
+    """The Python type of a parameter on the model of a mode that requires it or not."""
     if p.enum:
         base = "Literal[" + ", ".join(repr(v) for v in p.enum) + "]"
     elif p.type == "array":
-        constraints = _call_args(
-            ("min_length", p.items.get("minLength")), ("max_length", p.items.get("maxLength"))
+        constraints = ", ".join(
+            f"{keyword}={_constant(tool, p, suffix)}"
+            for suffix, keyword, key in ITEM_BOUNDS
+            if p.items.get(key) is not None
         )
         base = f"list[Annotated[str, StringConstraints({constraints})]]" if constraints else "list[str]"
     else:
         base = _JSON_TO_PYTHON[p.type]
-    optional = p.nullable or (not p.required and p.default is None)
+    optional = p.nullable or (not required and p.default is None)
     return f"{base} | None" if optional else base
 
 
-def param_field(p: Param) -> str:
-    """The ``Field(...)`` call carrying a parameter's default and bounds."""
-    length_min = p.min_items if p.type == "array" else p.min_length
-    length_max = p.max_items if p.type == "array" else p.max_length
-    args = _call_args(
-        ("ge", p.minimum),
-        ("le", p.maximum),
-        ("min_length", length_min),
-        ("max_length", length_max),
-        ("pattern", p.pattern),
-        ("description", p.description),
-    )
-    default = "..." if p.required else f"default={p.default!r}"
-    return f"Field({default}, {args})"
+def param_field(tool: Tool, p: Param, required: bool) -> str:
+    """The ``Field(...)`` call carrying a parameter's default and its bounds, by name."""
+    args = [
+        f"{keyword}={_constant(tool, p, suffix)}"
+        for suffix, keyword, attribute in BOUNDS
+        if getattr(p, attribute) is not None
+    ]
+    if p.pattern is not None:
+        args.append(f"pattern={p.pattern!r}")
+    args.append(f"description={p.description!r}")
+    default = "..." if required else f"default={p.default!r}"
+    return f"Field({', '.join([default, *args])})"
+
+
+def mode_literal(tool: Tool, value: str) -> str:
+    """The mode parameter on one mode's model: the discriminator of the tool's union."""
+    assert tool.mode is not None
+    description = tool.params_by_name[tool.mode].description
+    return f"{tool.mode}: Literal[{value!r}] = Field(description={description!r})"
 
 
 def output_annotation(f: OutputField) -> str:
@@ -108,12 +148,3 @@ def output_annotation(f: OutputField) -> str:
     else:
         base = _JSON_TO_PYTHON[f.type]
     return base if f.required else f"{base} | None"
-
-
-def _call_args(*pairs: tuple[str, Any]) -> str:
-    parts = []
-    for key, value in pairs:
-        if value is None:
-            continue
-        parts.append(f"{key}={value!r}")
-    return ", ".join(parts)

@@ -53,6 +53,8 @@ class Param:
     min_length: int | None = None
     max_length: int | None = None
     pattern: str | None = None
+    #: What a value matching ``pattern`` is, in words: error messages never show the regex.
+    pattern_hint: str | None = None
     items: dict[str, Any] = field(default_factory=dict)
     min_items: int | None = None
     max_items: int | None = None
@@ -65,6 +67,14 @@ class Mode:
     requires: tuple[str, ...]
     accepts: tuple[str, ...]
     implements: tuple[str, ...]
+    #: At least one of these must be given (a change needs something to change).
+    requires_one_of: tuple[str, ...] = ()
+    #: Parameter -> the sentence that helps an agent recover from a problem with it in this mode.
+    hints: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def uses(self) -> tuple[str, ...]:
+        return (*self.requires, *self.accepts)
 
 
 @dataclass(frozen=True)
@@ -98,7 +108,19 @@ class Tool:
 
     @property
     def class_prefix(self) -> str:
-        return "".join(part.capitalize() for part in self.name.split("_"))
+        return _camel(self.name)
+
+    def mode_class(self, mode: Mode) -> str:
+        """The model of one mode, e.g. ReadRecipes or ChangeShoppingListUpdateItem."""
+        return self.class_prefix + _camel(mode.value)
+
+    @property
+    def params_by_name(self) -> dict[str, Param]:
+        return {p.name: p for p in self.params}
+
+
+def _camel(snake: str) -> str:
+    return "".join(part.capitalize() for part in snake.split("_"))
 
 
 @dataclass(frozen=True)
@@ -238,6 +260,7 @@ def _param(name: str, body: Any, parent: Located) -> Param:
             "minLength",
             "maxLength",
             "pattern",
+            "patternHint",
             "items",
             "minItems",
             "maxItems",
@@ -254,6 +277,8 @@ def _param(name: str, body: Any, parent: Located) -> Param:
     enum = body.get("enum", [])
     if not isinstance(enum, list) or not all(isinstance(v, str) for v in enum):
         raise body.error("enum", f"parameter {name}: enum must be a list of strings")
+    if "patternHint" in body and "pattern" not in body:
+        raise body.error("patternHint", f"parameter {name}: patternHint needs a pattern")
     items = body.get("items", {})
     if base[0] == "array" and (not isinstance(items, dict) or items.get("type") != "string"):
         raise body.error("type", f"parameter {name}: arrays must have items of type string")
@@ -270,6 +295,7 @@ def _param(name: str, body: Any, parent: Located) -> Param:
         min_length=body.get("minLength"),
         max_length=body.get("maxLength"),
         pattern=body.get("pattern"),
+        pattern_hint=_text(body, "patternHint") if "patternHint" in body else None,
         items=dict(items),
         min_items=body.get("minItems"),
         max_items=body.get("maxItems"),
@@ -280,12 +306,25 @@ def _param(name: str, body: Any, parent: Located) -> Param:
 def _mode(value: str, body: Any, parent: Located, params: dict[str, Param], mode: str) -> Mode:
     if not isinstance(body, Located):
         raise parent.error(value, f"mode {value} must be a mapping (use {{}} when nothing is required)")
-    _only_keys(body, {"requires", "accepts", "implements"})
+    _only_keys(body, {"requires", "accepts", "implements", "requires_one_of", "hints"})
     requires, accepts = _names(body, "requires"), _names(body, "accepts")
     for pname in (*requires, *accepts):
         if pname not in params or pname == mode:
             raise body.error(None, f"mode {value}: {pname!r} is not a parameter")
-    return Mode(value, requires, accepts, _ids(body, "implements"))
+    one_of = _names(body, "requires_one_of")
+    for pname in one_of:
+        if pname not in accepts:
+            raise body.error(
+                "requires_one_of", f"mode {value}: {pname!r} must be one of its accepted parameters"
+            )
+    hints_map = body.get("hints", Located())
+    if not isinstance(hints_map, Located):
+        raise body.error("hints", f"mode {value}: hints must map parameter names to sentences")
+    for pname in hints_map:
+        if pname not in params or pname == mode:
+            raise hints_map.error(pname, f"mode {value}: hint for {pname!r}, which is not a parameter")
+    hints = {str(pname): _text(hints_map, pname) for pname in hints_map}
+    return Mode(value, requires, accepts, _ids(body, "implements"), one_of, hints)
 
 
 def _object_type(name: str, body: Any, parent: Located) -> ObjectType:

@@ -45,6 +45,14 @@ def fake(running_fake: FakeCooked) -> FakeCooked:
     return running_fake
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--write-requirements",
+        action="store_true",
+        help="on a full run, rewrite docs/requirements.md (the requirement map); `make requirements`",
+    )
+
+
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
@@ -60,7 +68,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     pending = traceability.read_pending()
     traceability.write_report(trace, pending)
     if trace.full_run:
-        trace.problems = traceability.check(trace, pending)
+        if session.config.getoption("--write-requirements"):
+            traceability.DOC_FILE.write_text(traceability.render_doc(trace, pending), encoding="utf-8")
+        trace.problems = [
+            *traceability.check(trace, pending),
+            *traceability.check_code(trace, pending),
+            *traceability.check_doc(trace, pending),
+        ]
         if trace.problems and session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -74,5 +88,5 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     note = "" if trace.full_run else " (partial run: gate not applied)"
     terminalreporter.write_line(traceability.summary(trace, traceability.read_pending()) + note)
     terminalreporter.write_line(
-        f"requirement coverage report: {traceability.REPORT_FILE.relative_to(traceability.ROOT)}"
+        f"requirement coverage report: {traceability.report_path(trace).relative_to(traceability.ROOT)}"
     )

@@ -16,16 +16,22 @@ from pydantic import SecretStr
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.app import build_server
+from cooked_mcp.config import DEFAULT_IMPORT_ANSWER_SECONDS
 from cooked_mcp.cooked.client import CookedClient
 
 
 @asynccontextmanager
 async def cooked_session(
-    fake: FakeCooked, *, read_only: bool = False, **client_options: Any
+    fake: FakeCooked,
+    *,
+    read_only: bool = False,
+    import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
+    **client_options: Any,
 ) -> AsyncIterator[Client]:
     """A connected MCP client whose server talks to ``fake`` as the seed user."""
     cooked = CookedClient(fake.base_url, SEED_LOGIN, SecretStr(SEED_PASSWORD), **client_options)
-    async with cooked, Client(build_server(cooked, read_only=read_only)) as client:
+    server = build_server(cooked, read_only=read_only, import_answer_seconds=import_answer_seconds)
+    async with cooked, Client(server) as client:
         yield client
 
 

@@ -32,9 +32,11 @@ def mode_rules(tool: str) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
 
 
 def value_for(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
-    """Any valid value of one parameter."""
-    types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-    kind = next(t for t in types if t != "null")
+    """Any valid value of one parameter; a nullable one is ``anyOf`` its typed schema and null."""
+    nullable = "anyOf" in schema
+    if nullable:
+        schema = next(option for option in schema["anyOf"] if option["type"] != "null")
+    kind = schema["type"]
     if "enum" in schema:
         base: st.SearchStrategy[Any] = st.sampled_from(schema["enum"])
     elif kind == "integer":
@@ -60,7 +62,7 @@ def value_for(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
         base = st.text(_TEXT_CHARS, min_size=schema.get("minLength", 0), max_size=limit)
         if "pattern" in schema:
             base = base.filter(lambda s: any(not c.isspace() for c in s))
-    return st.one_of(st.none(), base) if "null" in types else base
+    return st.one_of(st.none(), base) if nullable else base
 
 
 @st.composite
@@ -73,6 +75,10 @@ def valid_arguments(draw: st.DrawFn, tool: str) -> dict[str, Any]:
     requires, accepts = rules[value]
     args: dict[str, Any] = {mode: value} if mode else {}
     for name in requires:
+        args[name] = draw(value_for(props[name]))
+    one_of = SPECS[tool].modes.requires_one_of.get(value, ()) if SPECS[tool].modes else ()
+    if one_of:
+        name = draw(st.sampled_from(one_of))
         args[name] = draw(value_for(props[name]))
     for name in accepts:
         if name not in args and draw(st.booleans()):

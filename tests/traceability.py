@@ -4,7 +4,12 @@ Tests cite the requirement IDs they prove with ``@pytest.mark.req(...)``.
 After collection every citation is checked against the generated registry;
 at the end of a full run every requirement must be cited by a test or be
 listed in features/pending-requirements.txt (and never both), and a report
-per feature and group is written to build/requirements.md.
+per feature and group is written to build/requirements.md (a partial run
+writes build/requirements.partial.md instead and leaves the full one alone).
+Every ``# implements:`` annotation in the code must name a known ID, and on a
+full run docs/requirements.md (the requirement map, see requirement_map.py)
+must be what the collected tests and annotations render; ``make requirements``
+rewrites it.
 """
 
 from __future__ import annotations
@@ -14,12 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
-from cooked_mcp_generated.requirements import REQUIREMENTS
+import requirement_map
+from generated_requirements import REQUIREMENTS
 
 ROOT = Path(__file__).resolve().parent.parent
 PENDING_FILE = ROOT / "features" / "pending-requirements.txt"
 REPORT_FILE = ROOT / "build" / "requirements.md"
+PARTIAL_REPORT_FILE = ROOT / "build" / "requirements.partial.md"
+DOC_FILE = requirement_map.DOC_FILE
 
 
 @dataclass
@@ -27,6 +34,8 @@ class Trace:
     """Which collected tests cite which requirement."""
 
     citations: dict[str, list[str]] = field(default_factory=dict)
+    nodeids: list[str] = field(default_factory=list)
+    code: dict[str, list[requirement_map.Place]] = field(default_factory=dict)
     full_run: bool = False
     problems: list[str] = field(default_factory=list)
 
@@ -38,12 +47,23 @@ def read_pending(path: Path = PENDING_FILE) -> list[str]:
     return [line for line in lines if line]
 
 
+def cited_ids(item: pytest.Item) -> list[str]:
+    """The IDs one test (one case of a parametrised test) cites.
+
+    ``iter_markers`` yields the marks of the function, its class and module and
+    the case's own (``pytest.param(..., marks=pytest.mark.req(...))``), so a case
+    proves what every case proves plus what its own marker says.
+    """
+    return list(dict.fromkeys(rid for marker in item.iter_markers("req") for rid in marker.args))
+
+
 def collect(items: Iterable[pytest.Item]) -> Trace:
-    """Map requirement IDs to citing tests; unknown IDs and uncited tests are usage errors."""
+    """Map requirement IDs to citing tests and code; unknown IDs and uncited tests are usage errors."""
     trace = Trace()
     errors = []
     for item in items:
-        ids = [rid for marker in item.iter_markers("req") for rid in marker.args]
+        trace.nodeids.append(item.nodeid)
+        ids = cited_ids(item)
         if not ids and item.get_closest_marker("tooling") is None:
             errors.append(f"{item.nodeid}: cites no requirement; add @pytest.mark.req(...)")
         if ids and item.get_closest_marker("tooling") is not None:
@@ -52,6 +72,9 @@ def collect(items: Iterable[pytest.Item]) -> Trace:
             if rid not in REQUIREMENTS:
                 errors.append(f"{item.nodeid}: cites unknown requirement {rid!r}")
             trace.citations.setdefault(rid, []).append(item.nodeid)
+    annotated, code_errors = requirement_map.scan_code(REQUIREMENTS)
+    errors += code_errors
+    trace.code = requirement_map.merge(annotated, requirement_map.scan_table())
     if errors:
         raise pytest.UsageError("requirement traceability:\n  " + "\n  ".join(errors))
     return trace
@@ -74,7 +97,37 @@ def check(trace: Trace, pending: list[str]) -> list[str]:
     return problems
 
 
-def write_report(trace: Trace, pending: list[str], path: Path = REPORT_FILE) -> None:
+def check_code(trace: Trace, pending: list[str]) -> list[str]:
+    """Every requirement names the code that implements it, unless it is still pending."""
+    waiting = set(pending)
+    return [
+        f"{rid} names no code: add `# implements: {rid}` right above the code that does it "
+        "(or cite it in features/tools.yaml)"
+        for rid in REQUIREMENTS
+        if rid not in trace.code and rid not in waiting
+    ]
+
+
+def render_doc(trace: Trace, pending: list[str]) -> str:
+    tests = requirement_map.tests_by_requirement(trace.citations, trace.nodeids)
+    return requirement_map.render(REQUIREMENTS, trace.code, tests, pending)
+
+
+def check_doc(trace: Trace, pending: list[str], path: Path = DOC_FILE) -> list[str]:
+    """docs/requirements.md must be what this full run renders."""
+    if path.exists() and path.read_text("utf-8") == render_doc(trace, pending):
+        return []
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    return [f"{shown} is out of date: run `make requirements`"]
+
+
+def report_path(trace: Trace) -> Path:
+    """A partial run must never overwrite the full run's report."""
+    return REPORT_FILE if trace.full_run else PARTIAL_REPORT_FILE
+
+
+def write_report(trace: Trace, pending: list[str], path: Path | None = None) -> None:
+    path = path or report_path(trace)
     path.parent.mkdir(parents=True, exist_ok=True)
     proven = sum(1 for rid in REQUIREMENTS if rid in trace.citations)
     lines = [

@@ -28,12 +28,10 @@ def test_a_matching_cooked_passes_with_only_read_requests(tmp_path: Path) -> Non
         assert step in done.stdout
     assert {m for m, _ in methods} <= {"GET", "POST"}
     assert [p for m, p in methods if m == "POST"] == ["/api/public/login"]
-    # Counts only: no recipe title, no username, no password.
-    assert (
-        "Shakshuka" not in done.stdout
-        and SEED_USERNAME not in done.stdout
-        and SEED_PASSWORD not in done.stdout
-    )
+    # Counts only: no recipe title, no password; the configured login only on its own "account:" line.
+    assert f"account: {SEED_LOGIN}" in done.stdout.splitlines()
+    report = done.stdout.replace(f"account: {SEED_LOGIN}", "")
+    assert "Shakshuka" not in report and SEED_USERNAME not in report and SEED_PASSWORD not in done.stdout
 
 
 @pytest.mark.req("api-client.RESPONSES.1", "api-client.RESPONSES.3")
@@ -70,3 +68,38 @@ def test_a_rejected_login_stops_the_check_without_showing_the_password(tmp_path:
     assert done.returncode == 1
     assert "log in" in done.stdout and "FAILED" in done.stdout and "COOKED_LOGIN_PASSWORD" in done.stdout
     assert CANARY_PASSWORD not in done.stdout + done.stderr
+
+
+@pytest.mark.req("authentication.LOGIN.4", "authentication.CREDENTIALS.11", "authentication.SECRETS.3")
+def test_check_names_the_account_and_where_each_setting_came_from(tmp_path: Path) -> None:
+    """A stale variable in the shell beating the file's command is visible, and the login failure blames it."""
+    config = tmp_path / "config.toml"
+    config.write_text(f'[user]\nname_cmd = "echo bob"\n\npassword_cmd = "echo {CANARY_PASSWORD}"\n')
+    config.chmod(0o600)
+    with FakeCooked() as fake:
+        env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password="")
+        del env["COOKED_LOGIN_PASSWORD"]
+        done = subprocess.run(
+            [COOKED_MCP, "--check", "--config", str(config)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert f"account: {SEED_LOGIN}" in lines
+    assert (
+        f"  username   from the environment variable COOKED_LOGIN_USERNAME (overriding user.name_cmd in {config}:2)"
+        in lines
+    )
+    assert f"  password   from user.password_cmd in {config}:4" in lines
+    assert "  base URL   from the environment variable COOKED_BASE_URL" in lines
+    failure = next(line for line in lines if line.lstrip().startswith("log in"))
+    assert (
+        f"check the username from the environment variable COOKED_LOGIN_USERNAME and the password from "
+        f"user.password_cmd in {config}:4" in failure
+    )
+    assert "user.name /" not in failure  # not the generic list of every place a credential could be
+    assert CANARY_PASSWORD not in done.stdout + done.stderr
+    assert done.stderr == ""  # the account goes to the terminal, never to the log

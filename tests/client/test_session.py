@@ -20,6 +20,7 @@ from client_support import (
 )
 
 from cooked_mcp.cooked import CookedAuthError, CookedError
+from cooked_mcp.cooked.session import LOGIN_BACKOFF_SECONDS
 
 SHOPPING = user_path("/shopping-list")
 
@@ -204,14 +205,16 @@ async def test_concurrent_callers_share_a_failed_login_instead_of_repeating_it(
         await asyncio.sleep(0.02)
         return httpx.Response(401, json={"code": "INVALID_AUTHENTICATION"})
 
+    now = [0.0]
     router.routes["login"].mock(side_effect=rejected)
-    async with make_client(router) as client:
+    async with make_client(router, clock=lambda: now[0]) as client:
         results = await asyncio.gather(
             *(client.get_shopping_list() for _ in range(10)), return_exceptions=True
         )
         assert router.routes["login"].call_count == 1
         assert all(isinstance(result, CookedAuthError) for result in results)
-        # A later call (the user may have fixed a transient problem) tries again.
+        # A later call, once the back-off has passed (Cooked may have unlocked the account), tries again.
+        now[0] += LOGIN_BACKOFF_SECONDS
         with pytest.raises(CookedAuthError):
             await client.get_shopping_list()
 

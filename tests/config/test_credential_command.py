@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -125,6 +127,45 @@ def test_a_command_that_runs_too_long_is_killed_with_everything_it_started(tmp_p
 def test_a_command_that_closes_stdout_but_keeps_running_still_times_out() -> None:
     with pytest.raises(CredentialCommandError, match=r"timed out after 0\.3 s"):
         run_secret_command(SETTING, "echo value; exec >&-; sleep 30", timeout=0.3)
+
+
+@pytest.mark.req("authentication.CREDENTIALS.7", "authentication.CREDENTIALS.16")
+def test_the_value_is_read_when_the_shell_exits_not_when_a_background_child_closes_stdout(
+    tmp_path: Path,
+) -> None:
+    """``(agent &); echo pw`` leaves a child holding stdout: waiting for EOF would time out."""
+    pidfile = tmp_path / "child.pid"
+    started = time.monotonic()
+    try:
+        value = run_secret_command(SETTING, f"(sleep 30 & echo $! > {pidfile}) ; echo {PASSWORD}")
+        elapsed = time.monotonic() - started
+    finally:
+        if pidfile.exists():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pidfile.read_text()), signal.SIGKILL)
+    assert value == PASSWORD
+    assert elapsed < 4  # well inside the 5 s limit the command would otherwise run into
+
+
+@pytest.mark.req("authentication.CREDENTIALS.20")
+def test_a_command_not_found_says_so_and_asks_for_an_absolute_path() -> None:
+    with pytest.raises(CredentialCommandError) as caught:
+        run_secret_command(SETTING, "no-such-password-manager-5e1 show cooked")
+
+    message = str(caught.value)
+    assert message.startswith("user.password_cmd command was not found (exit status 127)")
+    assert "absolute path" in message and "PATH" in message
+    assert "run the command in a shell" not in message
+
+
+@pytest.mark.req("authentication.CREDENTIALS.20")
+def test_a_command_that_cannot_be_run_says_so(tmp_path: Path) -> None:
+    script = tmp_path / "not-executable"
+    script.write_text("#!/bin/sh\necho pw\n")
+    script.chmod(0o600)
+    with pytest.raises(CredentialCommandError) as caught:
+        run_secret_command(SETTING, str(script))
+    assert "could not be run (exit status 126)" in str(caught.value) and "chmod +x" in str(caught.value)
 
 
 @pytest.mark.req("authentication.CREDENTIALS.17")

@@ -145,7 +145,8 @@ def test_a_failing_password_command_stops_startup_without_its_output(
     with pytest.raises(CredentialCommandError) as caught:
         load_settings(config_path=str(path), environ=bare_env)
 
-    assert str(caught.value).startswith("user.password_cmd command failed with exit status 4")
+    # Like every other config error, it names the file and line first.
+    assert str(caught.value).startswith(f"{path}:3: user.password_cmd command failed with exit status 4")
     assert "STDERR-CANARY" not in str(caught.value)
     assert_no_canary(str(caught.value))
 
@@ -185,10 +186,14 @@ def test_settings_never_show_the_credentials(env: dict[str, str], caplog: pytest
     assert settings.password.get_secret_value() == PASSWORD
 
 
-@pytest.mark.req("authentication.CREDENTIALS.13", "authentication.CREDENTIALS.14")
 @pytest.mark.parametrize(
     "line",
-    ['cookie = "ring-session=abc"', 'session = "abc"', 'provider = "google"', "magic_link = true"],
+    [
+        pytest.param('cookie = "ring-session=abc"', marks=pytest.mark.req("authentication.CREDENTIALS.13")),
+        pytest.param('session = "abc"', marks=pytest.mark.req("authentication.CREDENTIALS.13")),
+        pytest.param('provider = "google"', marks=pytest.mark.req("authentication.CREDENTIALS.14")),
+        pytest.param("magic_link = true", marks=pytest.mark.req("authentication.CREDENTIALS.14")),
+    ],
 )
 def test_session_cookies_and_social_logins_cannot_be_configured(
     env: dict[str, str], tmp_path: Path, line: str
@@ -222,3 +227,13 @@ def test_settings_hold_exactly_one_account(env: dict[str, str], tmp_path: Path) 
     per_client = write(tmp_path / "clients.toml", '[user.bob]\nname = "bob"\n')
     with pytest.raises(ConfigError, match=r"unknown key user\.bob"):
         load_settings(config_path=str(per_client), environ=env)
+
+
+@pytest.mark.req("authentication.CREDENTIALS.6", "authentication.CREDENTIALS.20")
+def test_a_command_that_is_not_found_names_file_and_line(bare_env: dict[str, str], tmp_path: Path) -> None:
+    path = write(tmp_path / "config.toml", '[user]\nname = "u"\n\npassword_cmd = "no-such-pass-5e1 show c"\n')
+    with pytest.raises(CredentialCommandError) as caught:
+        load_settings(config_path=str(path), environ=bare_env)
+
+    assert str(caught.value).startswith(f"{path}:4: user.password_cmd command was not found")
+    assert "absolute path" in str(caught.value)

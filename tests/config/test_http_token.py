@@ -51,7 +51,7 @@ def test_the_token_command_follows_the_credential_command_rules(
         load_settings(config_path=str(path), environ=env, transport="http")
 
     message = str(caught.value)
-    assert message.startswith(f"mcp.http_token_cmd command {problem}")
+    assert message.startswith(f"{path}:2: mcp.http_token_cmd command {problem}")
     assert "CANARY" not in message and "aaaa" not in message
 
 

@@ -80,25 +80,45 @@ def test_settings_from_a_toml_file_named_by_config(bare_env: dict[str, str], tmp
     assert settings.log_level == "debug"
 
 
+# Each setting's case also proves the requirement naming its variable, where there is one.
 ENV_OVER_TOML = [
-    ("COOKED_BASE_URL", "https://env.cooked.test", lambda s: s.base_url, "https://env.cooked.test"),
-    ("COOKED_LOGIN_USERNAME", "env-user", lambda s: s.username, "env-user"),
-    ("COOKED_LOGIN_PASSWORD", "env-password", lambda s: s.password.get_secret_value(), "env-password"),
-    ("COOKED_MCP_HTTP_ADDR", "127.0.0.1:9002", lambda s: (s.http_host, s.http_port), ("127.0.0.1", 9002)),
-    ("COOKED_MCP_READ_ONLY", "0", lambda s: s.read_only, False),
-    ("COOKED_MCP_LOG_LEVEL", "warning", lambda s: s.log_level, "warning"),
+    (
+        "COOKED_BASE_URL",
+        "https://env.cooked.test",
+        lambda s: s.base_url,
+        "https://env.cooked.test",
+        ["server.CONFIG.4-1"],
+    ),
+    (
+        "COOKED_LOGIN_USERNAME",
+        "env-user",
+        lambda s: s.username,
+        "env-user",
+        ["authentication.CREDENTIALS.11"],
+    ),
+    (
+        "COOKED_LOGIN_PASSWORD",
+        "env-password",
+        lambda s: s.password.get_secret_value(),
+        "env-password",
+        ["authentication.CREDENTIALS.12"],
+    ),
+    (
+        "COOKED_MCP_HTTP_ADDR",
+        "127.0.0.1:9002",
+        lambda s: (s.http_host, s.http_port),
+        ("127.0.0.1", 9002),
+        ["server.CONFIG.8-1"],
+    ),
+    ("COOKED_MCP_READ_ONLY", "0", lambda s: s.read_only, False, []),
+    ("COOKED_MCP_LOG_LEVEL", "warning", lambda s: s.log_level, "warning", []),
 ]
 
 
-@pytest.mark.req(
-    "server.CONFIG.3",
-    "server.CONFIG.4-1",
-    "server.CONFIG.8-1",
-    "authentication.CREDENTIALS.11",
-    "authentication.CREDENTIALS.12",
-)
+@pytest.mark.req("server.CONFIG.3")
 @pytest.mark.parametrize(
-    ("variable", "value", "read", "expected"), ENV_OVER_TOML, ids=[c[0] for c in ENV_OVER_TOML]
+    ("variable", "value", "read", "expected"),
+    [pytest.param(*case[:4], marks=pytest.mark.req(*case[4]), id=case[0]) for case in ENV_OVER_TOML],
 )
 def test_the_environment_wins_over_the_file_for_each_setting(
     bare_env: dict[str, str], tmp_path: Path, variable: str, value: str, read: object, expected: object

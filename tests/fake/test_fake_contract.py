@@ -6,7 +6,9 @@ Every other API-client test trusts this fake, so its own contract is checked her
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -36,6 +38,7 @@ from cooked_fake import (
     UNTITLED_RECIPE_ID,
     FakeCooked,
     Recipe,
+    control,
 )
 from cooked_fake import faults as fault_module
 from cooked_fake.wire import Incoming
@@ -625,7 +628,7 @@ def test_slow_fault_sleeps_then_answers_normally(fake: FakeCooked, client: httpx
 
 
 def test_fault_arguments_are_checked(fake: FakeCooked) -> None:
-    assert "huge_error" in FAULT_KINDS and len(FAULT_KINDS) == 11
+    assert "huge_error" in FAULT_KINDS and len(FAULT_KINDS) == 12
     with pytest.raises(ValueError):
         fake.fail_with("gremlins")
     with pytest.raises(ValueError):
@@ -715,3 +718,45 @@ def test_stop_wakes_a_slow_answer_promptly() -> None:
     started = time.perf_counter()
     fake.stop()
     assert time.perf_counter() - started < 2
+
+
+def test_cli_on_a_busy_port_says_so_in_one_line() -> None:
+    with FakeCooked() as busy:
+        port = busy.port
+        done = subprocess.run(
+            [sys.executable, "-m", "cooked_fake", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert f"port {port} on 127.0.0.1 is already in use" in done.stderr and "--port" in done.stderr
+
+
+def test_the_advertised_control_url_lists_every_control_endpoint(
+    fake: FakeCooked, anon: httpx.Client
+) -> None:
+    listed = anon.get("/_fake/")
+    assert listed.status_code == 200
+    endpoints = {(e["method"], e["path"]) for e in listed.json()["endpoints"]}
+    assert ("GET", "/_fake/requests") in endpoints and ("POST", "/_fake/fail") in endpoints
+    for method, path in endpoints - {("GET", "/_fake/")}:
+        # Every listed endpoint exists: an empty body is either accepted or refused as invalid, never 404.
+        assert anon.request(method, path, json={}).status_code in (200, 400), (method, path)
+    assert "GET /_fake/ lists them" in anon.get("/_fake/nope").json()["message"]
+
+
+def test_every_control_action_is_in_the_listing() -> None:
+    """A new ``case`` in the control dispatcher without a line in ENDPOINTS would be undiscoverable."""
+    handled = set(re.findall(r'case \("(\w+)", "([\w-]*)"\)', inspect.getsource(control._act)))
+    assert handled and handled == set(control.ENDPOINTS)
+
+
+def test_trickle_fault_sends_the_normal_answer_one_byte_at_a_time(
+    fake: FakeCooked, client: httpx.Client
+) -> None:
+    fake.fail_with("trickle", path="/api/saved/r-0001", seconds=0.01)
+    trickled = client.get("/api/saved/r-0001")
+    assert trickled.status_code == 200
+    assert trickled.json() == client.get("/api/saved/r-0001").json()

@@ -311,14 +311,26 @@ def session(fake: FakeCooked, *, read_only: bool = False, **client_options: Any)
 # --- canaries --------------------------------------------------------------------------------
 
 
+#: What may stand in a secret's spaces when text dodges a naive scrub: a newline, a tab, two spaces,
+#: a no-break space, a zero-width space, a line separator (issue 17).
+SPACE_SPELLINGS = ("\n", "\t", "  ", "\xa0", "\u200b", "\u2028")
+
+
 def spellings(secret: str) -> set[str]:
-    """The forms a leaked secret would take: raw, percent-encoded (URLs), JSON-escaped (stdout)."""
-    return {
-        secret,
-        quote(secret, safe=""),
-        json.dumps(secret)[1:-1],
-        json.dumps(secret, ensure_ascii=False)[1:-1],
-    }
+    """The forms a leaked secret would take: raw, percent-encoded (URLs), JSON-escaped (stdout),
+    a Python bytes repr (``j\\xc3\\xb6``, a library logging raw bytes) or escaped (``j\\xf6``), each
+    also with the secret's spaces spelt as other whitespace."""
+    forms: set[str] = set()
+    for variant in {secret, *(secret.replace(" ", space) for space in SPACE_SPELLINGS)}:
+        forms |= {
+            variant,
+            quote(variant, safe=""),
+            json.dumps(variant)[1:-1],
+            json.dumps(variant, ensure_ascii=False)[1:-1],
+            repr(variant.encode("utf-8"))[2:-1],
+            variant.encode("unicode_escape").decode("ascii"),
+        }
+    return forms
 
 
 def find_canaries(outputs: dict[str, str], canaries: dict[str, str]) -> list[str]:

@@ -39,7 +39,7 @@ from hardening_support import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
-from pydantic import ValidationError
+from mcp.shared.exceptions import MCPError
 from servers import server_env, stdio_client
 from sessions import text_of
 from strategies import SPECS, properties, valid_arguments
@@ -47,6 +47,7 @@ from strategies import SPECS, properties, valid_arguments
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.cooked.endpoints import ENDPOINTS
 from cooked_mcp.transports.stdio import MAX_MESSAGE_BYTES
+from cooked_mcp_runtime.arguments import InvalidArguments
 
 IN_MEMORY = settings(
     max_examples=90,  # keep in step with the figure noted in test_hostile_arguments_in_memory
@@ -158,12 +159,11 @@ def request_is_one_contract_endpoint(method: str, raw_path: str) -> bool:
 
 
 def rejected_parameters(tool: str, arguments: dict[str, Any]) -> list[str] | None:
-    """None when the argument model accepts ``arguments``; else the parameters it names."""
+    """None when the validation step accepts ``arguments``; else the parameters it names."""
     try:
-        SPECS[tool].arguments.model_validate(arguments)
-    except ValidationError as exc:
-        named = [str(error["loc"][0]) for error in exc.errors() if error["loc"]]
-        return named or sorted(arguments) or [next(iter(properties(tool)))]
+        SPECS[tool].arguments.validate(arguments)
+    except InvalidArguments as exc:
+        return list(exc.parameters) or sorted(arguments) or [next(iter(properties(tool)))]
     return None
 
 
@@ -261,14 +261,15 @@ def test_valid_arguments_with_path_breaking_ids_never_leave_api(
 
 
 @pytest.mark.req("tools.RESPONSES.6")
-@given(name=st.one_of(nasty_text, huge_text))
+@given(name=st.one_of(nasty_text, huge_text).filter(lambda name: name not in TOOL_NAMES))
 @IN_MEMORY
 def test_unknown_tool_names_are_errors_without_a_request(
     portal: BlockingPortal, memory_client: Client, running_fake: FakeCooked, name: str
 ) -> None:
-    result = run(portal, memory_client, running_fake, name, {"target": "shopping_list"})
-    text = text_of(result)
-    assert result.is_error and "Unknown tool" in text
+    with pytest.raises(MCPError) as caught:
+        run(portal, memory_client, running_fake, name, {"target": "shopping_list"})
+    text = caught.value.message
+    assert caught.value.code == -32602 and "Unknown tool" in text
     assert len(text) <= MAX_ERROR_CHARS, f"{len(text)} chars"
     assert running_fake.requests == []
     FIGURES.add("hostile_input_in_memory", "unknown_tool_names")

@@ -2,9 +2,11 @@
 
 Least privilege for agents that should only look: with ``COOKED_MCP_READ_ONLY=1`` or TOML
 ``mcp.read_only = true`` the server registers the two tools that change nothing. A write
-tool is not merely refused: it does not exist, so calling it is an unknown-tool error and
-Cooked receives nothing. Checked on the real process over stdio (environment variable) and
-over Streamable HTTP (TOML file), plus the in-memory wiring.
+tool is not merely refused: it does not exist, so calling it is a JSON-RPC -32602 error that
+says the server is read-only and which setting made it so, and Cooked receives nothing. No
+description, instruction or result points the agent at a tool that is not served. Checked on
+the real process over stdio (environment variable) and over Streamable HTTP (TOML file), plus
+the in-memory wiring.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hardening_support import FIGURES, OPERATIONS, api_paths, call, session, succeeded
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from servers import http_client, http_server, server_env, stdio_client
-from sessions import text_of
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.config import load_settings
@@ -35,21 +37,44 @@ def portal() -> Iterator[BlockingPortal]:
         yield running
 
 
-async def exercise(client: Client, fake: FakeCooked) -> int:
-    """List the tools, try every write, then read: returns how many writes were refused."""
+WRITE_TOOLS = sorted({op.tool for op in WRITE_CALLS})
+
+
+def names_no_write_tool(text: str) -> bool:
+    return not any(tool in text for tool in WRITE_TOOLS)
+
+
+async def exercise(client: Client, fake: FakeCooked, how: str) -> int:
+    """List the tools, try every write, then read: returns how many writes were refused.
+
+    ``how`` is the setting the refusal must name as the one that made the server read-only.
+    """
     tools = (await client.list_tools()).tools
     assert [tool.name for tool in tools] == READ_ONLY_TOOLS
     assert all(tool.annotations is not None and tool.annotations.read_only_hint for tool in tools)
+    assert all(names_no_write_tool(tool.description or "") for tool in tools), tools
+    assert names_no_write_tool(client.instructions or "")
     fake.reset()
     for op in WRITE_CALLS:
-        result = await call(client, op.tool, op.arguments)
-        assert result.is_error and f"Unknown tool {op.tool!r}" in text_of(result), text_of(result)
-        assert "read, preview_recipe_text" in text_of(result)
+        with pytest.raises(MCPError) as caught:
+            await call(client, op.tool, op.arguments)
+        assert caught.value.code == -32602
+        message = caught.value.message
+        assert f"Tool {op.tool!r} is not available: this server runs read-only ({how}" in message, message
+        assert "Available tools: read, preview_recipe_text." in message
     assert fake.requests == [], "a write tool reached Cooked in read-only mode"
-    # The read-only tools still work.
-    succeeded(await call(client, "read", {"target": "shopping_list"}))
-    succeeded(await call(client, "preview_recipe_text", {"title": "Stew", "text": "2 carrots"}))
-    assert [path for path in api_paths(fake)] == ["/api/user/alice/shopping-list", "/api/recipes/preview"]
+    # The read-only tools still work, and what they answer suggests no write tool.
+    texts = [
+        succeeded(await call(client, "read", {"target": "shopping_list"})),
+        succeeded(await call(client, "preview_recipe_text", {"title": "Stew", "text": "2 carrots"})),
+        succeeded(await call(client, "read", {"target": "recipe", "recipe_id": "r-0001"})),
+    ]
+    assert all(names_no_write_tool(text) for text in texts), texts
+    assert [path for path in api_paths(fake)] == [
+        "/api/user/alice/shopping-list",
+        "/api/recipes/preview",
+        "/api/saved/r-0001",
+    ]
     return len(WRITE_CALLS)
 
 
@@ -74,9 +99,11 @@ def test_read_only_comes_from_the_environment_or_toml(
 
 
 @pytest.mark.req("tools.READ_WRITE_SPLIT.1", "tools.ANNOTATIONS.1")
-async def test_read_only_wiring_in_memory(fake: FakeCooked) -> None:
+async def test_read_only_wiring_in_memory(fake: FakeCooked, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COOKED_MCP_READ_ONLY", raising=False)
     async with session(fake, read_only=True) as client:
-        FIGURES.add("read_only", "writes_refused_in_memory", await exercise(client, fake))
+        count = await exercise(client, fake, "mcp.read_only = true in its config file")
+    FIGURES.add("read_only", "writes_refused_in_memory", count)
 
 
 @pytest.mark.req("tools.READ_WRITE_SPLIT.1", "server.CONFIG.1", "server.TRANSPORT.1")
@@ -89,7 +116,7 @@ def test_read_only_over_stdio_from_the_environment(
 
     async def run() -> int:
         async with stdio_client(env) as client:
-            return await exercise(client, fake)
+            return await exercise(client, fake, "COOKED_MCP_READ_ONLY=1 in its environment")
 
     FIGURES.add("read_only", "writes_refused_stdio", portal.call(run))
 
@@ -102,7 +129,7 @@ def test_read_only_over_http_from_toml(portal: BlockingPortal, fake: FakeCooked,
 
     async def run(url: str) -> Any:
         async with http_client(url) as client:
-            return await exercise(client, fake)
+            return await exercise(client, fake, "mcp.read_only = true in its config file")
 
     with http_server(env, "--config", str(config)) as server:
         FIGURES.add("read_only", "writes_refused_http", portal.call(run, server.url))

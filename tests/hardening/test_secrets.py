@@ -12,8 +12,9 @@ is then driven through the paths most likely to leak them, with debug logging on
 - ordinary use of every tool.
 
 Every output is searched for every canary in each spelling a leak would take (raw,
-percent-encoded, JSON-escaped): the process's stderr (its log) and stdout, every tool
-result and MCP error. stdout must hold nothing but JSON-RPC. Separately, the log redaction
+percent-encoded, JSON-escaped, bytes repr, escaped, and with its spaces spelt as a newline,
+tab, two spaces, NBSP, zero-width space or U+2028): the process's stderr (its log) and
+stdout, every tool result and MCP error. Cooked's echoes use all those spellings too. stdout must hold nothing but JSON-RPC. Separately, the log redaction
 filter, the second line of defence, is tested on its own.
 
 The canonical username may legitimately appear as a recipe's ``owner`` (it is account data
@@ -46,6 +47,7 @@ from hardening_support import (
     succeeded,
     traced_stdio_client,
 )
+from mcp.shared.exceptions import MCPError
 from pydantic import SecretStr
 from servers import http_client, http_server, python_command, run_server, server_env
 from sessions import text_of
@@ -61,7 +63,8 @@ pytestmark = pytest.mark.anyio
 
 LOGIN = "canary.login+7Qx@example.com"
 PASSWORD = 'canary "pw" Z9/q+'
-USERNAME = "canary user.K3p"  # a space and a dot: its URL spelling differs from the raw one
+#: A space, a dot and non-ASCII letters: its URL, JSON and bytes-repr spellings all differ from the raw one.
+USERNAME = "canary jösé.K3p"
 COOKIE = "CanaryCookie_R8v2x"
 CMD_STDOUT = "canary-cmd-stdout-M4w"
 CMD_STDERR = "canary-cmd-stderr-J7t"
@@ -180,6 +183,29 @@ def test_redaction_catches_other_letter_cases_and_encodings() -> None:
     assert scrubbed == " / ".join([REDACTED] * 3 + [f'"{REDACTED}"']), scrubbed
 
 
+@pytest.mark.req("authentication.SECRETS.1", "authentication.SECRETS.3", "api-client.ERRORS.6")
+def test_redaction_is_not_dodged_by_other_whitespace_or_escaped_spellings() -> None:
+    """Each secret, in every spelling ``spellings`` knows (other whitespace in its spaces, bytes
+    repr, ``\\xf6`` and ``\\u00f6`` escapes...), inside a log line and inside an error text."""
+    secrets = {"login name": LOGIN, "password": PASSWORD, "canonical username": USERNAME}
+    redaction = RedactionFilter(secrets.values())
+    checked = 0
+    for secret in secrets.values():
+        for form in spellings(secret):
+            assert_no_leaks({"log": _formatted(redaction, _record("Cooked said: %s.", form))}, secrets)
+            assert_no_leaks({"error": redact(f"no recipe for {form}!", secrets.values())}, secrets)
+            checked += 1
+    # What sse_starlette logged of a tool result: a bytes repr, the username in escaped UTF-8.
+    chunk = json.dumps({"owner": USERNAME}, ensure_ascii=False).encode()
+    assert "\\xc3\\xb6" in str(chunk)
+    assert_no_leaks({"log": _formatted(redaction, _record("chunk: %s", chunk))}, secrets)
+    # An invisible format character inside a word does not hide it either.
+    assert redact(f"x {LOGIN[:5]}\u200b{LOGIN[5:]} y", [LOGIN]) == f"x {REDACTED} y"
+    username_forms = " ".join(spellings(USERNAME))
+    assert all(spelt in username_forms for spelt in ("j\\xc3\\xb6s", "j\\u00f6s", "j\\xf6s", "canary\u2028j"))
+    FIGURES.add("secrets", "redaction_spellings", checked)
+
+
 @pytest.mark.req("authentication.SECRETS.1", "authentication.SESSION.1")
 async def test_the_clients_cookies_reach_the_log_filter_once_registered(
     cfake: FakeCooked, restore_logging: None, monkeypatch: pytest.MonkeyPatch
@@ -208,7 +234,7 @@ def test_a_failing_secret_source_does_not_stop_logging() -> None:
 def restore_logging() -> Iterator[None]:
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
-    libraries = {name: logging.getLogger(name).level for name in ("httpx", "httpcore")}
+    libraries = {name: logging.getLogger(name).level for name in logging_setup.QUIET_LIBRARY_LOGGERS}
     active = logging_setup._active
     yield
     root.handlers[:] = handlers
@@ -235,6 +261,7 @@ def test_configured_logging_writes_only_to_stderr_redacts_and_quiets_http_librar
     )
     logging.getLogger("uvicorn.error").debug("headers: authorization: Bearer %s", TOKEN)
     logging.getLogger("mcp.server.streamable_http").debug("request body: %s", {"password": PASSWORD})
+    logging.getLogger("sse_starlette.sse").debug("chunk: %s", json.dumps({"owner": USERNAME}).encode())
     logging.getLogger("cooked_mcp.cooked").debug("login as %s", LOGIN)
     logging.getLogger("cooked_mcp.tools").error("tool failed", exc_info=RuntimeError(f"cookie {COOKIE}"))
 
@@ -242,9 +269,9 @@ def test_configured_logging_writes_only_to_stderr_redacts_and_quiets_http_librar
     assert stdout.getvalue() == "", "logging wrote to stdout, which belongs to the stdio transport"
     assert "uvicorn.error" in log and "cooked_mcp.cooked" in log and log.count(REDACTED) >= 4
     # httpx and httpcore are held at WARNING whatever the root level: their lines never appear.
-    assert "HTTP Request" not in log and "receive_response_headers" not in log
-    assert logging.getLogger("httpx").getEffectiveLevel() == logging.WARNING
-    assert logging.getLogger("httpcore").getEffectiveLevel() == logging.WARNING
+    assert "HTTP Request" not in log and "receive_response_headers" not in log and "chunk:" not in log
+    for name in ("httpx", "httpcore", "sse_starlette", "sse_starlette.sse"):
+        assert logging.getLogger(name).getEffectiveLevel() == logging.WARNING, name
     assert_no_leaks({"log": log}, {k: CANARIES[k] for k in ("login name", "password", "session cookie")})
     assert_no_leaks({"log": log}, {"canonical username": USERNAME, "bearer token": TOKEN})
 
@@ -252,34 +279,58 @@ def test_configured_logging_writes_only_to_stderr_redacts_and_quiets_http_librar
 # --- configuration errors -----------------------------------------------------------------------
 
 
-@pytest.mark.req("authentication.SECRETS.3", "authentication.CREDENTIALS.20", "server.SECURITY.2")
+def _secret_case(toml: str, environ: dict[str, str], case_id: str, *proves: str) -> Any:
+    """One configuration mistake, citing what its error proves: login secrets, the token, or a failing command."""
+    return pytest.param(toml, environ, id=case_id, marks=pytest.mark.req(*proves))
+
+
+_LOGIN_SECRETS = "authentication.SECRETS.3"
+_TOKEN_SECRETS = "server.SECURITY.2"
+_FAILED_COMMAND = "authentication.CREDENTIALS.20"
+
+
 @pytest.mark.parametrize(
     ("toml", "environ"),
     [
-        (f"[user]\npassword = {toml_string(PASSWORD)}\npassword_cmd = 'echo {CMD_STDOUT}'\n", {}),
-        (f"[user]\nname = {toml_string(LOGIN)}\nname_cmd = 'echo {CMD_STDOUT}'\n", {}),
-        ("", {"COOKED_MCP_HTTP_TOKEN": f"{TOKEN} {WRONG_TOKEN}"}),
-        (f"[mcp]\nhttp_token = {toml_string(TOKEN)}\nhttp_token_cmd = 'echo {CMD_STDOUT}'\n", {}),
-        (
+        _secret_case(
+            f"[user]\npassword = {toml_string(PASSWORD)}\npassword_cmd = 'echo {CMD_STDOUT}'\n",
+            {},
+            "password+cmd",
+            _LOGIN_SECRETS,
+        ),
+        _secret_case(
+            f"[user]\nname = {toml_string(LOGIN)}\nname_cmd = 'echo {CMD_STDOUT}'\n",
+            {},
+            "name+cmd",
+            _LOGIN_SECRETS,
+        ),
+        _secret_case(
+            "", {"COOKED_MCP_HTTP_TOKEN": f"{TOKEN} {WRONG_TOKEN}"}, "token-with-space", _TOKEN_SECRETS
+        ),
+        _secret_case(
+            f"[mcp]\nhttp_token = {toml_string(TOKEN)}\nhttp_token_cmd = 'echo {CMD_STDOUT}'\n",
+            {},
+            "token+cmd",
+            _TOKEN_SECRETS,
+        ),
+        _secret_case(
             "[user]\npassword_cmd = "
             + toml_string(f"echo {CMD_STDOUT}; echo {CMD_STDERR} >&2; exit 3")
             + "\n",
             {},
+            "password-cmd-fails",
+            _LOGIN_SECRETS,
+            _FAILED_COMMAND,
         ),
-        (
+        _secret_case(
             "[mcp]\nhttp_token_cmd = "
             + toml_string(f"echo {CMD_STDOUT}; echo {CMD_STDERR} >&2; exit 1")
             + "\n",
             {},
+            "token-cmd-fails",
+            _TOKEN_SECRETS,
+            _FAILED_COMMAND,
         ),
-    ],
-    ids=[
-        "password+cmd",
-        "name+cmd",
-        "token-with-space",
-        "token+cmd",
-        "password-cmd-fails",
-        "token-cmd-fails",
     ],
 )
 def test_configuration_errors_about_secrets_never_show_them(
@@ -408,16 +459,23 @@ def test_stdio_process_at_debug_level_leaks_no_canary_anywhere(
         # A session rejected twice, each time with an echoing message: the auth error path.
         cfake.fail(path=f"/api/user/{USERNAME}/shopping-list", status=401, body={"message": ECHO}, times=2)
         assert tool("persistent 401", "read", {"target": "shopping_list"}).is_error
-        # The login itself rejected, then failing, both echoing.
-        for status in (401, 500):
+        # The login itself failing, then rejected (last: rejected credentials are not tried again
+        # for a minute, so the call after it is answered from the back-off, without Cooked), all echoing.
+        for status in (500, 401):
             cfake.expire_sessions()
             cfake.fail(path=LOGIN_PATH, status=status, body={"code": ECHO, "message": ECHO}, times=2)
             assert tool(f"login {status}", "read", {"target": "shopping_list"}).is_error
+            if status == 500:
+                cfake.clear_faults()
+                succeeded(tool("after a failed login", "read", {"target": "recipes"}))
+        logins = cfake.login_count
+        assert tool("backed-off login", "read", {"target": "recipes"}).is_error
+        assert cfake.login_count == logins
         # Unknown tools and invalid arguments that try to talk about credentials.
         tool("invalid", "read", {"target": "recipe", "password": PASSWORD, "username": LOGIN})
-        tool("unknown tool", "login_as_admin", {"password": PASSWORD})
-        cfake.clear_faults()
-        succeeded(tool("after all that", "read", {"target": "recipes"}))
+        with pytest.raises(MCPError) as unknown:  # an unknown tool is a JSON-RPC error, not a result
+            portal.call(call, stdio, "login_as_admin", {"password": PASSWORD})
+        results["unknown tool: login_as_admin"] = unknown.value.message
 
     stdout, log = stdout_file.read_text("utf-8"), stderr_file.read_text("utf-8")
     assert "cooked-mcp DEBUG cooked_mcp.cooked" in log, "debug logging was not on: the test proves nothing"
@@ -451,6 +509,25 @@ def test_a_wrong_password_is_an_auth_error_that_names_settings_not_values(
 # --- the real process over HTTP: the bearer token and the Cooked secrets -----------------------
 
 
+def _streamed_tool_call(url: str, headers: dict[str, str]) -> str:
+    """A 2025-protocol session whose tool call asks for progress: answered as an SSE stream,
+    which sse_starlette logs chunk by chunk at DEBUG unless it is held at WARNING."""
+    auth = {**headers, "Authorization": f"Bearer {TOKEN}", "MCP-Protocol-Version": "2025-06-18"}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    opened = httpx.post(
+        url, headers=auth, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+    )
+    assert opened.headers["content-type"].startswith("text/event-stream"), opened.headers
+    auth["Mcp-Session-Id"] = opened.headers["mcp-session-id"]
+    httpx.post(url, headers=auth, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    params = {"name": "read", "arguments": {"target": "shopping_list"}, "_meta": {"progressToken": "p1"}}
+    answer = httpx.post(
+        url, headers=auth, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
+    )
+    assert answer.headers["content-type"].startswith("text/event-stream") and "aisle" in answer.text.lower()
+    return answer.text
+
+
 @pytest.mark.req("server.SECURITY.2", "authentication.SECRETS.1", "tools.RESPONSES.7")
 def test_http_process_at_debug_level_leaks_no_canary_through_auth_failures_or_tools(
     portal: BlockingPortal, cfake: FakeCooked, tmp_path: Path
@@ -476,6 +553,7 @@ def test_http_process_at_debug_level_leaks_no_canary_through_auth_failures_or_to
         async def use_tools() -> list[Any]:
             async with http_client(server.url, TOKEN) as client:
                 cfake.fail(path="/api/saved/r-0001", status=404, body={"code": "NOT_FOUND", "message": ECHO})
+
                 return [
                     await call(client, "read", {"target": "shopping_list"}),
                     await call(client, "read", {"target": "recipe", "recipe_id": "r-0001"}),
@@ -484,8 +562,10 @@ def test_http_process_at_debug_level_leaks_no_canary_through_auth_failures_or_to
 
         for number, result in enumerate(portal.call(use_tools)):
             answers[f"tool result {number}"] = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
+        answers["streamed tool result"] = _streamed_tool_call(server.url, headers)
         log = server.stderr()
 
     assert "DEBUG" in log and "refused POST /mcp" in log, "debug logging was not on: the test proves nothing"
+    assert "sse_starlette" not in log, "the SSE library logged the streamed tool results"
     assert_no_leaks({"stderr log": log, **answers})
     FIGURES.add("secrets", "failure_paths", len(attempts) + 1)

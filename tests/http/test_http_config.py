@@ -129,7 +129,7 @@ def test_a_token_with_inner_whitespace_is_refused(env: dict[str, str]) -> None:
 def test_a_failing_token_command_is_reported_without_its_output(env: dict[str, str], tmp_path: Path) -> None:
     config = toml(tmp_path, f'[mcp]\nhttp_token_cmd = "echo {TOKEN}; echo {TOKEN} >&2; exit 3"\n')
     message = refused(env, config)
-    assert message.startswith("mcp.http_token_cmd command failed with exit status 3")
+    assert message.startswith(f"{config}:2: mcp.http_token_cmd command failed with exit status 3")
 
 
 @pytest.mark.req("server.SECURITY.10")
@@ -140,13 +140,13 @@ def test_a_hanging_token_command_times_out_like_a_credential_command(
     calls: list[str] = []
     real = credential_command.run_secret_command
 
-    def spy(setting: str, command: str) -> str:
+    def spy(setting: str, command: str, *, where: str | None = None) -> str:
         calls.append(setting)
-        return functools.partial(real, timeout=0.3)(setting, command)
+        return functools.partial(real, timeout=0.3, where=where)(setting, command)
 
     monkeypatch.setattr(credential_command, "run_secret_command", spy)
     config = toml(tmp_path, '[mcp]\nhttp_token_cmd = "sleep 10"\n')
-    assert refused(env, config).startswith("mcp.http_token_cmd command timed out after 0.3 s")
+    assert refused(env, config).startswith(f"{config}:2: mcp.http_token_cmd command timed out after 0.3 s")
     assert calls == ["mcp.http_token_cmd"]
 
 

@@ -8,6 +8,7 @@ so that status codes and headers can be asserted exactly.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from functools import partial
@@ -251,6 +252,13 @@ async def test_the_token_never_appears_in_the_log_even_at_debug(server: HttpServ
 # --- How answers are framed: JSON unless the request can stream (transports/http_sessions.py) ---
 
 IMPORT_URL = "https://example.org/recipes/slow-braise-over-http"
+_PAGES = itertools.count(1)
+
+
+def new_import_url() -> str:
+    """A page no earlier test imported: the server reports a recent import of a URL instead of
+    importing it again (handlers/url_imports.py), and this module shares one server."""
+    return f"{IMPORT_URL}-{next(_PAGES)}"
 
 
 class RawSession:
@@ -321,9 +329,10 @@ async def test_a_call_that_asks_for_no_progress_is_answered_in_json(session: Raw
 async def test_a_call_with_a_progress_token_streams_progress_then_its_answer(
     session: RawSession, fake: FakeCooked
 ) -> None:
-    fake.set_import_result(IMPORT_URL, "saved")
+    url = new_import_url()
+    fake.set_import_result(url, "saved")
     fake.fail_with("slow", "POST", "/api/new", seconds=0.5)
-    request = session.call("save_recipe", {"source": "url", "url": IMPORT_URL}, progress_token="import-1")
+    request = session.call("save_recipe", {"source": "url", "url": url}, progress_token="import-1")
 
     answer = await session.post(request)
 
@@ -340,9 +349,10 @@ async def test_json_answers_and_a_progress_stream_share_a_session_without_crossi
     session: RawSession, fake: FakeCooked
 ) -> None:
     """While an import streams its progress, quick calls on the same session get their own JSON answers."""
-    fake.set_import_result(IMPORT_URL, "saved")
+    url = new_import_url()
+    fake.set_import_result(url, "saved")
     fake.fail_with("slow", "POST", "/api/new", seconds=1.0)
-    slow = session.call("save_recipe", {"source": "url", "url": IMPORT_URL}, progress_token="import-2")
+    slow = session.call("save_recipe", {"source": "url", "url": url}, progress_token="import-2")
     quick = [session.call("read", {"target": "shopping_list"}) for _ in range(3)]
     answers: dict[object, httpx.Response] = {}
     finished: list[object] = []
@@ -372,7 +382,7 @@ async def answer_to_an_import_interrupted_by(
     """A URL import (asking for no progress) that ``interrupt`` cuts into while Cooked is still working
     on it, and the HTTP answer the import then got."""
     fake.fail_with("slow", "POST", "/api/new", seconds=5)
-    request = session.call("save_recipe", {"source": "url", "url": IMPORT_URL})
+    request = session.call("save_recipe", {"source": "url", "url": new_import_url()})
     answers: list[httpx.Response] = []
 
     async def post() -> None:

@@ -9,7 +9,8 @@ Conventions for README.md (the test reads every fenced block; others are ignored
 - ```` ```sh ````, ```` ```bash ````, ```` ```shell ```` and ```` ```console ```` blocks are shell.
   In a ``console`` block only lines starting with ``$ `` are commands (the rest is
   output). Every shell block must pass ``bash -n``.
-- A shell block whose first line is ``# not run here`` is only syntax-checked. Use it for
+- A shell block right after the line ``<!-- not run here -->`` (an HTML comment, so a reader
+  of the rendered README never sees it; blank lines between are allowed) is only syntax-checked. Use it for
   anything that serves forever (plain ``cooked-mcp``, ``--transport http``), needs
   the network or a real account, installs things, or changes the repository.
 - Every other shell block is run with ``bash -e -o pipefail`` and must exit 0 within
@@ -54,7 +55,9 @@ pytestmark = pytest.mark.tooling
 ROOT: Final = Path(__file__).resolve().parent.parent.parent
 README: Final = ROOT / "README.md"
 VENV: Final = Path(sys.executable).parent.parent
-NOT_RUN: Final = "# not run here"
+NOT_RUN: Final = "not run here"
+#: An HTML comment on its own line: how a block is marked without the reader seeing it.
+_MARKER = re.compile(r"^<!--\s*(.*?)\s*-->$")
 RUN_TIMEOUT_SECONDS: Final = 60
 SHELL_LANGUAGES: Final = frozenset({"sh", "bash", "shell", "console"})
 CHECKED_LANGUAGES: Final = SHELL_LANGUAGES | {"json", "toml", "python"}
@@ -70,15 +73,16 @@ class Block:
     text: str
     line: int
     source: str
+    #: The text of an HTML comment on the line before the opening fence (blank lines aside), or "".
+    marker: str = ""
+
+    @property
+    def not_run(self) -> bool:
+        return self.marker == NOT_RUN
 
     @property
     def where(self) -> str:
         return f"{self.source}:{self.line}"
-
-    @property
-    def not_run(self) -> bool:
-        lines = self.text.lstrip("\n").splitlines()
-        return bool(lines) and lines[0].strip() == NOT_RUN
 
 
 def fenced_blocks(markdown: str, source: str = "README.md") -> list[Block]:
@@ -101,7 +105,11 @@ def fenced_blocks(markdown: str, source: str = "README.md") -> list[Block]:
             # Content lines lose at most the opening fence's indentation, as in CommonMark.
             body.append(re.sub(f"^ {{0,{indent}}}", "", lines[j]) if indent else lines[j])
             j += 1
-        blocks.append(Block(language, "\n".join(body) + "\n", i + 1, source))
+        before = [line.strip() for line in lines[:i] if line.strip()]
+        marker = _MARKER.match(before[-1]) if before else None
+        blocks.append(
+            Block(language, "\n".join(body) + "\n", i + 1, source, marker.group(1) if marker else "")
+        )
         i = j + 1
     return blocks
 
@@ -175,7 +183,7 @@ def run_block(block: Block, workdir: Path, env: Mapping[str, str]) -> Ran:
         stdout, stderr = process.communicate()
         pytest.fail(
             f"{block.where}: still running after {RUN_TIMEOUT_SECONDS} s. A command that serves "
-            f"forever (cooked-mcp without --check) belongs in a block starting with '{NOT_RUN}'.\n"
+            f"forever (cooked-mcp without --check) belongs in a block right after a '<!-- {NOT_RUN} -->' line.\n"
             f"stdout:\n{stdout}\nstderr:\n{stderr}"
         )
     return Ran(process.returncode, stdout, stderr)
@@ -222,9 +230,7 @@ def test_shell_blocks_run_against_a_fake_cooked(block: Block, shell_env: tuple[P
 # --- json, toml, python --------------------------------------------------------------------------
 
 #: Every environment variable cooked-mcp reads, from the config module's own constants.
-KNOWN_ENV: Final = frozenset(
-    value for name, value in vars(config).items() if name.startswith("ENV_") and isinstance(value, str)
-) | {"HOME", "XDG_CONFIG_HOME", "PATH"}
+KNOWN_ENV: Final = frozenset(config.environment_variables()) | {"HOME", "XDG_CONFIG_HOME", "PATH"}
 
 
 def check_json(block: Block) -> None:
@@ -304,8 +310,8 @@ def test_the_readme_has_checked_blocks() -> None:
 SAMPLE = """\
 # Sample
 
+<!-- not run here -->
 ```sh
-# not run here
 cooked-mcp
 ```
 
@@ -343,10 +349,19 @@ not checked
 """
 
 
+def test_the_not_run_marker_is_invisible_to_a_reader() -> None:
+    """The marker is an HTML comment before the fence, not a line inside the block a reader copies."""
+    text = README.read_text("utf-8")
+    assert "# not run here" not in text
+    assert any(b.not_run for b in BLOCKS), "no block is marked as not run: the marker may be misspelt"
+    old_style = "```sh\n# not run here\ncooked-mcp\n```\n"
+    assert not fenced_blocks(old_style)[0].not_run
+
+
 def test_blocks_are_found_with_their_language_and_line() -> None:
     blocks = fenced_blocks(SAMPLE, "sample.md")
     assert [(b.language, b.line) for b in blocks] == [
-        ("sh", 3),
+        ("sh", 4),
         ("bash", 8),
         ("console", 13),
         ("console", 19),
@@ -408,3 +423,29 @@ def test_broken_blocks_fail_naming_the_line(text: str, language: str, message: s
         else:
             check_toml(block, tmp_path)
     assert "sample.md:7" in str(caught.value)
+
+
+# --- what a first-time reader meets ---------------------------------------------------------------
+
+
+def test_the_readme_leaves_pass_and_fail_to_the_benchmark_report() -> None:
+    """Users read figures and their meaning; verdicts against targets live in bench/results.md."""
+    section = README.read_text("utf-8").split("## Performance", 1)[1].split("\n## ", 1)[0]
+    assert "| PASS |" not in section and "| FAIL |" not in section
+    assert "bench/results.md" in section
+
+
+def test_the_readme_says_how_long_make_test_takes_and_how_to_pick_python() -> None:
+    text = README.read_text("utf-8")
+    assert re.search(r"`make test` takes about \d+ minutes", text)
+    assert "make PYTHON=" in text
+
+
+def test_make_help_lists_every_target_and_the_changelog_exists() -> None:
+    makefile = (ROOT / "Makefile").read_text("utf-8")
+    targets = {t for line in re.findall(r"^\.PHONY:(.*)$", makefile, re.MULTILINE) for t in line.split()}
+    done = subprocess.run(["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    listed = set(re.findall(r"^make ([\w-]+)", done.stdout, re.MULTILINE)) | {"help"}
+    assert targets - {"generate-check"} <= listed, targets - listed
+    assert (ROOT / "CHANGELOG.md").read_text("utf-8").startswith("# Changelog")

@@ -19,15 +19,19 @@ pytestmark = pytest.mark.anyio
 EDIT = {"markdown": "## Steps\n1. Eat", "portions": None}
 
 
-@pytest.mark.req(
-    "api-client.ERRORS.1", "api-client.ERRORS.5", "tools.RESPONSES.6", "recipes.READ.5", "recipes.DELETE.1"
-)
+@pytest.mark.req("api-client.ERRORS.1", "api-client.ERRORS.5", "tools.RESPONSES.6")
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
-        ("read", {"target": "recipe", "recipe_id": "r-9999"}),
-        ("delete_recipe", {"recipe_id": "r-9999"}),
-        ("save_recipe", {"source": "existing", "recipe_id": "r-9999", **EDIT}),
+        pytest.param(
+            "read", {"target": "recipe", "recipe_id": "r-9999"}, marks=pytest.mark.req("recipes.READ.5")
+        ),
+        pytest.param("delete_recipe", {"recipe_id": "r-9999"}, marks=pytest.mark.req("recipes.DELETE.1")),
+        pytest.param(
+            "save_recipe",
+            {"source": "existing", "recipe_id": "r-9999", **EDIT},
+            marks=pytest.mark.req("recipes.SAVE.8"),
+        ),
     ],
 )
 async def test_an_unknown_recipe_id_is_a_404_that_points_to_the_recipe_list(
@@ -48,12 +52,18 @@ async def test_an_unknown_draft_id_is_a_404_that_says_how_to_get_a_new_draft(fak
     assert "a draft is gone once saved" in text and "save_recipe source=url" in text
 
 
-@pytest.mark.req("api-client.ERRORS.1", "api-client.ERRORS.5", "tools.RESPONSES.6", "recipes.SAVE.8")
+@pytest.mark.req("api-client.ERRORS.1", "api-client.ERRORS.5", "tools.RESPONSES.6")
 @pytest.mark.parametrize(
     ("tool", "arguments"),
     [
-        ("delete_recipe", {"recipe_id": FOREIGN_RECIPE_ID}),
-        ("save_recipe", {"source": "existing", "recipe_id": FOREIGN_RECIPE_ID, **EDIT}),
+        pytest.param(
+            "delete_recipe", {"recipe_id": FOREIGN_RECIPE_ID}, marks=pytest.mark.req("recipes.DELETE.1")
+        ),
+        pytest.param(
+            "save_recipe",
+            {"source": "existing", "recipe_id": FOREIGN_RECIPE_ID, **EDIT},
+            marks=pytest.mark.req("recipes.SAVE.8"),
+        ),
     ],
 )
 async def test_someone_elses_recipe_is_a_403_that_says_so(
@@ -65,6 +75,7 @@ async def test_someone_elses_recipe_is_a_403_that_says_so(
 
     assert "(403 FORBIDDEN)" in text
     assert "belongs to someone else" in text and "save_recipe source=prepared" in text
+    assert text.count("someone else") == 1, text  # Cooked's message says it; the next step does not repeat it
     assert fake.state.recipes[FOREIGN_RECIPE_ID].description == before
 
 
@@ -141,14 +152,30 @@ async def test_an_answer_that_breaks_the_contract_is_a_tool_error_not_a_crash(fa
 AWKWARD_IDS = ["a/b", "../r-0001", "r-0001/../../recipes", "r?x=1", "100%", "50%2F50", "a b#c", "ün", "..."]
 
 
-@pytest.mark.req("tools.RESPONSES.6", "recipes.SAFETY.2", "recipes.SAFETY.3")
+@pytest.mark.req("tools.RESPONSES.6", "api-client.REQUESTS.3")
 @pytest.mark.parametrize(
     ("tool", "extra", "method", "template"),
     [
-        ("read", {"target": "recipe"}, "GET", "/api/saved/{}"),
-        ("delete_recipe", {}, "DELETE", "/api/saved/{}"),
-        ("save_recipe", {"source": "existing", **EDIT}, "PUT", "/api/saved/{}"),
-        ("save_recipe", {"source": "draft", **EDIT}, "POST", "/api/extract/{}/save"),
+        pytest.param(
+            "read", {"target": "recipe"}, "GET", "/api/saved/{}", marks=pytest.mark.req("recipes.READ.5")
+        ),
+        pytest.param(
+            "delete_recipe", {}, "DELETE", "/api/saved/{}", marks=pytest.mark.req("recipes.SAFETY.3")
+        ),
+        pytest.param(
+            "save_recipe",
+            {"source": "existing", **EDIT},
+            "PUT",
+            "/api/saved/{}",
+            marks=pytest.mark.req("recipes.SAFETY.2"),
+        ),
+        pytest.param(
+            "save_recipe",
+            {"source": "draft", **EDIT},
+            "POST",
+            "/api/extract/{}/save",
+            marks=pytest.mark.req("recipes.SAFETY.1"),
+        ),
     ],
 )
 async def test_an_id_stays_one_percent_encoded_path_segment(

@@ -1,4 +1,5 @@
-"""A slow URL import: progress notifications while it runs, and cancellation that really stops it."""
+"""A slow URL import: progress while it runs, cancellation that stops it, and an answer by the deadline
+while a longer import finishes in the background, never started twice."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ import time
 from dataclasses import dataclass, field
 
 import anyio
+import mcp_types as types
 import pytest
+from mcp import Client
 from mcp.shared.exceptions import MCPError
-from recipe_support import ok, sent
-from sessions import cooked_session
+from recipe_support import failed, ok, sent
+from sessions import cooked_session, text_of
 
 import cooked_mcp.handlers.recipes as recipe_handlers
+import cooked_mcp.handlers.url_imports as url_imports
 from cooked_fake import FakeCooked
 from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.models import ImportResult
@@ -34,6 +38,7 @@ class Imports:
     """How each Cooked import request ended inside the server: "answered" or "cancelled"."""
 
     outcomes: list[str] = field(default_factory=list)
+    started: asyncio.Event = field(default_factory=asyncio.Event)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def wait_until_cancelled(self) -> None:
@@ -47,6 +52,7 @@ def imports(monkeypatch: pytest.MonkeyPatch) -> Imports:
     original = CookedClient.import_url
 
     async def watched(self: CookedClient, url: str) -> ImportResult:
+        watch.started.set()
         try:
             result = await original(self, url)
         except asyncio.CancelledError:
@@ -147,3 +153,165 @@ async def test_a_caller_cancelling_the_call_cancels_the_import(
     assert scope.cancelled_caught
     _, out = ok(second, "save_recipe")
     assert imports.outcomes == ["cancelled", "answered"] and out["saved"] is True
+
+
+# --- an import longer than the answer deadline ---------------------------------------------------
+
+DEADLINE = 0.3  # the configured answer deadline in these tests; the fake's import is much slower
+
+
+async def import_until_done(client: Client, url: str) -> tuple[types.CallToolResult, list[str]]:
+    """Call save_recipe for ``url`` until it stops answering "still running"; every answer's text."""
+    texts: list[str] = []
+    with anyio.fail_after(30):
+        while True:
+            result = await client.call_tool("save_recipe", {"source": "url", "url": url})
+            texts.append(text_of(result))
+            if result.is_error or not (result.structured_content or {}).get("import_running"):
+                return result, texts
+            await anyio.sleep(0.1)
+
+
+def imports_sent(fake: FakeCooked) -> int:
+    return sum(1 for method, path, _ in sent(fake) if (method, path) == ("POST", "/api/new"))
+
+
+@pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4", "tools.RESPONSES.1", "tools.RESPONSES.2")
+@pytest.mark.parametrize("result", ["saved", "draft"])
+async def test_an_import_past_the_deadline_answers_still_running_and_is_never_started_twice(
+    fake: FakeCooked, fast_ticks: None, imports: Imports, result: str
+) -> None:
+    fake.set_import_result(URL, "saved" if result == "saved" else "draft")
+    fake.fail_with("slow", "POST", "/api/new", seconds=3)
+    reports: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reports.append(progress)
+
+    async with cooked_session(fake, import_answer_seconds=DEADLINE) as client:
+        first = await client.call_tool(
+            "save_recipe", {"source": "url", "url": URL}, progress_callback=on_progress
+        )
+        unanswered_by_cooked = list(imports.outcomes)
+        ticks = len(reports)
+        final, texts = await import_until_done(client, URL)
+        await anyio.sleep(4 * TICK)
+
+    text, out = ok(first, "save_recipe")
+    assert unanswered_by_cooked == []  # the call was answered while Cooked was still working
+    assert out == {"source": "url", "saved": False, "import_running": True}
+    assert "Do NOT retry" in text and "read target=recipes" in text
+    assert ticks >= 1 and len(reports) == ticks  # progress while waiting, none after the answer
+    assert any(t.startswith("An earlier save_recipe call started importing this page") for t in texts[:-1])
+    final_text, final_out = ok(final, "save_recipe")
+    assert final_text.startswith("This page was already imported")
+    assert final_out.get("import_running") is None
+    if result == "saved":
+        assert final_out["saved"] is True and final_out["recipe_id"] in fake.state.recipes
+    else:
+        assert final_out["saved"] is False and final_out["draft"]["draft_id"]
+    assert imports.outcomes == ["answered"] and imports_sent(fake) == 1
+
+
+@pytest.mark.req("recipes.SAVE.3", "tools.RESPONSES.6")
+async def test_a_background_import_that_fails_is_forgotten_so_the_next_call_imports_again(
+    fake: FakeCooked,
+) -> None:
+    fake.set_import_result(URL, "fail")
+    fake.fail_with("slow", "POST", "/api/new", seconds=2)
+
+    async with cooked_session(fake, import_answer_seconds=DEADLINE) as client:
+        first = await client.call_tool("save_recipe", {"source": "url", "url": URL})
+        final, _ = await import_until_done(client, URL)
+
+    assert ok(first, "save_recipe")[1]["import_running"] is True
+    assert "Cooked found no recipe on that page" in failed(final)
+    assert imports_sent(fake) == 2  # the failed one, then a real second attempt
+
+
+@pytest.mark.req("recipes.SAVE.3")
+async def test_a_background_import_is_cancelled_at_its_bound(
+    fake: FakeCooked, imports: Imports, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(url_imports, "BACKGROUND_LIMIT_SECONDS", 1.0)
+    fake.fail_with("slow", "POST", "/api/new", seconds=8)
+
+    async with cooked_session(fake, import_answer_seconds=DEADLINE) as client:
+        first = await client.call_tool("save_recipe", {"source": "url", "url": URL})
+        with anyio.fail_after(10):
+            await imports.cancelled.wait()
+        final, _ = await import_until_done(client, URL)
+
+    assert ok(first, "save_recipe")[1]["import_running"] is True
+    assert ok(final, "save_recipe")[1]["saved"] is True
+    assert imports.outcomes == ["cancelled", "answered"]
+
+
+@pytest.mark.req("recipes.SAVE.3", "tools.RESPONSES.6")
+async def test_imports_beyond_the_running_bound_are_refused_before_cooked(
+    fake: FakeCooked, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(url_imports, "MAX_RUNNING", 1)
+    fake.fail_with("slow", "POST", "/api/new", seconds=3)
+
+    async with cooked_session(fake, import_answer_seconds=DEADLINE) as client:
+        await client.call_tool("save_recipe", {"source": "url", "url": URL})
+        refused = await client.call_tool("save_recipe", {"source": "url", "url": "https://example.org/b"})
+        await import_until_done(client, URL)
+
+    assert "1 URL imports are still running" in failed(refused) and "Nothing was sent" in text_of(refused)
+    assert imports_sent(fake) == 1
+
+
+@pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4")
+@pytest.mark.parametrize(
+    ("remember_seconds", "max_remembered", "imports_expected"),
+    [(300.0, 100, 2), (-1.0, 100, 3), (300.0, 1, 3)],
+    ids=["remembered", "forgotten-after-a-while", "forgotten-beyond-the-count"],
+)
+async def test_a_finished_import_answers_a_repeat_for_a_while(
+    fake: FakeCooked,
+    monkeypatch: pytest.MonkeyPatch,
+    remember_seconds: float,
+    max_remembered: int,
+    imports_expected: int,
+) -> None:
+    monkeypatch.setattr(url_imports, "REMEMBER_SECONDS", remember_seconds)
+    monkeypatch.setattr(url_imports, "MAX_REMEMBERED", max_remembered)
+    other = "https://example.org/quick-salad"
+
+    async with cooked_session(fake) as client:
+        first = await client.call_tool("save_recipe", {"source": "url", "url": URL})
+        await client.call_tool("save_recipe", {"source": "url", "url": other})
+        again = await client.call_tool("save_recipe", {"source": "url", "url": URL})
+
+    assert ok(first, "save_recipe")[1]["saved"] is True
+    assert imports_sent(fake) == imports_expected
+    repeated = ok(again, "save_recipe")[0].startswith("This page was already imported")
+    assert repeated is (imports_expected == 2)
+    assert ok(again, "save_recipe")[1]["recipe_id"] == first.structured_content["recipe_id"] or not repeated
+
+
+@pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4")
+async def test_cancelling_the_first_call_keeps_an_import_another_call_was_told_goes_on(
+    fake: FakeCooked, imports: Imports
+) -> None:
+    fake.fail_with("slow", "POST", "/api/new", seconds=2)
+
+    async with cooked_session(fake) as client, anyio.create_task_group() as group:
+        scope = anyio.CancelScope()
+
+        async def first_call() -> None:
+            with scope:
+                await client.call_tool("save_recipe", {"source": "url", "url": URL})
+
+        group.start_soon(first_call)
+        with anyio.fail_after(10):
+            await imports.started.wait()
+        second = await client.call_tool("save_recipe", {"source": "url", "url": URL})
+        scope.cancel()
+        final, _ = await import_until_done(client, URL)
+
+    assert ok(second, "save_recipe")[0].startswith("An earlier save_recipe call started importing this page")
+    assert ok(final, "save_recipe")[1]["saved"] is True
+    assert imports.outcomes == ["answered"] and imports_sent(fake) == 1

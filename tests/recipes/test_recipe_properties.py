@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +21,7 @@ from recipe_support import (
 from sessions import text_of
 from strategies import SPECS, mode_rules, properties, valid_arguments
 
+import cooked_mcp.handlers.url_imports as url_imports
 from cooked_fake import SEED_USERNAME, FakeCooked, Recipe
 from cooked_fake.text import preview as fake_preview
 
@@ -129,6 +129,13 @@ async def test_recipe_content_stays_inside_a_fence_it_cannot_close(
 # --- random valid arguments: exactly the right Cooked calls ------------------------------------
 
 
+@pytest.fixture
+def imports_forgotten_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hypothesis may draw one URL twice for the shared session; the server would report the
+    earlier import (handlers/url_imports.py) instead of importing it again."""
+    monkeypatch.setattr(url_imports, "REMEMBER_SECONDS", -1.0)
+
+
 def expected_requests(tool: str, args: dict[str, Any]) -> list[tuple[str, str, Any]]:
     """What cooked-api.md says each call sends, worked out independently of the handlers."""
     ident = args.get("recipe_id", args.get("draft_id", ""))
@@ -178,7 +185,7 @@ def expected_requests(tool: str, args: dict[str, Any]) -> list[tuple[str, str, A
 @MANY
 @given(case=calls(valid_arguments, ["preview_recipe_text", "save_recipe", "delete_recipe"]))
 async def test_random_valid_arguments_make_exactly_the_contracted_cooked_calls(
-    fake: FakeCooked, client: Client, case: tuple[str, dict[str, Any]]
+    fake: FakeCooked, client: Client, imports_forgotten_at_once: None, case: tuple[str, dict[str, Any]]
 ) -> None:
     tool, args = case
     fake.clear_requests()
@@ -221,7 +228,8 @@ def _unused_parameter(args: dict[str, Any], tool: str, draw: st.DrawFn) -> dict[
     if not unused:
         return None
     name = draw(st.sampled_from(unused))
-    return {**args, name: "r-0001" if properties(tool)[name].get("type") == "string" else 1}
+    # Not null and not the declared default (page=1): a client that fills those in is accepted.
+    return {**args, name: "r-0001" if properties(tool)[name].get("type") == "string" else 2}
 
 
 def _wrong_type(args: dict[str, Any], tool: str, draw: st.DrawFn) -> dict[str, Any] | None:
@@ -230,7 +238,10 @@ def _wrong_type(args: dict[str, Any], tool: str, draw: st.DrawFn) -> dict[str, A
 
 
 def _null(args: dict[str, Any], tool: str, draw: st.DrawFn) -> dict[str, Any] | None:
-    candidates = [n for n in sorted(args) if "null" not in json.dumps(properties(tool)[n].get("type"))]
+    """Null for a required parameter that does not allow it (for an optional one it means left out)."""
+    mode = SPECS[tool].modes
+    requires = mode_rules(tool)[args[mode.param] if mode else ""][0]
+    candidates = [n for n in requires if n in args and "anyOf" not in properties(tool)[n]]
     if not candidates:
         return None
     return {**args, draw(st.sampled_from(candidates)): None}

@@ -190,18 +190,24 @@ async def test_search_cuts_cookeds_page_of_20_to_the_limit_and_says_how_to_see_m
     assert [r["id"] for r in out["recipes"]] == ids[::-1][:10]
     assert (out["query"], out["page"], out["limit"]) == ("quokka", 1, 10)
     assert (out["more_available"], out["next_page"]) == (True, 2)
-    assert "10 more on this page were left out by limit=10" in text
-    assert "up to 30" in text and "read target=recipes query=quokka page=1 limit=20" in text
-    assert "read target=recipes query=quokka page=2 limit=10" in text
+    assert "read target=recipes query=quokka page=2 limit=10 (keep limit=10" in text
 
 
 @pytest.mark.req("recipes.READ.2", "recipes.PAGINATION.3", "recipes.PAGINATION.6", "api-client.LIMITS.3")
 @pytest.mark.parametrize(
-    ("page", "limit", "shown", "hidden", "next_page"),
-    [(1, 30, 20, 0, 2), (1, 20, 20, 0, 2), (2, 1, 1, 19, 3), (3, 30, 5, 0, None), (3, 2, 2, 3, None)],
+    ("page", "limit", "cooked_pages", "next_page"),
+    [
+        (1, 30, [1, 2], 2),  # results 1-30: Cooked's page 1 and the first 10 of page 2
+        (2, 30, [2, 3], None),  # results 31-45
+        (2, 20, [2], 3),  # exactly Cooked's page 2, full, so more may exist
+        (3, 20, [3], None),
+        (21, 1, [2], 22),  # result 21: the first of Cooked's page 2
+        (5, 9, [2, 3], None),  # results 37-45: the end of Cooked's page 2 and its short page 3
+        (15, 3, [3], None),  # results 43-45, the last three
+    ],
 )
-async def test_search_pages_follow_cookeds_pages(
-    fake: FakeCooked, page: int, limit: int, shown: int, hidden: int, next_page: int | None
+async def test_search_pages_count_in_steps_of_limit_across_cookeds_pages(
+    fake: FakeCooked, page: int, limit: int, cooked_pages: list[int], next_page: int | None
 ) -> None:
     ids = add_recipes(fake, 45)[::-1]
 
@@ -210,14 +216,12 @@ async def test_search_pages_follow_cookeds_pages(
         "read",
     )
 
-    assert query_of(fake) == {"query": ["Quokka"], "page": [str(page)]}
-    start = (page - 1) * 20
-    assert [r["id"] for r in out["recipes"]] == ids[start : start + shown]
-    assert out["more_available"] is (hidden > 0 or next_page is not None)
+    searched = [r.query["page"] for r in fake.requests if r.path == SEARCH_PATH]
+    assert searched == [[str(n)] for n in cooked_pages]
+    start = (page - 1) * limit
+    assert [r["id"] for r in out["recipes"]] == ids[start : start + limit]
+    assert out["more_available"] is (next_page is not None)
     assert out.get("next_page") == next_page
-    assert (f"{hidden} more on this page were left out" in text) is (hidden > 0)
-    if hidden:
-        assert f"page={page} limit={limit + hidden}" in text
     if next_page is None:
         assert "There are no further pages." in text
     else:
@@ -291,16 +295,26 @@ async def test_read_one_recipe_gives_title_owner_markdown_and_portions(fake: Fak
     assert "delete_recipe recipe_id=r-0001" in text
 
 
-@pytest.mark.req("recipes.READ.6-1", "recipes.READ.6-2", "recipes.READ.8")
 @pytest.mark.parametrize(
     ("recipe_id", "expected", "phrase"),
     [
-        (UNTITLED_RECIPE_ID, {"portions": 1}, "Recipe r-0002: 1 portion; owner alice;"),
-        (NULL_PORTIONS_RECIPE_ID, {"title": "Grandma's Pancakes"}, "Recipe r-0003: portions unknown;"),
-        (
+        pytest.param(
+            UNTITLED_RECIPE_ID,
+            {"portions": 1},
+            "Recipe r-0002: 1 portion; owner alice;",
+            marks=pytest.mark.req("recipes.READ.8", "recipes.READ.6-2"),
+        ),
+        pytest.param(
+            NULL_PORTIONS_RECIPE_ID,
+            {"title": "Grandma's Pancakes"},
+            "Recipe r-0003: portions unknown;",
+            marks=pytest.mark.req("recipes.READ.6-1", "recipes.READ.8"),
+        ),
+        pytest.param(
             FOREIGN_RECIPE_ID,
             {"owner": OTHER_OWNER, "can_edit": False},
             f"owner {OTHER_OWNER}; this account can NOT change or delete it",
+            marks=pytest.mark.req("recipes.READ.6-2"),
         ),
     ],
 )

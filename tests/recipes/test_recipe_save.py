@@ -67,10 +67,14 @@ async def test_preview_without_portions_says_they_are_unknown(fake: FakeCooked) 
     assert "(portions unknown)" in text and "portions=null" in text
 
 
-@pytest.mark.req("recipes.PREVIEW_TEXT.1-1", "recipes.PREVIEW_TEXT.1-2", "tools.RESPONSES.6")
+@pytest.mark.req("tools.RESPONSES.6")
 @pytest.mark.parametrize(
     ("arguments", "missing"),
-    [({"text": RAW_TEXT}, "title"), ({"title": "Shakshuka"}, "text"), ({"title": "", "text": "x"}, "title")],
+    [
+        pytest.param({"text": RAW_TEXT}, "title", marks=pytest.mark.req("recipes.PREVIEW_TEXT.1-1")),
+        pytest.param({"title": "Shakshuka"}, "text", marks=pytest.mark.req("recipes.PREVIEW_TEXT.1-2")),
+        pytest.param({"title": "", "text": "x"}, "title", marks=pytest.mark.req("recipes.PREVIEW_TEXT.1-1")),
+    ],
 )
 async def test_preview_needs_title_and_text(
     fake: FakeCooked, arguments: dict[str, Any], missing: str
@@ -306,25 +310,31 @@ FULL = {
 }
 
 
-@pytest.mark.req(
-    "recipes.SAVE.1-1",
-    "recipes.SAVE.1-2",
-    "recipes.SAVE.2-1",
-    "recipes.SAVE.2-2",
-    "recipes.SAVE.2-3",
-    "recipes.SAVE.3-1",
-    "recipes.SAVE.7-1",
-    "recipes.SAVE.7-2",
-    "recipes.SAVE.7-3",
-    "recipes.SAVE.8-1",
-    "recipes.SAVE.8-2",
-    "recipes.SAVE.8-3",
-    "recipes.SAFETY.1",
-    "recipes.SAFETY.2",
-    "tools.RESPONSES.6",
-)
+# What each missing parameter proves: each case cites only its own rule.
+REQUIRED_BY = {
+    ("raw_text", "title"): ("recipes.SAVE.1-1",),
+    ("raw_text", "text"): ("recipes.SAVE.1-2",),
+    ("prepared", "title"): ("recipes.SAVE.2-1",),
+    ("prepared", "markdown"): ("recipes.SAVE.2-2",),
+    ("prepared", "portions"): ("recipes.SAVE.2-3",),
+    ("url", "url"): ("recipes.SAVE.3-1",),
+    ("draft", "draft_id"): ("recipes.SAVE.7-1", "recipes.SAFETY.1"),
+    ("draft", "markdown"): ("recipes.SAVE.7-2",),
+    ("draft", "portions"): ("recipes.SAVE.7-3",),
+    ("existing", "recipe_id"): ("recipes.SAVE.8-1", "recipes.SAFETY.2"),
+    ("existing", "markdown"): ("recipes.SAVE.8-2",),
+    ("existing", "portions"): ("recipes.SAVE.8-3",),
+}
+
+
+@pytest.mark.req("tools.RESPONSES.6")
 @pytest.mark.parametrize(
-    ("source", "missing"), [(source, name) for source, arguments in FULL.items() for name in arguments]
+    ("source", "missing"),
+    [
+        pytest.param(source, name, marks=pytest.mark.req(*REQUIRED_BY[source, name]))
+        for source, arguments in FULL.items()
+        for name in arguments
+    ],
 )
 async def test_each_source_refuses_to_run_without_its_required_parameters(
     fake: FakeCooked, source: str, missing: str

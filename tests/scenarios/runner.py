@@ -81,11 +81,11 @@ from typing import Any, Final, NoReturn, TypeAlias
 
 import mcp_types as types
 import yaml
+from generated_requirements import REQUIREMENTS
 from mcp import Client
 from servers import server_env
 
 from cooked_fake import FAULT_KINDS, SEED_LOGIN, SEED_PASSWORD, FakeCooked, RecordedRequest
-from cooked_mcp_generated.requirements import REQUIREMENTS
 from cooked_mcp_generated.tools import TOOLS
 
 __all__ = [

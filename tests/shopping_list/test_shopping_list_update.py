@@ -35,7 +35,7 @@ CHANGES = st.fixed_dictionaries(
         "aisle_id": st.sampled_from(SEED_AISLE_IDS),
         "selected": st.booleans(),
     },
-)
+).filter(bool)  # update_item with nothing to change is refused (see the test at the end)
 
 
 def wire(fields: dict[str, Any]) -> dict[str, Any]:
@@ -161,3 +161,21 @@ async def test_an_unknown_aisle_is_a_tool_error_pointing_at_the_aisle_ids(fake: 
     assert "400" in text_of(result) and "bakery" in text_of(result)
     assert "aisle_id listed by read target=shopping_list" in text_of(result)
     assert groups_now(fake)["pg-01"]["aisle_id"] == "produce"
+
+
+@pytest.mark.req("shopping-list.UPDATE_ITEM.2", "tools.CHANGE_SHOPPING_LIST_TOOL.5", "tools.RESPONSES.6")
+@pytest.mark.parametrize(
+    "nothing",
+    [{}, {"name": None, "aisle_id": None, "selected": None}],
+    ids=["left-out", "null-filled"],
+)
+async def test_update_item_with_nothing_to_change_is_refused_before_any_request(
+    fake: FakeCooked, nothing: dict[str, Any]
+) -> None:
+    """Reading the list and writing the same values back could undo a concurrent edit."""
+    async with cooked_session(fake) as client:
+        fake.clear_requests()
+        result = await change(client, action="update_item", product_group_id="pg-01", **nothing)
+    assert result.is_error
+    assert "needs at least one field to change: name, quantity, aisle_id or selected" in text_of(result)
+    assert cooked_calls(fake) == []

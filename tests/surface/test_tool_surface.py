@@ -21,8 +21,8 @@ from cooked_mcp_generated.models import (
     ReadOutput,
     SaveRecipeOutput,
 )
-from cooked_mcp_generated.runtime import ToolCall, ToolResult
 from cooked_mcp_generated.tools import create_server
+from cooked_mcp_runtime.results import ToolCall, ToolResult
 
 pytestmark = pytest.mark.anyio
 
@@ -147,14 +147,22 @@ async def test_page_and_limit_carry_bounds_and_defaults() -> None:
     assert (props["limit"]["default"], props["limit"]["minimum"], props["limit"]["maximum"]) == (10, 1, 30)
 
 
-@pytest.mark.req("tools.READ_TOOL.5", "tools.READ_TOOL.6", "tools.SCHEMA.2")
+@pytest.mark.req("tools.SCHEMA.2")
 @pytest.mark.parametrize(
     ("arguments", "parameter"),
     [
-        ({"target": "recipes", "page": 0}, "page"),
-        ({"target": "recipes", "limit": 0}, "limit"),
-        ({"target": "recipes", "limit": 31}, "limit"),
-        ({"target": "recipes", "limit": "10"}, "limit"),
+        pytest.param({"target": "recipes", "page": 0}, "page", marks=pytest.mark.req("tools.READ_TOOL.5")),
+        pytest.param({"target": "recipes", "limit": 0}, "limit", marks=pytest.mark.req("tools.READ_TOOL.6")),
+        pytest.param({"target": "recipes", "limit": 31}, "limit", marks=pytest.mark.req("tools.READ_TOOL.6")),
+        pytest.param(
+            {"target": "recipes", "limit": "ten"}, "limit", marks=pytest.mark.req("tools.READ_TOOL.6")
+        ),
+        pytest.param(
+            {"target": "recipes", "limit": "31"}, "limit", marks=pytest.mark.req("tools.READ_TOOL.6")
+        ),
+        pytest.param(
+            {"target": "recipes", "limit": 10.5}, "limit", marks=pytest.mark.req("tools.READ_TOOL.6")
+        ),
     ],
 )
 async def test_out_of_bounds_numbers_are_rejected_before_the_handler(
@@ -202,22 +210,30 @@ async def test_preview_requires_title_and_text() -> None:
         assert handlers.calls == []
 
 
+def case(*values: Any, proves: tuple[str, ...] | str) -> Any:
+    """A case that cites only the requirements it proves itself."""
+    return pytest.param(*values, marks=pytest.mark.req(*([proves] if isinstance(proves, str) else proves)))
+
+
 SAVE_CASES = [
-    ("raw_text", {"title": "Soup", "text": "water, salt"}),
-    ("prepared", {"title": "Soup", "markdown": "## Soup", "portions": 2}),
-    ("url", {"url": "https://example.org/soup"}),
-    ("draft", {"draft_id": "x-1", "markdown": "## Soup", "portions": None}),
-    ("existing", {"recipe_id": "r-1", "markdown": "## Soup", "portions": 4}),
+    case("raw_text", {"title": "Soup", "text": "water, salt"}, proves="tools.SAVE_RECIPE_TOOL.2"),
+    case(
+        "prepared", {"title": "Soup", "markdown": "## Soup", "portions": 2}, proves="tools.SAVE_RECIPE_TOOL.3"
+    ),
+    case("url", {"url": "https://example.org/soup"}, proves="tools.SAVE_RECIPE_TOOL.4"),
+    case(
+        "draft",
+        {"draft_id": "x-1", "markdown": "## Soup", "portions": None},
+        proves="tools.SAVE_RECIPE_TOOL.5",
+    ),
+    case(
+        "existing",
+        {"recipe_id": "r-1", "markdown": "## Soup", "portions": 4},
+        proves="tools.SAVE_RECIPE_TOOL.6",
+    ),
 ]
 
 
-@pytest.mark.req(
-    "tools.SAVE_RECIPE_TOOL.2",
-    "tools.SAVE_RECIPE_TOOL.3",
-    "tools.SAVE_RECIPE_TOOL.4",
-    "tools.SAVE_RECIPE_TOOL.5",
-    "tools.SAVE_RECIPE_TOOL.6",
-)
 @pytest.mark.parametrize(("source", "complete"), SAVE_CASES)
 async def test_each_save_source_requires_its_parameters(source: str, complete: dict[str, Any]) -> None:
     result, handlers = await call({"source": source, **complete}, tool="save_recipe")
@@ -242,31 +258,28 @@ async def test_delete_requires_recipe_id() -> None:
 
 
 SHOPPING_CASES = [
-    ("add", {"ingredients": "4 eggs\n1 can tomatoes"}, {"recipe_id": "r-1"}),
-    (
+    case(
+        "add",
+        {"ingredients": "4 eggs\n1 can tomatoes"},
+        {"recipe_id": "r-1"},
+        proves=("tools.CHANGE_SHOPPING_LIST_TOOL.2", "tools.CHANGE_SHOPPING_LIST_TOOL.3"),
+    ),
+    case(
         "update_item",
         {"product_group_id": "pg-1"},
         {"name": "Eggs", "quantity": None, "aisle_id": "a", "selected": True},
+        proves=("tools.CHANGE_SHOPPING_LIST_TOOL.4", "tools.CHANGE_SHOPPING_LIST_TOOL.5"),
     ),
-    ("replace_selection", {"product_group_ids": ["pg-1"]}, {}),
-    ("add_selection", {"product_group_ids": ["pg-1"]}, {}),
-    ("remove_selection", {"product_group_ids": ["pg-1"]}, {}),
-    ("remove", {"product_group_ids": ["pg-1", "pg-2"]}, {}),
-    ("clear", {}, {}),
+    case(
+        "replace_selection", {"product_group_ids": ["pg-1"]}, {}, proves="tools.CHANGE_SHOPPING_LIST_TOOL.6"
+    ),
+    case("add_selection", {"product_group_ids": ["pg-1"]}, {}, proves="tools.CHANGE_SHOPPING_LIST_TOOL.7"),
+    case("remove_selection", {"product_group_ids": ["pg-1"]}, {}, proves="tools.CHANGE_SHOPPING_LIST_TOOL.8"),
+    case("remove", {"product_group_ids": ["pg-1", "pg-2"]}, {}, proves="tools.CHANGE_SHOPPING_LIST_TOOL.9"),
+    case("clear", {}, {}, proves="tools.CHANGE_SHOPPING_LIST_TOOL.10"),
 ]
 
 
-@pytest.mark.req(
-    "tools.CHANGE_SHOPPING_LIST_TOOL.2",
-    "tools.CHANGE_SHOPPING_LIST_TOOL.3",
-    "tools.CHANGE_SHOPPING_LIST_TOOL.4",
-    "tools.CHANGE_SHOPPING_LIST_TOOL.5",
-    "tools.CHANGE_SHOPPING_LIST_TOOL.6",
-    "tools.CHANGE_SHOPPING_LIST_TOOL.7",
-    "tools.CHANGE_SHOPPING_LIST_TOOL.8",
-    "tools.CHANGE_SHOPPING_LIST_TOOL.9",
-    "tools.CHANGE_SHOPPING_LIST_TOOL.10",
-)
 @pytest.mark.parametrize(("action", "required", "optional"), SHOPPING_CASES)
 async def test_each_shopping_action_requires_and_accepts_its_parameters(
     action: str, required: dict[str, Any], optional: dict[str, Any]
@@ -298,12 +311,26 @@ async def test_empty_id_lists_and_unknown_modes_are_rejected() -> None:
 
 
 @pytest.mark.req("tools.SCHEMA.4")
-async def test_unknown_parameters_and_unknown_tools_are_rejected() -> None:
+async def test_unknown_parameters_are_rejected() -> None:
     result, handlers = await call({"target": "recipes", "username": "bob"})
     assert "unknown parameter 'username'" in error_text(result)
     assert handlers.calls == []
-    result, handlers = await call({}, tool="get_api_saved")
-    assert "Unknown tool 'get_api_saved'" in error_text(result)
+
+
+@pytest.mark.req("tools.SCHEMA.4", "tools.SURFACE.1")
+async def test_an_unknown_tool_is_a_protocol_error_naming_the_available_tools() -> None:
+    """The MCP spec lists unknown tools among protocol errors (JSON-RPC -32602), not tool results.
+
+    tools.SCHEMA.4 is the closest requirement: it covers rejecting what the tools do not offer.
+    """
+    handlers = RecordingHandlers()
+    async with Client(create_server(handlers, version="test")) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("get_api_saved", {})
+    assert caught.value.code == -32602
+    assert "Unknown tool 'get_api_saved'" in caught.value.message
+    assert ", ".join(TOOL_NAMES) in caught.value.message
+    assert handlers.calls == []
 
 
 @pytest.mark.req("tools.ANNOTATIONS.1", "tools.ANNOTATIONS.2", "tools.ANNOTATIONS.3", "tools.ANNOTATIONS.6")
@@ -371,7 +398,12 @@ async def test_input_schemas_are_flat_objects_without_unknown_properties() -> No
         assert schema["additionalProperties"] is False
         assert not {"oneOf", "anyOf", "allOf", "$ref", "$defs"} & set(schema)
         for prop in schema["properties"].values():
-            assert "$ref" not in prop and "anyOf" not in prop
+            assert "$ref" not in prop and "oneOf" not in prop
+            # The one union allowed is a nullable parameter: its typed schema or null, no type arrays.
+            assert isinstance(prop.get("type", ""), str)
+            if "anyOf" in prop:
+                typed, null = prop["anyOf"]
+                assert isinstance(typed["type"], str) and null == {"type": "null"}
         assert tool.output_schema is not None and tool.output_schema["type"] == "object"
 
 

@@ -67,7 +67,7 @@ def test_unknown_table_key_is_located(workspace: tuple[Path, Path]) -> None:
 def test_unknown_requirement_citation_is_located(workspace: tuple[Path, Path]) -> None:
     features, table = workspace
     table.write_text(
-        table.read_text().replace("[tools.DELETE_RECIPE_TOOL.1]", "[tools.DELETE_RECIPE_TOOL.99]")
+        table.read_text().replace("[tools.DELETE_RECIPE_TOOL.1,", "[tools.DELETE_RECIPE_TOOL.99,")
     )
     with pytest.raises(
         SpecError, match=r"tools.yaml:\d+: unknown requirement ID 'tools.DELETE_RECIPE_TOOL.99'"
@@ -121,7 +121,7 @@ def test_changing_a_bound_changes_the_served_schema_and_validation(
         from mcp import Client
         from cooked_mcp_generated.tools import create_server
         from cooked_mcp_generated.models import ReadOutput
-        from cooked_mcp_generated.runtime import ToolResult
+        from cooked_mcp_runtime.results import ToolResult
 
         class Handlers:
             async def read(self, args, call):

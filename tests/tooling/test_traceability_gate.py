@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from generated_requirements import REQUIREMENTS
 from traceability import Trace, check
-
-from cooked_mcp_generated.requirements import REQUIREMENTS
 
 pytestmark = pytest.mark.tooling
 

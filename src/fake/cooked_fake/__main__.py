@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
+import sys
 import threading
 
+from .control import ENDPOINTS
 from .fake import FakeCooked
 from .seed import SEED_LOGIN, SEED_PASSWORD
+from .variants import add_variant_option
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -16,11 +20,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--delay-ms", type=float, default=0.0, help="milliseconds to wait before every answer"
     )
+    add_variant_option(parser)
     args = parser.parse_args(argv)
-    with FakeCooked(delay=args.delay_ms / 1000, port=args.port) as fake:
+    fake = FakeCooked(delay=args.delay_ms / 1000, port=args.port, variants=args.variant)
+    try:
+        fake.start()
+    except OSError as exc:
+        # A busy port is the usual mistake (a fake from an earlier run still going): one line, not a traceback.
+        problem = (
+            "is already in use" if exc.errno == errno.EADDRINUSE else f"cannot be opened ({exc.strerror})"
+        )
+        print(
+            f"cooked-fake: port {args.port} on 127.0.0.1 {problem}: stop what holds it, "
+            "or pick another with --port (0 picks a free one)",
+            file=sys.stderr,
+        )
+        return 1
+    with fake:
         print(f"fake Cooked at {fake.base_url}", flush=True)
         print(f"login: {SEED_LOGIN} / {SEED_PASSWORD}", flush=True)
-        print(f"control: {fake.base_url}/_fake/ (requests, reset, expire-sessions, delay, fail)", flush=True)
+        names = ", ".join(name for _, name in ENDPOINTS if name)
+        print(f"control: GET {fake.base_url}/_fake/ lists the endpoints ({names})", flush=True)
         print("Ctrl-C to stop", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()

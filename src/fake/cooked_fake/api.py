@@ -9,7 +9,7 @@ from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
-from . import text
+from . import text, variants
 from .sessions import COOKIE_NAME, Sessions
 from .state import State
 from .wire import ApiError, Incoming, Reply, error_reply, json_reply
@@ -251,8 +251,17 @@ def _json_object(incoming: Incoming) -> dict[str, Any]:
     return body
 
 
-def dispatch(incoming: Incoming, state: State, sessions: Sessions, reject_sessions: bool) -> Reply:
-    """Checks run in the order a real service would: route, session, user scope, body, then the endpoint."""
+def dispatch(
+    incoming: Incoming,
+    state: State,
+    sessions: Sessions,
+    reject_sessions: bool,
+    active: frozenset[str] = frozenset(),
+) -> Reply:
+    """Checks run in the order a real service would: route, session, user scope, body, then the endpoint.
+
+    ``active`` names the contract variants (variants.py) that reshape the answer.
+    """
     segments = [unquote(s) for s in incoming.path.split("/")[1:]]
     matches = [(r, args) for r in ROUTES if (args := r.match(segments)) is not None]
     route = next(((r, a) for r, a in matches if r.method == incoming.method), None)
@@ -278,6 +287,13 @@ def dispatch(incoming: Incoming, state: State, sessions: Sessions, reject_sessio
         )
         with state.lock:
             value = chosen.handler(call)
-        return json_reply(200, value, call.reply_headers)
+        status, value = variants.reshape(active, chosen.handler.__name__, value)
+        if value is None:
+            return Reply(status, b"", list(call.reply_headers.items()))
+        return json_reply(status, value, call.reply_headers)
     except ApiError as err:
+        if chosen.handler is login and err.status == 401:
+            err = ApiError(variants.rejected_login_status(active), err.code, err.message)
+        if "drifted" in active and chosen.handler is get_recipe and err.status == 404:
+            err = ApiError(410, "GONE", err.message)
         return error_reply(err.status, err.code, err.message)

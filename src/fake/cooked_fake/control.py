@@ -14,6 +14,23 @@ if TYPE_CHECKING:
     from .fake import FakeCooked
 
 
+#: Every control endpoint and what it does; ``GET /_fake/`` answers with this list, so the URL
+#: ``cooked-fake`` prints is a starting point rather than a 404.
+ENDPOINTS: dict[tuple[str, str], str] = {
+    ("GET", ""): "this list",
+    ("GET", "requests"): "the requests received so far and the login count",
+    ("POST", "clear-requests"): "forget the recorded requests",
+    ("POST", "reset"): "back to the seed data, no sessions, no faults",
+    ("POST", "expire-sessions"): "end every session (the next call gets 401)",
+    ("POST", "reject-sessions"): '{"reject": true|false}: answer 401 to every session',
+    ("POST", "delay"): '{"seconds": N}: wait before every answer',
+    ("POST", "fail"): '{"kind": ..., "times": N} or {"status": N, ...}: inject a fault',
+    ("POST", "clear-faults"): "remove every injected fault",
+    ("POST", "import-result"): '{"url": ..., "result": ...}: what importing that URL returns',
+    ("POST", "variants"): '{"variants": [...]}: answer in these contract variants ([] for the contract)',
+}
+
+
 class _NoSuchAction(Exception):
     pass
 
@@ -26,13 +43,24 @@ def handle(fake: FakeCooked, incoming: Incoming) -> Reply:
             raise ValueError("body must be a JSON object")
         return json_reply(200, _act(fake, action, body))
     except _NoSuchAction:
-        return error_reply(404, "NOT_FOUND", f"No control endpoint {incoming.method} {incoming.path}")
+        return error_reply(
+            404,
+            "NOT_FOUND",
+            f"No control endpoint {incoming.method} {incoming.path}; GET /_fake/ lists them",
+        )
     except (ValueError, TypeError, KeyError) as err:
         return error_reply(400, "INVALID_REQUEST", f"{type(err).__name__}: {err}")
 
 
 def _act(fake: FakeCooked, action: tuple[str, str], body: dict[str, Any]) -> Any:
     match action:
+        case ("GET", ""):
+            return {
+                "endpoints": [
+                    {"method": method, "path": f"/_fake/{name}", "does": does}
+                    for (method, name), does in ENDPOINTS.items()
+                ]
+            }
         case ("GET", "requests"):
             return {"requests": [r.to_wire() for r in fake.requests], "login-count": fake.login_count}
         case ("POST", "clear-requests"):
@@ -52,6 +80,9 @@ def _act(fake: FakeCooked, action: tuple[str, str], body: dict[str, Any]) -> Any
             return {"kind": fault.kind, "times": fault.times}
         case ("POST", "clear-faults"):
             fake.clear_faults()
+        case ("POST", "variants"):
+            fake.use_variants(*body.get("variants", []))
+            return {"variants": sorted(fake.variants)}
         case ("POST", "import-result"):
             fake.set_import_result(str(body["url"]), body["result"])
         case _:

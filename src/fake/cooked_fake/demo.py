@@ -2,11 +2,15 @@
 
 For someone without a Cooked account: it starts the fake with its seed data,
 spawns ``cooked-mcp`` over stdio exactly as a desktop client would, walks an
-agent's journey through all five tools and prints what the agent saw.
+agent's journey through all five tools and prints what the agent saw: every answer whole,
+except the middle of a long recipe body, because the hints at the end of an answer (what to
+call next) are the part worth seeing. One step goes wrong on purpose, as it would for a real
+agent, to show an error it can act on and the call that recovers.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -18,17 +22,28 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 
 from . import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from .variants import add_variant_option
 
-_MAX_LINES = 14
+#: A recipe body longer than this shows its first lines only; the rest of the answer is whole.
+_BODY_LINES_SHOWN = 6
+#: Cutting fewer lines than this saves nothing and reads badly ("1 more line"): show them.
+_MIN_LINES_CUT = 3
+#: Where a recipe body starts in an answer (the fence follows this line).
+_BODY_HEADING = "Recipe markdown"
 
 
-def main() -> int:
-    return anyio.run(_demo)
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="cooked-demo", description="Drive cooked-mcp against the fake.")
+    add_variant_option(parser)
+    variants = parser.parse_args(argv).variant
+    return anyio.run(_demo, variants)
 
 
-async def _demo() -> int:
-    with FakeCooked() as fake, tempfile.TemporaryDirectory() as home:
+async def _demo(variants: list[str]) -> int:
+    with FakeCooked(variants=variants) as fake, tempfile.TemporaryDirectory() as home:
         print(f"Fake Cooked serving its seed data at {fake.base_url} (login {SEED_LOGIN}).")
+        if fake.variants:
+            print(f"It answers in the contract variants: {', '.join(sorted(fake.variants))}.")
         print("Starting cooked-mcp over stdio, as Claude Desktop would, and acting as the agent.\n")
         params = StdioServerParameters(command=_cooked_mcp(), env=_environment(fake.base_url, Path(home)))
         async with Client(params, read_timeout_seconds=60) as client:
@@ -64,7 +79,9 @@ class _Journey:
         recipes = await self.call("read", target="recipes", limit=5)
         await self.call("read", target="recipes", query="soup", limit=3)
         first = recipes["recipes"][0]["id"]
-        await self.call("read", target="recipe", recipe_id=first)
+        chili = (await self.call("read", target="recipe", recipe_id=first))["recipe"]
+        if chili.get("can_edit") is False:
+            await self._edit_someone_elses_recipe(first, chili)
         saved = await self.call(
             "save_recipe",
             source="raw_text",
@@ -105,21 +122,63 @@ class _Journey:
         await self.call("change_shopping_list", action="clear")
         await self.call("delete_recipe", recipe_id=saved["recipe_id"])
 
-    async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+    async def _edit_someone_elses_recipe(self, recipe_id: str, recipe: dict[str, Any]) -> None:
+        """The recoverable error: the agent edits a recipe shared with this account, Cooked refuses,
+        and the error says what to do instead, which the agent then does."""
+        markdown = f"{recipe['markdown']}\n- 1 tsp smoked paprika"
+        print(
+            "# The agent tries to edit a recipe another account owns; the answer tells it what to do instead."
+        )
+        await self.call(
+            "save_recipe",
+            expect_error=True,
+            source="existing",
+            recipe_id=recipe_id,
+            markdown=markdown,
+            portions=recipe.get("portions"),
+        )
+        await self.call(
+            "save_recipe",
+            source="prepared",
+            title=f"{recipe['title']} (my copy)",
+            markdown=markdown,
+            portions=recipe.get("portions"),
+        )
+
+    async def call(self, tool: str, *, expect_error: bool = False, **arguments: Any) -> dict[str, Any]:
         shown = ", ".join(f"{k}={_short(v)}" for k, v in arguments.items())
         print(f"> {tool}({shown})")
         result = await self.client.call_tool(tool, arguments)
         text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
-        lines = text.splitlines()
-        for line in lines[:_MAX_LINES]:
+        for line in shorten_recipe_bodies(text.splitlines()):
             print(f"  {line}")
-        if len(lines) > _MAX_LINES:
-            print(f"  … ({len(lines) - _MAX_LINES} more lines)")
         print()
-        if result.is_error:
+        if result.is_error != expect_error:
             self.failures += 1
             raise _StepFailed(tool)
         return dict(result.structured_content or {})
+
+
+def shorten_recipe_bodies(lines: list[str]) -> list[str]:
+    """The answer with each long recipe body cut to its first lines; nothing else is ever cut."""
+    shown: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        shown.append(line)
+        index += 1
+        if not line.startswith(_BODY_HEADING) or index >= len(lines) or not lines[index].startswith("```"):
+            continue
+        shown.append(lines[index])  # the opening fence
+        index += 1
+        end = next((i for i in range(index, len(lines)) if lines[i].startswith("```")), len(lines))
+        body = lines[index:end]
+        if len(body) - _BODY_LINES_SHOWN >= _MIN_LINES_CUT:
+            left_out = len(body) - _BODY_LINES_SHOWN
+            body = [*body[:_BODY_LINES_SHOWN], f"… ({left_out} lines of this recipe left out by the demo)"]
+        shown.extend(body)
+        index = end
+    return shown
 
 
 def _short(value: Any) -> str:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import TracebackType
 
 from . import api, control, faults
+from . import variants as _variants
 from .faults import Fault, JsonBody
 from .recording import RecordedRequest, Recorder
 from .server import Server
@@ -17,16 +18,25 @@ from .wire import Incoming, Reply
 CONTROL_PREFIX = "/_fake/"
 
 
+# implements: api-client.VERIFICATION.1, authentication.VERIFICATION.1, recipes.VERIFICATION.1, shopping-list.VERIFICATION.1
 class FakeCooked:
     """A stateful stand-in for cooked.wiki; every knob is a plain attribute or method so tests stay short."""
 
-    def __init__(self, delay: float = 0.0, *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        delay: float = 0.0,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        variants: Iterable[str] = (),
+    ) -> None:
         self.delay = delay  # seconds slept before answering every /api request
         self.reject_sessions = (
             False  # True: every authenticated request answers 401, even after a fresh login
         )
         self.state = State()
         self._initial_delay = delay
+        self._initial_variants = self.variants = _variants.checked(variants)
         self._address = (host, port)
         self._sessions = Sessions()
         self._faults = faults.Faults()
@@ -149,22 +159,33 @@ class FakeCooked:
         path_regex: str | None = None,
         seconds: float = 5.0,
     ) -> Fault:
-        """A named misbehaviour (see faults.FAULT_KINDS); ``seconds`` is only for "slow"."""
+        """A named misbehaviour (see faults.FAULT_KINDS); ``seconds`` is for "slow" (the wait before
+        answering) and "trickle" (the wait between the body's bytes)."""
         return self._faults.add(
             faults.named(kind, method=method, path=path, path_regex=path_regex, times=times, seconds=seconds)
         )
+
+    def use_variants(self, *names: str) -> None:
+        """Answer in these contract variants (variants.VARIANTS; "observed" for all that Cooked's
+        app shows), replacing the current ones; none means the contract's own shapes."""
+        self.variants = _variants.checked(names)
+
+    def account_snapshot(self) -> bytes:
+        """The account's data, canonical bytes: equal snapshots mean a user could see no difference."""
+        return self.state.snapshot()
 
     def clear_faults(self) -> None:
         self._faults.clear()
 
     def reset(self) -> None:
-        """Seed data, no faults, no sessions, no records; the delay goes back to the constructor's."""
+        """Seed data, no faults, no sessions, no records; the delay and variants go back to the constructor's."""
         self.state.reset()
         self._faults.clear()
         self._sessions.expire_all()
         self._recorder.clear(logins=True)
         self.reject_sessions = False
         self.delay = self._initial_delay
+        self.variants = self._initial_variants
 
     # --- request handling ----------------------------------------------------------------------------
 
@@ -180,8 +201,10 @@ class FakeCooked:
             self._stop.wait(fault.seconds)
 
         def normal() -> Reply:
-            return api.dispatch(incoming, self.state, self._sessions, self.reject_sessions)
+            return api.dispatch(incoming, self.state, self._sessions, self.reject_sessions, self.variants)
 
-        reply = normal() if fault is None else faults.render(fault, incoming, normal, self.port)
+        reply = (
+            normal() if fault is None else faults.render(fault, incoming, normal, self.port, stop=self._stop)
+        )
         self._recorder.settle(key, reply.status)
         return reply

@@ -24,6 +24,7 @@ FaultKind = Literal[
     "cut_off",
     "redirect_other_host",
     "slow",
+    "trickle",
 ]
 FAULT_KINDS: tuple[str, ...] = get_args(FaultKind)
 HUGE_ERROR_BYTES = 10 * 1024 * 1024
@@ -163,16 +164,34 @@ def with_extras(value: Any) -> Any:
     return out
 
 
-def render(fault: Fault, incoming: Incoming, normal: Callable[[], Reply], port: int) -> Reply:
-    """The answer a fault gives; "slow" and "extra_fields" wrap the normal answer instead of replacing it."""
+def _trickled(body: bytes, seconds: float, stop: threading.Event) -> Iterator[bytes]:
+    """One byte every ``seconds``: each read is quick, the whole answer is not (until the fake stops)."""
+    for index in range(len(body)):
+        if index and stop.wait(seconds):
+            return
+        yield body[index : index + 1]
+
+
+def render(
+    fault: Fault,
+    incoming: Incoming,
+    normal: Callable[[], Reply],
+    port: int,
+    stop: threading.Event | None = None,
+) -> Reply:
+    """The answer a fault gives; "slow", "trickle" and "extra_fields" wrap the normal answer.
+
+    "trickle" sends the normal answer's status and headers at once, then its body one byte
+    every ``fault.seconds``; ``stop`` (set when the fake stops) ends it early.
+    """
     json_type = [("Content-Type", "application/json")]
     match fault.kind:
         case "status":
             return Reply(fault.status, fault.body, list(fault.headers.items()))
         case "malformed_json":
             return Reply(200, b'{"items": [{"id": "r-0001", "title": "Shaksh', json_type)
-        case "wrong_shape":
-            return json_reply(200, ["unexpected", {"shape": True}])
+        case "wrong_shape":  # not an array either: Cooked may send lists bare (variants.py)
+            return json_reply(200, "unexpected shape")
         case "extra_fields":
             reply = normal()
             assert isinstance(reply.body, bytes)
@@ -202,5 +221,12 @@ def render(fault: Fault, incoming: Incoming, normal: Callable[[], Reply], port: 
             if incoming.query_string:
                 target += f"?{incoming.query_string}"
             return Reply(302, b"", [("Location", target)])
+        case "trickle":
+            reply = normal()
+            assert isinstance(reply.body, bytes)
+            body = reply.body
+            reply.body = _trickled(body, fault.seconds, stop or threading.Event())
+            reply.content_length = len(body)
+            return reply
         case _:  # "slow": the caller has already slept
             return normal()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import threading
 from typing import Any, Literal
 
@@ -42,6 +44,22 @@ class State:
             self.recipe_ids = seed.list_recipe_ids()
             self.import_results = {}
             self.saved_count = 0  # recipes saved through the API since the last reset
+
+    def snapshot(self) -> bytes:
+        """Every record of the account in every field and order, as canonical JSON bytes.
+
+        The fake's own bookkeeping (``saved_count``, scripted import results) is left out: it is
+        not part of what a user of the account could see.
+        """
+        with self.lock:
+            account = {
+                "username": self.username,
+                "recipes": [dataclasses.asdict(r) for r in self.recipes.values()],
+                "drafts": [dataclasses.asdict(d) for d in self.drafts.values()],
+                "aisles": [dataclasses.asdict(a) for a in self.aisles],
+                "recipe-ids": self.recipe_ids,
+            }
+            return json.dumps(account, sort_keys=True, ensure_ascii=False).encode()
 
     # --- lookups -------------------------------------------------------------------------------------
 

@@ -7,15 +7,21 @@
 #   features/cooked-mcp/shopping-list.feature.yaml
 #   features/cooked-mcp/tools.feature.yaml
 # Change those files and regenerate instead.
-"""Argument and structured-output models, one pair per tool."""
+"""Argument and structured-output models.
+
+A tool with a mode parameter has one argument model per mode, holding only that
+mode's parameters, and an ``...Arguments`` union of them discriminated by the mode
+parameter; handlers receive the mode's model. cooked_mcp_runtime.arguments turns a
+client's JSON into one of these.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Final, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from .runtime import ModeRules, check_not_null
+from cooked_mcp_runtime.arguments import ModeRules
 
 
 class _Arguments(BaseModel):
@@ -79,6 +85,16 @@ class ProductGroup(_Output):
     aisle_id: str = Field(description="ID of the aisle that holds it.")
 
 
+# --- read --------------------------------------------------------------------------------------
+READ_RECIPE_ID_MIN_LENGTH: Final = 1
+READ_RECIPE_ID_MAX_LENGTH: Final = 200
+READ_QUERY_MIN_LENGTH: Final = 1
+READ_QUERY_MAX_LENGTH: Final = 500
+READ_PAGE_MINIMUM: Final = 1
+READ_PAGE_MAXIMUM: Final = 10000
+READ_LIMIT_MINIMUM: Final = 1
+READ_LIMIT_MAXIMUM: Final = 30
+
 READ_MODES: Final = ModeRules(
     param="target",
     requires={
@@ -91,44 +107,63 @@ READ_MODES: Final = ModeRules(
         "recipe": (),
         "shopping_list": (),
     },
+    requires_one_of={},
+    hints={},
 )
 
 
-class ReadArguments(_Arguments):
-    """Arguments of the read tool."""
+class ReadRecipes(_Arguments):
+    """read with target=recipes."""
 
-    target: Literal["recipes", "recipe", "shopping_list"] = Field(
-        ...,
-        description="What to read: recipes (list or search), recipe (one, by recipe_id) or shopping_list.",
-    )
-    recipe_id: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=200,
-        description="The recipe to read. Required with target=recipe.",
+    target: Literal["recipes"] = Field(
+        description="What to read: recipes (list or search), recipe (one, by recipe_id) or shopping_list."
     )
     query: str | None = Field(
         default=None,
-        min_length=1,
-        max_length=500,
+        min_length=READ_QUERY_MIN_LENGTH,
+        max_length=READ_QUERY_MAX_LENGTH,
         description="Search text for target=recipes; without it the saved recipes are listed.",
     )
-    page: int = Field(default=1, ge=1, le=10000, description="Page number for target=recipes, starting at 1.")
+    page: int = Field(
+        default=1,
+        ge=READ_PAGE_MINIMUM,
+        le=READ_PAGE_MAXIMUM,
+        description="Page number for target=recipes, starting at 1; page N holds results (N-1)*limit+1 to N*limit, so keep limit the same from page to page.",
+    )
     limit: int = Field(
-        default=10, ge=1, le=30, description="Most recipes to return for target=recipes (1 to 30)."
+        default=10,
+        ge=READ_LIMIT_MINIMUM,
+        le=READ_LIMIT_MAXIMUM,
+        description="Most recipes to return for target=recipes (1 to 30).",
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _not_null(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            check_not_null(data, data.keys() & cls.model_fields.keys(), nullable=[])
-        return data
 
-    @model_validator(mode="after")
-    def _mode_rules(self) -> ReadArguments:
-        READ_MODES.check(self.target, self.model_fields_set)
-        return self
+class ReadRecipe(_Arguments):
+    """read with target=recipe."""
+
+    target: Literal["recipe"] = Field(
+        description="What to read: recipes (list or search), recipe (one, by recipe_id) or shopping_list."
+    )
+    recipe_id: str = Field(
+        ...,
+        min_length=READ_RECIPE_ID_MIN_LENGTH,
+        max_length=READ_RECIPE_ID_MAX_LENGTH,
+        description="The recipe to read. Required with target=recipe.",
+    )
+
+
+class ReadShoppingList(_Arguments):
+    """read with target=shopping_list."""
+
+    target: Literal["shopping_list"] = Field(
+        description="What to read: recipes (list or search), recipe (one, by recipe_id) or shopping_list."
+    )
+
+
+ReadArguments: TypeAlias = Annotated[
+    ReadRecipes | ReadRecipe | ReadShoppingList,
+    Field(discriminator="target"),
+]
 
 
 class ReadOutput(_Output):
@@ -145,7 +180,8 @@ class ReadOutput(_Output):
         default=None, description="target=recipes: whether another page may hold more."
     )
     next_page: int | None = Field(
-        default=None, description="target=recipes: the page to ask for next, when more may exist."
+        default=None,
+        description="target=recipes: when more may exist, the page to ask for next, with the same query and limit; following it visits every result once.",
     )
     recipe: Recipe | None = Field(default=None, description="target=recipe: the recipe.")
     aisles: list[Aisle] | None = Field(
@@ -159,23 +195,28 @@ class ReadOutput(_Output):
     )
 
 
+# --- preview_recipe_text -----------------------------------------------------------------------
+PREVIEW_RECIPE_TEXT_TITLE_MIN_LENGTH: Final = 1
+PREVIEW_RECIPE_TEXT_TITLE_MAX_LENGTH: Final = 500
+PREVIEW_RECIPE_TEXT_TEXT_MIN_LENGTH: Final = 1
+PREVIEW_RECIPE_TEXT_TEXT_MAX_LENGTH: Final = 100000
+
+
 class PreviewRecipeTextArguments(_Arguments):
     """Arguments of the preview_recipe_text tool."""
 
-    title: str = Field(..., min_length=1, max_length=500, description="The recipe title.")
+    title: str = Field(
+        ...,
+        min_length=PREVIEW_RECIPE_TEXT_TITLE_MIN_LENGTH,
+        max_length=PREVIEW_RECIPE_TEXT_TITLE_MAX_LENGTH,
+        description="The recipe title.",
+    )
     text: str = Field(
         ...,
-        min_length=1,
-        max_length=100000,
+        min_length=PREVIEW_RECIPE_TEXT_TEXT_MIN_LENGTH,
+        max_length=PREVIEW_RECIPE_TEXT_TEXT_MAX_LENGTH,
         description="The raw recipe text (ingredients and steps, any format).",
     )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _not_null(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            check_not_null(data, data.keys() & cls.model_fields.keys(), nullable=[])
-        return data
 
 
 class PreviewRecipeTextOutput(_Output):
@@ -186,6 +227,22 @@ class PreviewRecipeTextOutput(_Output):
     portions: int | None = Field(default=None, description="Number of portions, when Cooked found them.")
     saved: bool = Field(description="Always false - a preview saves nothing.")
 
+
+# --- save_recipe -------------------------------------------------------------------------------
+SAVE_RECIPE_TITLE_MIN_LENGTH: Final = 1
+SAVE_RECIPE_TITLE_MAX_LENGTH: Final = 500
+SAVE_RECIPE_TEXT_MIN_LENGTH: Final = 1
+SAVE_RECIPE_TEXT_MAX_LENGTH: Final = 100000
+SAVE_RECIPE_MARKDOWN_MIN_LENGTH: Final = 1
+SAVE_RECIPE_MARKDOWN_MAX_LENGTH: Final = 100000
+SAVE_RECIPE_PORTIONS_MINIMUM: Final = 1
+SAVE_RECIPE_PORTIONS_MAXIMUM: Final = 1000
+SAVE_RECIPE_URL_MIN_LENGTH: Final = 1
+SAVE_RECIPE_URL_MAX_LENGTH: Final = 2000
+SAVE_RECIPE_DRAFT_ID_MIN_LENGTH: Final = 1
+SAVE_RECIPE_DRAFT_ID_MAX_LENGTH: Final = 200
+SAVE_RECIPE_RECIPE_ID_MIN_LENGTH: Final = 1
+SAVE_RECIPE_RECIPE_ID_MAX_LENGTH: Final = 200
 
 SAVE_RECIPE_MODES: Final = ModeRules(
     param="source",
@@ -203,70 +260,132 @@ SAVE_RECIPE_MODES: Final = ModeRules(
         "draft": (),
         "existing": (),
     },
+    requires_one_of={},
+    hints={
+        "existing": {
+            "title": "Cooked's recipe update replaces only the markdown and portions, so a title cannot be changed this way (the recipe keeps its title)"
+        }
+    },
 )
 
 
-class SaveRecipeArguments(_Arguments):
-    """Arguments of the save_recipe tool."""
+class SaveRecipeRawText(_Arguments):
+    """save_recipe with source=raw_text."""
 
-    source: Literal["raw_text", "prepared", "url", "draft", "existing"] = Field(
-        ..., description="Where the recipe comes from: raw_text, prepared, url, draft or existing."
+    source: Literal["raw_text"] = Field(
+        description="Where the recipe comes from: raw_text, prepared, url, draft or existing."
     )
-    title: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=500,
+    title: str = Field(
+        ...,
+        min_length=SAVE_RECIPE_TITLE_MIN_LENGTH,
+        max_length=SAVE_RECIPE_TITLE_MAX_LENGTH,
         description="Recipe title. Required with source=raw_text and source=prepared.",
     )
-    text: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=100000,
+    text: str = Field(
+        ...,
+        min_length=SAVE_RECIPE_TEXT_MIN_LENGTH,
+        max_length=SAVE_RECIPE_TEXT_MAX_LENGTH,
         description="Raw recipe text. Required with source=raw_text.",
     )
-    markdown: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=100000,
+
+
+class SaveRecipePrepared(_Arguments):
+    """save_recipe with source=prepared."""
+
+    source: Literal["prepared"] = Field(
+        description="Where the recipe comes from: raw_text, prepared, url, draft or existing."
+    )
+    title: str = Field(
+        ...,
+        min_length=SAVE_RECIPE_TITLE_MIN_LENGTH,
+        max_length=SAVE_RECIPE_TITLE_MAX_LENGTH,
+        description="Recipe title. Required with source=raw_text and source=prepared.",
+    )
+    markdown: str = Field(
+        ...,
+        min_length=SAVE_RECIPE_MARKDOWN_MIN_LENGTH,
+        max_length=SAVE_RECIPE_MARKDOWN_MAX_LENGTH,
         description="Recipe content as markdown. Required with source=prepared, draft and existing.",
     )
     portions: int | None = Field(
-        default=None,
-        ge=1,
-        le=1000,
+        ...,
+        ge=SAVE_RECIPE_PORTIONS_MINIMUM,
+        le=SAVE_RECIPE_PORTIONS_MAXIMUM,
         description="Number of portions, a whole number from 1, or null when unknown. Required with source=prepared, draft and existing.",
     )
-    url: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=2000,
+
+
+class SaveRecipeUrl(_Arguments):
+    """save_recipe with source=url."""
+
+    source: Literal["url"] = Field(
+        description="Where the recipe comes from: raw_text, prepared, url, draft or existing."
+    )
+    url: str = Field(
+        ...,
+        min_length=SAVE_RECIPE_URL_MIN_LENGTH,
+        max_length=SAVE_RECIPE_URL_MAX_LENGTH,
         pattern="^https?://\\S+$",
         description="The recipe page's http(s) URL. Required with source=url.",
     )
-    draft_id: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=200,
+
+
+class SaveRecipeDraft(_Arguments):
+    """save_recipe with source=draft."""
+
+    source: Literal["draft"] = Field(
+        description="Where the recipe comes from: raw_text, prepared, url, draft or existing."
+    )
+    draft_id: str = Field(
+        ...,
+        min_length=SAVE_RECIPE_DRAFT_ID_MIN_LENGTH,
+        max_length=SAVE_RECIPE_DRAFT_ID_MAX_LENGTH,
         description="The draft ID from a source=url result. Required with source=draft.",
     )
-    recipe_id: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=200,
-        description="The recipe to update. Required with source=existing.",
+    markdown: str = Field(
+        ...,
+        min_length=SAVE_RECIPE_MARKDOWN_MIN_LENGTH,
+        max_length=SAVE_RECIPE_MARKDOWN_MAX_LENGTH,
+        description="Recipe content as markdown. Required with source=prepared, draft and existing.",
+    )
+    portions: int | None = Field(
+        ...,
+        ge=SAVE_RECIPE_PORTIONS_MINIMUM,
+        le=SAVE_RECIPE_PORTIONS_MAXIMUM,
+        description="Number of portions, a whole number from 1, or null when unknown. Required with source=prepared, draft and existing.",
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _not_null(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            check_not_null(data, data.keys() & cls.model_fields.keys(), nullable=["portions"])
-        return data
 
-    @model_validator(mode="after")
-    def _mode_rules(self) -> SaveRecipeArguments:
-        SAVE_RECIPE_MODES.check(self.source, self.model_fields_set)
-        return self
+class SaveRecipeExisting(_Arguments):
+    """save_recipe with source=existing."""
+
+    source: Literal["existing"] = Field(
+        description="Where the recipe comes from: raw_text, prepared, url, draft or existing."
+    )
+    recipe_id: str = Field(
+        ...,
+        min_length=SAVE_RECIPE_RECIPE_ID_MIN_LENGTH,
+        max_length=SAVE_RECIPE_RECIPE_ID_MAX_LENGTH,
+        description="The recipe to update. Required with source=existing.",
+    )
+    markdown: str = Field(
+        ...,
+        min_length=SAVE_RECIPE_MARKDOWN_MIN_LENGTH,
+        max_length=SAVE_RECIPE_MARKDOWN_MAX_LENGTH,
+        description="Recipe content as markdown. Required with source=prepared, draft and existing.",
+    )
+    portions: int | None = Field(
+        ...,
+        ge=SAVE_RECIPE_PORTIONS_MINIMUM,
+        le=SAVE_RECIPE_PORTIONS_MAXIMUM,
+        description="Number of portions, a whole number from 1, or null when unknown. Required with source=prepared, draft and existing.",
+    )
+
+
+SaveRecipeArguments: TypeAlias = Annotated[
+    SaveRecipeRawText | SaveRecipePrepared | SaveRecipeUrl | SaveRecipeDraft | SaveRecipeExisting,
+    Field(discriminator="source"),
+]
 
 
 class SaveRecipeOutput(_Output):
@@ -278,19 +397,26 @@ class SaveRecipeOutput(_Output):
     draft: RecipeDraft | None = Field(
         default=None, description="source=url: the extraction draft to review, when Cooked made one."
     )
+    import_running: bool | None = Field(
+        default=None,
+        description="source=url: true when Cooked had not finished importing by the answer deadline; the import goes on in the background, so do not retry: read target=recipes in a minute.",
+    )
+
+
+# --- delete_recipe -----------------------------------------------------------------------------
+DELETE_RECIPE_RECIPE_ID_MIN_LENGTH: Final = 1
+DELETE_RECIPE_RECIPE_ID_MAX_LENGTH: Final = 200
 
 
 class DeleteRecipeArguments(_Arguments):
     """Arguments of the delete_recipe tool."""
 
-    recipe_id: str = Field(..., min_length=1, max_length=200, description="The recipe to delete.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _not_null(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            check_not_null(data, data.keys() & cls.model_fields.keys(), nullable=[])
-        return data
+    recipe_id: str = Field(
+        ...,
+        min_length=DELETE_RECIPE_RECIPE_ID_MIN_LENGTH,
+        max_length=DELETE_RECIPE_RECIPE_ID_MAX_LENGTH,
+        description="The recipe to delete.",
+    )
 
 
 class DeleteRecipeOutput(_Output):
@@ -299,6 +425,24 @@ class DeleteRecipeOutput(_Output):
     recipe_id: str = Field(description="The deleted recipe's ID.")
     deleted: bool = Field(description="True when Cooked deleted it.")
 
+
+# --- change_shopping_list ----------------------------------------------------------------------
+CHANGE_SHOPPING_LIST_INGREDIENTS_MIN_LENGTH: Final = 1
+CHANGE_SHOPPING_LIST_INGREDIENTS_MAX_LENGTH: Final = 20000
+CHANGE_SHOPPING_LIST_RECIPE_ID_MIN_LENGTH: Final = 1
+CHANGE_SHOPPING_LIST_RECIPE_ID_MAX_LENGTH: Final = 200
+CHANGE_SHOPPING_LIST_PRODUCT_GROUP_ID_MIN_LENGTH: Final = 1
+CHANGE_SHOPPING_LIST_PRODUCT_GROUP_ID_MAX_LENGTH: Final = 200
+CHANGE_SHOPPING_LIST_NAME_MIN_LENGTH: Final = 1
+CHANGE_SHOPPING_LIST_NAME_MAX_LENGTH: Final = 500
+CHANGE_SHOPPING_LIST_QUANTITY_MIN_LENGTH: Final = 1
+CHANGE_SHOPPING_LIST_QUANTITY_MAX_LENGTH: Final = 500
+CHANGE_SHOPPING_LIST_AISLE_ID_MIN_LENGTH: Final = 1
+CHANGE_SHOPPING_LIST_AISLE_ID_MAX_LENGTH: Final = 200
+CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MIN_ITEMS: Final = 1
+CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MAX_ITEMS: Final = 500
+CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MIN_LENGTH: Final = 1
+CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MAX_LENGTH: Final = 200
 
 CHANGE_SHOPPING_LIST_MODES: Final = ModeRules(
     param="action",
@@ -320,76 +464,182 @@ CHANGE_SHOPPING_LIST_MODES: Final = ModeRules(
         "remove": (),
         "clear": (),
     },
+    requires_one_of={"update_item": ("name", "quantity", "aisle_id", "selected")},
+    hints={
+        "replace_selection": {
+            "product_group_ids": "to untick everything, use action=remove_selection with the IDs ticked now (read target=shopping_list lists them)"
+        }
+    },
 )
 
 
-class ChangeShoppingListArguments(_Arguments):
-    """Arguments of the change_shopping_list tool."""
+class ChangeShoppingListAdd(_Arguments):
+    """change_shopping_list with action=add."""
 
-    action: Literal[
-        "add", "update_item", "replace_selection", "add_selection", "remove_selection", "remove", "clear"
-    ] = Field(
-        ...,
-        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive).",
+    action: Literal["add"] = Field(
+        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
     )
-    ingredients: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=20000,
+    ingredients: str = Field(
+        ...,
+        min_length=CHANGE_SHOPPING_LIST_INGREDIENTS_MIN_LENGTH,
+        max_length=CHANGE_SHOPPING_LIST_INGREDIENTS_MAX_LENGTH,
         pattern="\\S",
         description='Ingredient lines to add, one per line (e.g. "4 eggs\\n1 can tomatoes"). Required with action=add.',
     )
     recipe_id: str | None = Field(
         default=None,
-        min_length=1,
-        max_length=200,
+        min_length=CHANGE_SHOPPING_LIST_RECIPE_ID_MIN_LENGTH,
+        max_length=CHANGE_SHOPPING_LIST_RECIPE_ID_MAX_LENGTH,
         description="With action=add, the saved recipe or import draft the ingredients belong to.",
     )
-    product_group_id: str | None = Field(
-        default=None,
-        min_length=1,
-        max_length=200,
+
+
+class ChangeShoppingListUpdateItem(_Arguments):
+    """change_shopping_list with action=update_item."""
+
+    action: Literal["update_item"] = Field(
+        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
+    )
+    product_group_id: str = Field(
+        ...,
+        min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_ID_MIN_LENGTH,
+        max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_ID_MAX_LENGTH,
         description="The entry to change. Required with action=update_item.",
     )
     name: str | None = Field(
         default=None,
-        min_length=1,
-        max_length=500,
+        min_length=CHANGE_SHOPPING_LIST_NAME_MIN_LENGTH,
+        max_length=CHANGE_SHOPPING_LIST_NAME_MAX_LENGTH,
         description="With action=update_item, the new product name.",
     )
     quantity: str | None = Field(
         default=None,
-        min_length=1,
-        max_length=500,
+        min_length=CHANGE_SHOPPING_LIST_QUANTITY_MIN_LENGTH,
+        max_length=CHANGE_SHOPPING_LIST_QUANTITY_MAX_LENGTH,
         description='With action=update_item, the new quantity as free text (e.g. "2 cans"), or null for none.',
     )
     aisle_id: str | None = Field(
         default=None,
-        min_length=1,
-        max_length=200,
+        min_length=CHANGE_SHOPPING_LIST_AISLE_ID_MIN_LENGTH,
+        max_length=CHANGE_SHOPPING_LIST_AISLE_ID_MAX_LENGTH,
         description="With action=update_item, the aisle to move the entry to.",
     )
     selected: bool | None = Field(
         default=None, description="With action=update_item, whether the entry is ticked."
     )
-    product_group_ids: list[Annotated[str, StringConstraints(min_length=1, max_length=200)]] | None = Field(
-        default=None,
-        min_length=1,
-        max_length=500,
+
+    @model_validator(mode="after")
+    def _something_to_change(self) -> ChangeShoppingListUpdateItem:
+        CHANGE_SHOPPING_LIST_MODES.check_one_of("update_item", self.model_fields_set)
+        return self
+
+
+class ChangeShoppingListReplaceSelection(_Arguments):
+    """change_shopping_list with action=replace_selection."""
+
+    action: Literal["replace_selection"] = Field(
+        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
+    )
+    product_group_ids: list[
+        Annotated[
+            str,
+            StringConstraints(
+                min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MIN_LENGTH,
+                max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MAX_LENGTH,
+            ),
+        ]
+    ] = Field(
+        ...,
+        min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MIN_ITEMS,
+        max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MAX_ITEMS,
         description="Entry IDs. Required with replace_selection, add_selection, remove_selection and remove.",
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _not_null(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            check_not_null(data, data.keys() & cls.model_fields.keys(), nullable=["quantity"])
-        return data
 
-    @model_validator(mode="after")
-    def _mode_rules(self) -> ChangeShoppingListArguments:
-        CHANGE_SHOPPING_LIST_MODES.check(self.action, self.model_fields_set)
-        return self
+class ChangeShoppingListAddSelection(_Arguments):
+    """change_shopping_list with action=add_selection."""
+
+    action: Literal["add_selection"] = Field(
+        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
+    )
+    product_group_ids: list[
+        Annotated[
+            str,
+            StringConstraints(
+                min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MIN_LENGTH,
+                max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MAX_LENGTH,
+            ),
+        ]
+    ] = Field(
+        ...,
+        min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MIN_ITEMS,
+        max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MAX_ITEMS,
+        description="Entry IDs. Required with replace_selection, add_selection, remove_selection and remove.",
+    )
+
+
+class ChangeShoppingListRemoveSelection(_Arguments):
+    """change_shopping_list with action=remove_selection."""
+
+    action: Literal["remove_selection"] = Field(
+        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
+    )
+    product_group_ids: list[
+        Annotated[
+            str,
+            StringConstraints(
+                min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MIN_LENGTH,
+                max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MAX_LENGTH,
+            ),
+        ]
+    ] = Field(
+        ...,
+        min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MIN_ITEMS,
+        max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MAX_ITEMS,
+        description="Entry IDs. Required with replace_selection, add_selection, remove_selection and remove.",
+    )
+
+
+class ChangeShoppingListRemove(_Arguments):
+    """change_shopping_list with action=remove."""
+
+    action: Literal["remove"] = Field(
+        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
+    )
+    product_group_ids: list[
+        Annotated[
+            str,
+            StringConstraints(
+                min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MIN_LENGTH,
+                max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MAX_LENGTH,
+            ),
+        ]
+    ] = Field(
+        ...,
+        min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MIN_ITEMS,
+        max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MAX_ITEMS,
+        description="Entry IDs. Required with replace_selection, add_selection, remove_selection and remove.",
+    )
+
+
+class ChangeShoppingListClear(_Arguments):
+    """change_shopping_list with action=clear."""
+
+    action: Literal["clear"] = Field(
+        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
+    )
+
+
+ChangeShoppingListArguments: TypeAlias = Annotated[
+    ChangeShoppingListAdd
+    | ChangeShoppingListUpdateItem
+    | ChangeShoppingListReplaceSelection
+    | ChangeShoppingListAddSelection
+    | ChangeShoppingListRemoveSelection
+    | ChangeShoppingListRemove
+    | ChangeShoppingListClear,
+    Field(discriminator="action"),
+]
 
 
 class ChangeShoppingListOutput(_Output):

@@ -10,9 +10,17 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import __version__
-from .config import ConfigError, Settings, load_settings
+from .config import (
+    ConfigError,
+    Settings,
+    environment_variables,
+    format_warnings,
+    load_settings,
+    schema_keys,
+)
 from .logging_setup import configure_logging
 
 EXIT_CONFIG = 2
@@ -27,14 +35,45 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_CONFIG)
 
 
+def _epilog() -> str:
+    """Every setting on one screen: the names are the ones config.py reads, so this cannot drift."""
+    return "\n".join(
+        [
+            "environment variables (they win over the config file):",
+            *(f"  {a:<28}{b}".rstrip() for a, b in _pairs(environment_variables())),
+            "config file keys (TOML; a *_cmd key runs a command that prints the value):",
+            *(f"  {a:<28}{b}".rstrip() for a, b in _columns(schema_keys())),
+            "README.md (in the cooked-mcp sources) explains each setting, with examples for MCP clients.",
+        ]
+    )
+
+
+def _pairs(items: Sequence[str]) -> list[tuple[str, str]]:
+    """Two columns read across, for names with no order of their own."""
+    padded = [*items, ""] if len(items) % 2 else list(items)
+    return list(zip(padded[::2], padded[1::2], strict=True))
+
+
+def _columns(items: Sequence[str]) -> list[tuple[str, str]]:
+    """Two columns read down, so keys of one table stay together."""
+    half = (len(items) + 1) // 2
+    second = [*items[half:], *([""] * (half - len(items[half:])))]
+    return list(zip(items[:half], second, strict=True))
+
+
+# implements: server.IDENTITY.2, server.TRANSPORT.2, server.CONFIG.6, server.CONFIG.8
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cooked-mcp",
         description="MCP server for a Cooked (https://cooked.wiki) account, over stdio by default.",
+        epilog=_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--transport", metavar="stdio|http", help="MCP transport (default: stdio)")
     parser.add_argument(
-        "--http-addr", metavar="HOST:PORT", help="address for --transport http (default: 127.0.0.1:8123)"
+        "--http-addr",
+        metavar="HOST:PORT",
+        help="serve HTTP here (default: 127.0.0.1:8123); implies --transport http",
     )
     parser.add_argument(
         "--config",
@@ -46,30 +85,69 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="log in, make read-only requests, report whether Cooked answers as expected, and exit",
     )
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="with --check: also save, update and delete a test recipe and add, tick, update and remove "
+        "a test shopping-list line, undoing everything (asks first unless --yes)",
+    )
+    parser.add_argument(
+        "--yes", action="store_true", help="with --check --write: do not ask for confirmation"
+    )
+    parser.add_argument(
+        "--report",
+        metavar="FILE",
+        help="with --check: write the per-endpoint results to FILE (no secrets, no recipe text) for a bug report",
+    )
     parser.add_argument("--version", action="version", version=f"cooked-mcp {__version__}")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.check and (args.write or args.yes or args.report):
+        parser.error("--write, --yes and --report only go with --check")
     try:
         settings = load_settings(
             config_path=args.config,
             environ=os.environ,
-            transport=args.transport,
+            transport=_transport(args.transport, args.http_addr),
             http_addr=args.http_addr,
         )
     except ConfigError as exc:
         print(f"cooked-mcp: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    for line in format_warnings(settings.warnings):
+        print(line, file=sys.stderr)
     configure_logging(settings.log_level, secrets=_secrets(settings))
     if args.check:
         from .check import run_check
 
-        return run_check(settings)
+        report = Path(args.report) if args.report else None
+        return run_check(settings, write=args.write, yes=args.yes, report=report)
     return serve(settings)
 
 
+def _transport(transport: str | None, http_addr: str | None) -> str | None:
+    """``--http-addr`` alone means HTTP (nothing else listens); with ``--transport stdio`` it is a contradiction."""
+    if http_addr is None:
+        return transport
+    if transport is None:
+        return "http"
+    if transport == "stdio":
+        raise SystemExit(
+            _usage_error("--http-addr needs the http transport: drop --transport stdio or --http-addr")
+        )
+    return transport
+
+
+def _usage_error(message: str) -> int:
+    print(f"cooked-mcp: {message}", file=sys.stderr)
+    return EXIT_CONFIG
+
+
+# implements: authentication.SECRETS.1, server.SECURITY.2
 def _secrets(settings: Settings) -> list[str]:
     """What the log redaction filter must never let through; cookie values are added once a client exists."""
     values = [settings.username, settings.password.get_secret_value()]
@@ -78,6 +156,7 @@ def _secrets(settings: Settings) -> list[str]:
     return values
 
 
+# implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2
 def serve(settings: Settings) -> int:
     """Run the configured transport until the client goes away or a signal arrives.
 

@@ -16,15 +16,25 @@ never runs a password manager. ``mcp.http_token_cmd`` runs only when the transpo
 process will never use only widens exposure (and may prompt for a passphrase). Its static
 checks (mutual exclusion with ``mcp.http_token``, emptiness) apply to every transport, so
 a shared config file's mistakes show up whichever transport is started.
+
+Every setting remembers where its value came from (``Settings.describe_source``), so a
+message about it (a rejected login, ``--check``) names the source that actually won: a
+stale variable in the shell silently beating the file is the usual confusion. Set-ups that
+work but are unsafe or probably mistaken (a secret in a file others can read, a misspelt
+``COOKED_*`` variable) are not refused; they become ``Settings.warnings``, printed as one
+line each at start-up.
 """
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
+import os
 import re
+import stat
 import tomllib
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -58,6 +68,11 @@ ENV_HTTP_ADDR = "COOKED_MCP_HTTP_ADDR"
 ENV_HTTP_TOKEN = "COOKED_MCP_HTTP_TOKEN"
 ENV_READ_ONLY = "COOKED_MCP_READ_ONLY"
 ENV_LOG_LEVEL = "COOKED_MCP_LOG_LEVEL"
+ENV_IMPORT_ANSWER = "COOKED_MCP_IMPORT_ANSWER_SECONDS"
+#: save_recipe source=url answers by this many seconds (the TypeScript SDK gives up at 60).
+DEFAULT_IMPORT_ANSWER_SECONDS = 50.0
+MAX_IMPORT_ANSWER_SECONDS = 600.0
+ENV_ALLOW_INSECURE_HTTP = "COOKED_ALLOW_INSECURE_HTTP"
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
@@ -66,10 +81,12 @@ _ASCII_WHITESPACE = " \t\r\n\v\f"
 _STRING = "a string"
 _BOOLEAN = "a boolean (true or false)"
 _STRING_LIST = "a list of strings"
+_SECONDS = "a number of seconds"
 
 #: Every table and key the file may hold, with the type each must have.
+# implements: authentication.CREDENTIALS.13, authentication.CREDENTIALS.14, authentication.CREDENTIALS.15
 _SCHEMA: dict[str, dict[str, str]] = {
-    "cooked": {"base_url": _STRING},
+    "cooked": {"base_url": _STRING, "allow_insecure_http": _BOOLEAN},
     "user": {"name": _STRING, "name_cmd": _STRING, "password": _STRING, "password_cmd": _STRING},
     "mcp": {
         "http_addr": _STRING,
@@ -78,15 +95,38 @@ _SCHEMA: dict[str, dict[str, str]] = {
         "read_only": _BOOLEAN,
         "allowed_hosts": _STRING_LIST,
         "allowed_origins": _STRING_LIST,
+        "import_answer_seconds": _SECONDS,
     },
     "log": {"level": _STRING},
 }
+
+
+#: The file keys that hold a secret as plain text, and those that name a command to run.
+_PLAINTEXT_SECRETS = (("user", "password"), ("mcp", "http_token"))
+_COMMANDS = (("user", "name_cmd"), ("user", "password_cmd"), ("mcp", "http_token_cmd"))
+
+DEFAULT_SOURCE = "the default"
+
+
+def environment_variables() -> list[str]:
+    """Every variable cooked-mcp reads, for ``--help`` and the misspelling warning.
+
+    Collected from this module's ``ENV_*`` constants, so a new setting is known here the
+    moment it has a constant: a forgotten entry would warn users about a real setting.
+    """
+    return [value for name, value in globals().items() if name.startswith("ENV_") and isinstance(value, str)]
+
+
+def schema_keys() -> list[str]:
+    """``table.key`` of every key the config file may hold, for ``--help``."""
+    return [f"{table}.{key}" for table, keys in _SCHEMA.items() for key in keys]
 
 
 class ConfigError(Exception):
     """A configuration mistake found before serving; ``str()`` is one line: what is wrong, how to fix it."""
 
 
+# implements: server.SINGLE_USER.1, server.SINGLE_USER.3
 @dataclass(frozen=True)
 class Settings:
     """Everything the process needs, for exactly one Cooked account.
@@ -112,8 +152,60 @@ class Settings:
     allowed_origins: tuple[str, ...]
     log_level: str
     config_file: Path | None
+    import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS
+    #: Where each setting's value came from (see ``describe_source``); never the value itself.
+    sources: Mapping[str, str] = field(default_factory=dict)
+    #: Unsafe or probably mistaken set-ups, one line each, for the CLI to print before serving.
+    warnings: tuple[str, ...] = ()
+    #: For a setting whose file value lost to the environment or a flag: where that file value is.
+    overridden: Mapping[str, str] = field(default_factory=dict)
+
+    def describe_source(self, setting: str) -> str:
+        """Where ``setting`` (``base_url``, ``username``, ``password``, ``http_addr``, ``http_token``,
+        ``read_only``, ``log_level``) came from: an environment variable, ``table.key in path:line``
+        (a ``*_cmd`` key when a command produced it), ``--http-addr``, or ``the default``."""
+        source = self.sources.get(setting, DEFAULT_SOURCE)
+        if source in environment_variables():
+            return f"the environment variable {source}"
+        if source.startswith("--"):
+            return f"the {source} flag"
+        return source
+
+    def describe_account(self) -> list[str]:
+        """Which account and where each setting came from, for ``--check`` on the user's terminal.
+
+        A stale variable in the shell beating the config file is otherwise invisible. The login
+        name is shown (a terminal, not a log: it never goes through logging); the password only
+        by its source.
+        """
+        labels = {
+            "base URL": "base_url",
+            "username": "username",
+            "password": "password",
+            "read-only": "read_only",
+        }
+        width = max(map(len, labels))
+        return [
+            f"account: {self.username}",
+            *(
+                f"  {label.ljust(width)}  from {self.describe_source(name)}{self._overriding(name)}"
+                for label, name in labels.items()
+            ),
+        ]
+
+    def _overriding(self, setting: str) -> str:
+        shadowed = self.overridden.get(setting)
+        return f" (overriding {shadowed})" if shadowed else ""
+
+    def describe_credentials(self) -> str:
+        """The two credential settings actually used, for the message of a rejected login."""
+        return (
+            f"the username from {self.describe_source('username')} and the password from "
+            f"{self.describe_source('password')}"
+        )
 
 
+# implements: server.CONFIG.1, server.CONFIG.2
 def load_settings(
     *,
     config_path: str | None,
@@ -130,21 +222,33 @@ def load_settings(
     """
     chosen_transport = _parse_transport(transport)
     file = _load_file(config_path, environ)
+    sources: dict[str, str] = {}
 
-    base_url = _parse_base_url(*_setting(environ, ENV_BASE_URL, file, "cooked", "base_url", DEFAULT_BASE_URL))
+    # implements: server.CONFIG.4, server.CONFIG.4-1, server.CONFIG.4-2
+    base_url_value, sources["base_url"] = _setting(
+        environ, ENV_BASE_URL, file, "cooked", "base_url", DEFAULT_BASE_URL
+    )
+    base_url = _parse_base_url(base_url_value, sources["base_url"])
+    _refuse_plain_http(base_url, sources["base_url"], environ, file)
+    # implements: server.CONFIG.8, server.CONFIG.8-1, server.CONFIG.8-2, server.TRANSPORT.3, server.TRANSPORT.3-1
     if http_addr is not None:
         addr, addr_source = http_addr, "--http-addr"
     else:
         addr, addr_source = _setting(environ, ENV_HTTP_ADDR, file, "mcp", "http_addr", DEFAULT_HTTP_ADDR)
+    sources["http_addr"] = addr_source
     http_host, http_port = _parse_http_addr(addr, addr_source)
-    read_only = _read_only(environ, file)
-    log_level = _log_level(environ, file)
+    read_only, sources["read_only"] = _flag(environ, ENV_READ_ONLY, file, "mcp", "read_only")
+    log_level, sources["log_level"] = _log_level(environ, file)
+    import_answer_seconds = _import_answer_seconds(environ, file)
     allowed_hosts = _allowed(file, "allowed_hosts")
     allowed_origins = _allowed(file, "allowed_origins")
 
     username_source = _credential(environ, ENV_USERNAME, file, "name", "username")
     password_source = _credential(environ, ENV_PASSWORD, file, "password", "password")
     token_source = _http_token(environ, file)
+    sources["username"] = username_source.describe()
+    sources["password"] = password_source.describe()
+    # implements: server.SECURITY.1
     if chosen_transport == "http" and token_source is None and not is_loopback(http_host):
         raise ConfigError(
             f"refusing to serve HTTP on non-loopback address {_one_line(addr)} without a bearer token: "
@@ -160,11 +264,12 @@ def load_settings(
                     f"(or mcp.http_token / mcp.http_token_cmd), or remove mcp.{key}"
                 )
 
-    username = username_source.resolve()
+    username = username_source.resolve().strip(_ASCII_WHITESPACE)
     password = SecretStr(password_source.resolve())
     http_token = None
     if chosen_transport == "http" and token_source is not None:
-        http_token = SecretStr(_check_token(token_source.resolve(), token_source.setting))
+        http_token = SecretStr(_check_token(token_source.resolve(), token_source.describe()))
+        sources["http_token"] = token_source.describe()
 
     return Settings(
         base_url=base_url,
@@ -179,6 +284,10 @@ def load_settings(
         allowed_origins=allowed_origins,
         log_level=log_level,
         config_file=file.path,
+        import_answer_seconds=import_answer_seconds,
+        sources=sources,
+        overridden=_overridden(sources, file),
+        warnings=(*_file_permission_warnings(file), *_unknown_variable_warnings(environ)),
     )
 
 
@@ -220,6 +329,7 @@ class _File:
 _NO_FILE = _File(path=None, text="", data={})
 
 
+# implements: server.CONFIG.7, server.CONFIG.7-1
 def _default_config_path(environ: Mapping[str, str]) -> Path | None:
     """XDG base-directory rules: a relative XDG_CONFIG_HOME is invalid and ignored."""
     xdg = environ.get("XDG_CONFIG_HOME", "")
@@ -231,6 +341,7 @@ def _default_config_path(environ: Mapping[str, str]) -> Path | None:
     return Path(home) / ".config" / "cooked-mcp" / "config.toml"
 
 
+# implements: server.CONFIG.2, server.CONFIG.6
 def _load_file(config_path: str | None, environ: Mapping[str, str]) -> _File:
     if config_path is not None:
         path = Path(config_path)
@@ -312,6 +423,8 @@ def _has_type(value: object, expected: str) -> bool:
         return isinstance(value, str)
     if expected == _BOOLEAN:
         return isinstance(value, bool)
+    if expected == _SECONDS:
+        return isinstance(value, int | float) and not isinstance(value, bool)
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
@@ -364,6 +477,7 @@ def _normalize_dotted(name: str) -> str:
 # --- individual settings -----------------------------------------------------------------------
 
 
+# implements: server.CONFIG.3
 def _setting(
     environ: Mapping[str, str], env: str, file: _File, table: str, key: str, default: str
 ) -> tuple[str, str]:
@@ -374,9 +488,10 @@ def _setting(
     from_file = file.string(table, key)
     if from_file is not None:
         return from_file, file.source(table, key)
-    return default, "the default"
+    return default, DEFAULT_SOURCE
 
 
+# implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2, server.TRANSPORT.4
 def _parse_transport(transport: str | None) -> Transport:
     if transport is None or transport == "stdio":
         return "stdio"
@@ -387,6 +502,7 @@ def _parse_transport(transport: str | None) -> Transport:
     )
 
 
+# implements: server.CONFIG.5
 def _parse_base_url(url: str, source: str) -> str:
     """Accept only ``http(s)://host[:port]``: the client appends the API paths to it verbatim.
 
@@ -430,6 +546,8 @@ def _parse_http_addr(addr: str, source: str) -> tuple[str, int]:
             "use HOST:PORT such as 127.0.0.1:8123 or [::1]:8123"
         )
 
+    if "://" in addr:
+        raise fail("leave out the scheme (http://): the address is only where to listen")
     host, sep, port_text = addr.rpartition(":")
     if not sep or not host:
         raise fail("it must be HOST:PORT")
@@ -492,30 +610,149 @@ def _allowed(file: _File, key: str) -> tuple[str, ...]:
     return tuple(values)
 
 
-def _read_only(environ: Mapping[str, str], file: _File) -> bool:
-    value = environ.get(ENV_READ_ONLY, "")
+def _flag(environ: Mapping[str, str], env: str, file: _File, table: str, key: str) -> tuple[bool, str]:
+    """A boolean setting (false by default) and where it came from."""
+    value = environ.get(env, "")
     if value:
         lowered = value.strip().lower()
         if lowered in _TRUE:
-            return True
+            return True, env
         if lowered in _FALSE:
-            return False
-        raise ConfigError(f"{ENV_READ_ONLY} must be true or false (1/0, yes/no, on/off); fix or unset it")
-    from_file = file.get("mcp", "read_only")
-    return bool(from_file) if from_file is not None else False
+            return False, env
+        raise ConfigError(f"{env} must be true or false (1/0, yes/no, on/off); fix or unset it")
+    from_file = file.get(table, key)
+    if from_file is None:
+        return False, DEFAULT_SOURCE
+    return bool(from_file), file.source(table, key)
 
 
-def _log_level(environ: Mapping[str, str], file: _File) -> str:
+def _import_answer_seconds(environ: Mapping[str, str], file: _File) -> float:
+    """How long a URL import call waits for Cooked before answering that it is still running."""
+    value: object = environ.get(ENV_IMPORT_ANSWER, "")
+    source = ENV_IMPORT_ANSWER
+    if not value:
+        value, source = file.get("mcp", "import_answer_seconds"), file.source("mcp", "import_answer_seconds")
+    if value is None:
+        return DEFAULT_IMPORT_ANSWER_SECONDS
+    try:
+        seconds = float(value)  # type: ignore[arg-type]  # a str from the environment or a TOML number
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds <= MAX_IMPORT_ANSWER_SECONDS:
+        raise ConfigError(
+            f"{source} must be a number of seconds above 0 and at most {MAX_IMPORT_ANSWER_SECONDS:.0f} "
+            f"(default {DEFAULT_IMPORT_ANSWER_SECONDS:.0f}); fix or remove it"
+        )
+    return seconds
+
+
+def _log_level(environ: Mapping[str, str], file: _File) -> tuple[str, str]:
     level, source = _setting(environ, ENV_LOG_LEVEL, file, "log", "level", DEFAULT_LOG_LEVEL)
     normalized = level.strip().lower()
     if normalized not in LOG_LEVELS:
         raise ConfigError(f"invalid log level from {source}: use one of {', '.join(LOG_LEVELS)}")
-    return normalized
+    return normalized, source
+
+
+def _refuse_plain_http(base_url: str, source: str, environ: Mapping[str, str], file: _File) -> None:
+    """Plain http to another machine sends the Cooked password in clear, so it needs an explicit yes.
+
+    Loopback is exempt: that is the fake Cooked, or a local TLS-terminating proxy.
+    """
+    host = urlsplit(base_url).hostname or ""
+    if not base_url.startswith("http://") or is_loopback(host):
+        return
+    allowed, _ = _flag(environ, ENV_ALLOW_INSECURE_HTTP, file, "cooked", "allow_insecure_http")
+    if not allowed:
+        raise ConfigError(
+            f"refusing the plain-http Cooked base URL from {source}: the password would cross the network "
+            f"unencrypted; use https://, or set {ENV_ALLOW_INSECURE_HTTP}=1 (or cooked.allow_insecure_http = "
+            "true) if the network is yours"
+        )
+
+
+#: The file keys behind each setting, to tell when the environment or a flag beat one of them.
+_FILE_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "base_url": ("cooked", ("base_url",)),
+    "username": ("user", ("name", "name_cmd")),
+    "password": ("user", ("password", "password_cmd")),
+    "http_addr": ("mcp", ("http_addr",)),
+    "http_token": ("mcp", ("http_token", "http_token_cmd")),
+    "read_only": ("mcp", ("read_only",)),
+    "log_level": ("log", ("level",)),
+}
+
+
+def _overridden(sources: Mapping[str, str], file: _File) -> dict[str, str]:
+    """Settings whose value in the file lost (to a variable or flag): the usual "why is it
+    using the old account?" is a forgotten ``export`` beating the config file."""
+    shadowed = {}
+    for setting, (table, keys) in _FILE_KEYS.items():
+        source = sources.get(setting, DEFAULT_SOURCE)
+        if source == DEFAULT_SOURCE or source.startswith(tuple(f"{table}.{key} in " for key in keys)):
+            continue
+        present = next((key for key in keys if file.get(table, key) is not None), None)
+        if present is not None:
+            shadowed[setting] = file.source(table, present)
+    return shadowed
+
+
+# --- warnings: allowed, but probably not what the user wants ------------------------------------
+
+
+def _file_permission_warnings(file: _File) -> list[str]:
+    """A plaintext secret others can read, or a command others can change, gets one line each.
+
+    Warned, not refused: shared machines with careful group set-ups exist, and the file is
+    the user's. Only the owner and mode are looked at, so this costs one ``stat``.
+    """
+    if file.path is None:
+        return []
+    try:
+        info = file.path.stat()
+    except OSError:
+        return []
+    foreign_owner = hasattr(os, "geteuid") and info.st_uid != os.geteuid()
+    warnings = []
+    secrets = [f"{table}.{key}" for table, key in _PLAINTEXT_SECRETS if file.get(table, key) is not None]
+    if secrets and (foreign_owner or info.st_mode & (stat.S_IRWXG | stat.S_IRWXO)):
+        who = "is owned by another user" if foreign_owner else "other users can read it"
+        warnings.append(
+            f"{file.path} holds {' and '.join(secrets)} in plain text and {who}: "
+            f"run chmod 600 {file.path} (and own it yourself)"
+        )
+    commands = [f"{table}.{key}" for table, key in _COMMANDS if file.get(table, key) is not None]
+    if commands and not secrets and (foreign_owner or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+        who = "is owned by another user" if foreign_owner else "other users can change it"
+        warnings.append(
+            f"{file.path} runs {' and '.join(commands)} and {who}, so they choose what runs as you: "
+            f"run chmod 600 {file.path} (and own it yourself)"
+        )
+    return warnings
+
+
+def _unknown_variable_warnings(environ: Mapping[str, str]) -> list[str]:
+    """A misspelt variable is otherwise silently ignored, and the setting falls back to the file."""
+    warnings = []
+    known = environment_variables()
+    for name in sorted(environ):
+        if not name.startswith("COOKED_") or name in known:
+            continue
+        nearest = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        hint = f"did you mean {nearest[0]}?" if nearest else "see cooked-mcp --help for the names"
+        warnings.append(f"environment variable {_one_line(name)} is not a cooked-mcp setting: {hint}")
+    return warnings
+
+
+def format_warnings(warnings: Sequence[str]) -> list[str]:
+    """One stderr line per warning, in the CLI's voice."""
+    return [f"cooked-mcp: warning: {warning}" for warning in warnings]
 
 
 # --- credentials and the bearer token --------------------------------------------------------
 
 
+# implements: authentication.CREDENTIALS.5, authentication.CREDENTIALS.6, authentication.CREDENTIALS.15
 @dataclass(frozen=True)
 class _SecretSource:
     """Where a secret comes from: a literal value or a command; resolved only after all checks."""
@@ -523,6 +760,11 @@ class _SecretSource:
     setting: str
     value: str = field(repr=False)
     is_command: bool
+    #: ``path:line`` of the key in the config file; None for an environment variable.
+    where: str | None = None
+
+    def describe(self) -> str:
+        return f"{self.setting} in {self.where}" if self.where else self.setting
 
     def resolve(self) -> str:
         if not self.is_command:
@@ -530,9 +772,10 @@ class _SecretSource:
         # Imported here: credential_command subclasses ConfigError, so it imports this module.
         from cooked_mcp.credential_command import run_secret_command
 
-        return run_secret_command(self.setting, self.value)
+        return run_secret_command(self.setting, self.value, where=self.where)
 
 
+# implements: authentication.CREDENTIALS.8, authentication.CREDENTIALS.8-1, authentication.CREDENTIALS.8-2, server.SECURITY.8
 def _exclusive(file: _File, table: str, key: str) -> _SecretSource | None:
     """``table.key`` or ``table.key_cmd`` from the file; both at once is refused."""
     value = file.string(table, key)
@@ -545,19 +788,30 @@ def _exclusive(file: _File, table: str, key: str) -> _SecretSource | None:
     if value is not None:
         if not value.strip(_ASCII_WHITESPACE):
             raise ConfigError(f"{file.where(table, key)}: {table}.{key} is empty: set a value or remove it")
-        return _SecretSource(setting=f"{table}.{key}", value=value, is_command=False)
+        return _SecretSource(
+            setting=f"{table}.{key}", value=value, is_command=False, where=file.where(table, key)
+        )
     if command is not None:
         if not command.strip(_ASCII_WHITESPACE):
             raise ConfigError(
                 f"{file.where(table, f'{key}_cmd')}: {table}.{key}_cmd is empty: set a command or remove it"
             )
-        return _SecretSource(setting=f"{table}.{key}_cmd", value=command, is_command=True)
+        return _SecretSource(
+            setting=f"{table}.{key}_cmd",
+            value=command,
+            is_command=True,
+            where=file.where(table, f"{key}_cmd"),
+        )
     return None
 
 
+# implements: authentication.CREDENTIALS.1, authentication.CREDENTIALS.2, authentication.CREDENTIALS.3, authentication.CREDENTIALS.4, authentication.CREDENTIALS.9, authentication.CREDENTIALS.11, authentication.CREDENTIALS.12
 def _credential(environ: Mapping[str, str], env: str, file: _File, key: str, noun: str) -> _SecretSource:
     from_file = _exclusive(file, "user", key)  # checked even when the environment wins
     value = environ.get(env, "")
+    if key == "name":
+        # Like a command's output: a username never has surrounding whitespace, a paste often does.
+        value = value.strip(_ASCII_WHITESPACE)
     if value:
         return _SecretSource(setting=env, value=value, is_command=False)
     if from_file is not None:
@@ -568,6 +822,7 @@ def _credential(environ: Mapping[str, str], env: str, file: _File, key: str, nou
     )
 
 
+# implements: server.SECURITY.4, server.SECURITY.5, server.SECURITY.9, server.SECURITY.10
 def _http_token(environ: Mapping[str, str], file: _File) -> _SecretSource | None:
     from_file = _exclusive(file, "mcp", "http_token")
     if ENV_HTTP_TOKEN in environ:
@@ -577,6 +832,7 @@ def _http_token(environ: Mapping[str, str], file: _File) -> _SecretSource | None
     return from_file
 
 
+# implements: server.SECURITY.11
 def _check_token(token: str, setting: str) -> str:
     """A bearer token travels in an HTTP header: it must be visible ASCII, and never empty."""
     stripped = token.strip(_ASCII_WHITESPACE)

@@ -25,28 +25,52 @@ ASCII_WHITESPACE = " \t\r\n\v\f"
 
 _SHELL = "/bin/sh"
 _CHUNK = 8192
+#: How often the reader looks whether the shell has exited while a descendant keeps stdout open.
+_EXIT_POLL_SECONDS = 0.05
+
+_SHELL_ADVICE = "run the command in a shell to see what is wrong, then fix it"
+#: POSIX shells exit 127 when the command is not found: under a desktop client's short PATH
+#: (Claude Desktop starts servers with a minimal one) that is the usual failure.
+_NOT_FOUND_ADVICE = (
+    "write the command with its absolute path (as `command -v NAME` prints it in your shell): "
+    "cooked-mcp may run with a shorter PATH than your terminal"
+)
 
 
 class CredentialCommandError(ConfigError):
-    """A ``*_cmd`` command could not produce a value; the message never holds its output."""
+    """A ``*_cmd`` command could not produce a value; the message never holds its output.
 
-    def __init__(self, setting: str, problem: str) -> None:
+    ``where`` (``path:line`` of the setting in the config file) leads the message, like
+    every other config error, when the caller knows it.
+    """
+
+    def __init__(
+        self, setting: str, problem: str, *, where: str | None = None, advice: str = _SHELL_ADVICE
+    ) -> None:
         self.setting = setting
         self.problem = problem
-        super().__init__(
-            f"{setting} command {problem}; run the command in a shell to see what is wrong, then fix it"
-        )
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}{setting} command {problem}; {advice}")
 
 
-def run_secret_command(setting: str, command: str, *, timeout: float = 5.0, max_bytes: int = 65536) -> str:
+# implements: authentication.CREDENTIALS.7, authentication.CREDENTIALS.7-1, authentication.CREDENTIALS.7-2, authentication.CREDENTIALS.15, authentication.CREDENTIALS.16, authentication.CREDENTIALS.18, authentication.CREDENTIALS.19, authentication.CREDENTIALS.20, authentication.SECRETS.2
+def run_secret_command(
+    setting: str, command: str, *, where: str | None = None, timeout: float = 5.0, max_bytes: int = 65536
+) -> str:
     """Return the trimmed stdout of ``command`` run by ``/bin/sh -c``.
 
-    ``setting`` (e.g. ``"user.password_cmd"``) is only used to say which command failed.
-    The command runs in its own session so that a timeout can kill everything it started,
-    not just the shell. stdout is read incrementally and never past ``max_bytes + 1``
-    bytes: more than ``max_bytes`` is an error, not a truncation, because a cut secret
-    would fail later in a far more confusing way.
+    ``setting`` (e.g. ``"user.password_cmd"``) and ``where`` (its ``path:line``) are only
+    used to say which command failed. The command runs in its own session so that a timeout
+    can kill everything it started, not just the shell. stdout is read incrementally and
+    never past ``max_bytes + 1`` bytes: more than ``max_bytes`` is an error, not a
+    truncation, because a cut secret would fail later in a far more confusing way. The value
+    is what was printed by the time the shell exits: a background process it left behind may
+    keep stdout open for ever (``(agent &); echo pw``), and waiting for that would time out.
     """
+
+    def fail(problem: str, advice: str = _SHELL_ADVICE) -> CredentialCommandError:
+        return CredentialCommandError(setting, problem, where=where, advice=advice)
+
     try:
         process = subprocess.Popen(
             [_SHELL, "-c", command],
@@ -57,18 +81,18 @@ def run_secret_command(setting: str, command: str, *, timeout: float = 5.0, max_
             close_fds=True,
         )
     except OSError as exc:
-        raise CredentialCommandError(
-            setting, f"could not be started ({exc.strerror or 'OS error'})"
-        ) from None
+        raise fail(f"could not be started ({exc.strerror or 'OS error'})") from None
 
+    timed_out = fail(f"timed out after {timeout:g} s")
+    too_much = fail(f"produced more than {_format_size(max_bytes)} of output")
     deadline = time.monotonic() + timeout
     try:
-        output = _read_bounded(process, setting, deadline, timeout, max_bytes)
+        output = _read_bounded(process, deadline, max_bytes, timed_out=timed_out, too_much=too_much)
         remaining = deadline - time.monotonic()
         try:
             returncode = process.wait(timeout=max(remaining, 0.0))
         except subprocess.TimeoutExpired:
-            raise _timed_out(setting, timeout) from None
+            raise timed_out from None
     except BaseException:
         _kill_group(process)
         raise
@@ -77,45 +101,60 @@ def run_secret_command(setting: str, command: str, *, timeout: float = 5.0, max_
         process.stdout.close()
 
     if returncode < 0:
-        raise CredentialCommandError(setting, f"was killed by signal {-returncode}")
+        raise fail(f"was killed by signal {-returncode}")
+    if returncode == 127:
+        raise fail("was not found (exit status 127)", _NOT_FOUND_ADVICE)
+    if returncode == 126:
+        raise fail(
+            "was found but could not be run (exit status 126)", "check that the file is executable (chmod +x)"
+        )
     if returncode != 0:
-        raise CredentialCommandError(setting, f"failed with exit status {returncode}")
+        raise fail(f"failed with exit status {returncode}")
     try:
         text = output.decode("utf-8")
     except UnicodeDecodeError:
-        raise CredentialCommandError(setting, "printed output that is not valid UTF-8") from None
+        raise fail("printed output that is not valid UTF-8") from None
     value = text.strip(ASCII_WHITESPACE)
     if not value:
-        raise CredentialCommandError(setting, "produced no output")
+        raise fail("produced no output")
     return value
 
 
+# implements: authentication.CREDENTIALS.17
 def _read_bounded(
-    process: subprocess.Popen[bytes], setting: str, deadline: float, timeout: float, max_bytes: int
+    process: subprocess.Popen[bytes],
+    deadline: float,
+    max_bytes: int,
+    *,
+    timed_out: CredentialCommandError,
+    too_much: CredentialCommandError,
 ) -> bytes:
-    """Read stdout until EOF, the deadline, or one byte past ``max_bytes``, whichever is first."""
+    """Read stdout until EOF or the shell's exit, the deadline, or one byte past ``max_bytes``."""
     assert process.stdout is not None
     fd = process.stdout.fileno()
     chunks: list[bytes] = []
     total = 0
+    exited = False
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise _timed_out(setting, timeout)
-        ready, _, _ = select.select([fd], [], [], remaining)
+            raise timed_out
+        ready, _, _ = select.select([fd], [], [], min(remaining, _EXIT_POLL_SECONDS))
         if not ready:
-            raise _timed_out(setting, timeout)
+            if exited:
+                # The shell is gone and nothing more is buffered: whoever still holds stdout is a
+                # background descendant, whose later output is not the value.
+                return b"".join(chunks)
+            # One more look after the exit is seen, so output written just before it is not lost.
+            exited = process.poll() is not None
+            continue
         chunk = os.read(fd, min(_CHUNK, max_bytes + 1 - total))
         if not chunk:
             return b"".join(chunks)
         chunks.append(chunk)
         total += len(chunk)
         if total > max_bytes:
-            raise CredentialCommandError(setting, f"produced more than {_format_size(max_bytes)} of output")
-
-
-def _timed_out(setting: str, timeout: float) -> CredentialCommandError:
-    return CredentialCommandError(setting, f"timed out after {timeout:g} s")
+            raise too_much
 
 
 def _format_size(size: int) -> str:

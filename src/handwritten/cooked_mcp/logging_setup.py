@@ -13,10 +13,11 @@ HTTP bearer token, and the session cookie values the client holds right now) wit
 handler, not on a logger, because handler filters see the records of every logger that
 propagates to the root, library loggers included.
 
-The HTTP client libraries are also held at WARNING whatever the configured level: httpx
-logs full request URLs at INFO (user-scoped paths hold the username) and httpcore logs raw
-headers at DEBUG (``Cookie``, ``Set-Cookie``). Our own DEBUG line per Cooked request says
-what is useful without them.
+The libraries in ``QUIET_LIBRARY_LOGGERS`` are also held at WARNING whatever the configured
+level: httpx logs full request URLs at INFO (user-scoped paths hold the username), httpcore
+logs raw headers at DEBUG (``Cookie``, ``Set-Cookie``) and sse_starlette logs every chunk it
+streams, tool results included. Our own DEBUG line per Cooked request says what is useful
+without them.
 """
 
 from __future__ import annotations
@@ -37,8 +38,10 @@ __all__ = [
     "register_secret_source",
 ]
 
-#: Library loggers that print URLs or raw headers below WARNING.
-QUIET_LIBRARY_LOGGERS = ("httpx", "httpcore")
+#: Library loggers that print URLs, raw headers or whole messages below WARNING: httpx (URLs, which
+#: hold the username), httpcore (``Cookie`` / ``Set-Cookie``), sse_starlette (every SSE chunk as a
+#: bytes repr: tool results, the username in escaped UTF-8) and the SDK's SSE transport (every message).
+QUIET_LIBRARY_LOGGERS = ("httpx", "httpcore", "sse_starlette", "mcp.server.sse")
 
 #: Something that knows secrets only at run time, such as the client's current cookie values.
 SecretSource = Callable[[], Iterable[str]]
@@ -47,6 +50,7 @@ _FORMAT = "cooked-mcp %(levelname)s %(name)s: %(message)s"
 _active: RedactionFilter | None = None
 
 
+# implements: authentication.SECRETS.1, server.SECURITY.2
 class RedactionFilter(logging.Filter):
     """Replaces registered secret values in every record it sees; never drops a record.
 

@@ -9,9 +9,10 @@ select or change the Cooked user.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 from pydantic import BaseModel
@@ -37,6 +38,9 @@ from cooked_mcp.cooked.models import (
 )
 from cooked_mcp.cooked.session import SecretLike, Session
 from cooked_mcp.cooked.wire import Reply, Timeouts, Wire
+
+if TYPE_CHECKING:
+    from cooked_mcp.config import Settings
 
 __all__ = ["MAX_PAGE_COUNT", "CookedClient"]
 
@@ -65,13 +69,29 @@ class CookedClient:
         connect_timeout: float = 10.0,
         read_timeout: float = 30.0,
         import_read_timeout: float = 90.0,
+        credentials_from: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        """``credentials_from`` names where the credentials came from, for the rejected-login hint;
+        ``clock`` (monotonic seconds) times the login back-off."""
         self._wire = Wire(
             base_url,
             transport=transport,
             timeouts=Timeouts(connect=connect_timeout, read=read_timeout, slow_read=import_read_timeout),
         )
-        self._session = Session(self._wire, username, password)
+        self._session = Session(
+            self._wire, username, password, credentials_from=credentials_from, clock=clock
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CookedClient:
+        """The client for the configured account: the one place that maps settings onto the client."""
+        return cls(
+            settings.base_url,
+            settings.username,
+            settings.password,
+            credentials_from=settings.describe_credentials(),
+        )
 
     @property
     def base_url(self) -> str:
@@ -98,6 +118,7 @@ class CookedClient:
 
     # --- recipes -------------------------------------------------------------------------------
 
+    # implements: recipes.PAGINATION.2
     async def list_recipes(self, page: int, page_count: int) -> list[RecipeSummary]:
         """Newest first; a full page means more may exist (Cooked does not say)."""
         if page < 1 or not 1 <= page_count <= MAX_PAGE_COUNT:
@@ -117,6 +138,7 @@ class CookedClient:
     async def preview_recipe(self, title: str, text: str) -> Preview:
         return await self._call(endpoints.PREVIEW_RECIPE, Preview, body={Key.TITLE: title, Key.TEXT: text})
 
+    # implements: recipes.SAVE.13
     async def save_recipe(self, title: str | None, description: str, portions: int | None) -> str:
         body = {Key.TITLE: title, Key.DESCRIPTION: description, Key.PORTIONS: portions}
         return (await self._call(endpoints.SAVE_RECIPE, SavedRef, body=body)).recipe_id
@@ -176,6 +198,7 @@ class CookedClient:
 
     # --- the one request path ------------------------------------------------------------------
 
+    # implements: authentication.SESSION.4, authentication.SESSION.5, authentication.SESSION.6
     async def _call(
         self,
         endpoint: Endpoint,
@@ -188,7 +211,7 @@ class CookedClient:
     ) -> M:
         generation, username = await self._session.current()
         reply = await self._send(endpoint, username, path, params, body)
-        if reply.status == 401:
+        if reply.session_lost:
             generation, username = await self._session.renew(generation)
             reply = await self._send(endpoint, username, path, params, body)
             if reply.status == 401:
@@ -204,8 +227,9 @@ class CookedClient:
             raise self._error(endpoint, reply)
         if allow_empty and not reply.body.strip():
             return model.model_validate({})
-        return decode(model, reply, endpoint)
+        return decode(model, reply, endpoint, self.secret_values)
 
+    # implements: api-client.REQUESTS.5, authentication.LOGIN.6
     async def _send(
         self,
         endpoint: Endpoint,

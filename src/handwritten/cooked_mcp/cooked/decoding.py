@@ -8,25 +8,49 @@ text, or worse, and an agent gains nothing from seeing it.
 from __future__ import annotations
 
 import json
-from typing import TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.cooked.errors import CookedResponseError
+from cooked_mcp.cooked.models import RecipeList
+from cooked_mcp.cooked.shape import shape_of
 from cooked_mcp.cooked.wire import MAX_SUCCESS_BODY_BYTES, Reply
 
-__all__ = ["decode", "describe_validation_error"]
+__all__ = ["UnexpectedAnswer", "decode", "describe_validation_error"]
 
 M = TypeVar("M", bound=BaseModel)
+
+#: Answers Cooked may send as a bare JSON array instead of ``{"items": [...]}``.
+_BARE_ARRAY_MODELS: frozenset[type[BaseModel]] = frozenset({RecipeList})
 
 _NEXT_STEP = "retry once; if it happens again, Cooked's API has changed and cooked-mcp needs an update"
 
 
-def decode(model: type[M], reply: Reply, endpoint: Endpoint) -> M:
+class UnexpectedAnswer(CookedResponseError):
+    """A 2xx answer the contract does not describe; ``problem`` names the field, ``shape`` is
+    the answer's keys and types (``shape.shape_of``), for ``--check`` reports. Neither holds a value."""
+
+    def __init__(self, summary: str, *, problem: str = "", shape: Any = None, **kwargs: Any) -> None:
+        self.problem = problem
+        self.shape = shape
+        super().__init__(summary, **kwargs)
+
+
+# implements: api-client.RESPONSES.1, api-client.RESPONSES.3
+def decode(
+    model: type[M], reply: Reply, endpoint: Endpoint, secrets: Callable[[], Iterable[str]] = tuple
+) -> M:
+    """``secrets()`` (asked only when an answer is refused) are kept out of its shape (``shape.shape_of``)."""
+    data: Any = None
+
     def fail(problem: str) -> CookedResponseError:
-        return CookedResponseError(
+        return UnexpectedAnswer(
             f"Cooked's answer to the {endpoint.name} request {problem}",
+            problem=problem,
+            shape=None if data is None else shape_of(data, tuple(secrets())),
             status=reply.status,
             next_step=_NEXT_STEP,
         )
@@ -39,7 +63,7 @@ def decode(model: type[M], reply: Reply, endpoint: Endpoint) -> M:
         data = json.loads(reply.body)
     except (ValueError, RecursionError):
         raise fail("is not valid JSON") from None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) and not (isinstance(data, list) and model in _BARE_ARRAY_MODELS):
         raise fail("is not a JSON object")
     try:
         return model.model_validate(data)

@@ -13,7 +13,18 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote
 
-__all__ = ["API_PREFIX", "ENDPOINTS", "USERNAME_PARAM", "Endpoint", "InvalidPathValue", "Key", "Query"]
+__all__ = [
+    "API_PREFIX",
+    "CONFIRMED",
+    "ENDPOINTS",
+    "RECONSTRUCTED",
+    "USERNAME_PARAM",
+    "Endpoint",
+    "InvalidPathValue",
+    "Key",
+    "Provenance",
+    "Query",
+]
 
 API_PREFIX: Final = "/api/"
 
@@ -22,7 +33,12 @@ USERNAME_PARAM: Final = "username"
 
 
 class Key:
-    """JSON keys, kebab-case as Cooked (a Clojure service) spells them."""
+    """JSON keys, kebab-case as Cooked (a Clojure service) spells them.
+
+    Cooked's app reads boolean keys with a trailing ``?`` (``is-patron?``), so every answer
+    model accepts a key with that ``?`` as the key without it (see ``models``); the
+    spellings here are the ones sent and expected first.
+    """
 
     # login
     USERNAME: Final = "username"
@@ -41,6 +57,8 @@ class Key:
     CAN_EDIT: Final = "can-edit"
     RECIPE_ID: Final = "recipe-id"
     EXTRACTION_ID: Final = "extraction-id"
+    #: The draft ID's other spelling, which Cooked's app reads in answers other than /api/new.
+    EXTRACT_ID: Final = "extract-id"
     URL: Final = "url"
     # shopping list
     AISLES: Final = "aisles"
@@ -72,11 +90,33 @@ class InvalidPathValue(ValueError):
 
 
 @dataclass(frozen=True)
+class Provenance:
+    """How sure the project is that a row matches the live Cooked, and why.
+
+    ``confirmed`` rows were seen in a public source (named in ``source``); the others are
+    the project's reconstruction, the first suspects when ``--check`` finds a mismatch.
+    """
+
+    confirmed: bool
+    source: str
+
+    @property
+    def label(self) -> str:
+        return f"{'confirmed' if self.confirmed else 'reconstructed'}: {self.source}"
+
+
+#: The public sources: Cooked's mobile app (by Cooked's author) and the readable part of its API notes.
+CONFIRMED: Final = Provenance(True, "Cooked's public mobile app and customer-API notes")
+#: Everything else: the shape in cooked-api.md that no public source shows.
+RECONSTRUCTED: Final = Provenance(False, "cooked-api.md reconstruction, no public source")
+
+
+@dataclass(frozen=True)
 class Endpoint:
     """One Cooked operation.
 
     ``name`` is what logs and error messages call it (never the filled path, which may hold
-    the username). ``slow`` selects the long read timeout. ``query`` lists the only query
+    the username). ``provenance`` says whether a public source confirms the row. ``slow`` selects the long read timeout. ``query`` lists the only query
     parameter names the operation may be sent. ``changes`` marks operations that change the
     account: when their answer is lost (timeout, broken connection) the change may still have
     happened, and a blind retry could repeat it (a second copy of a recipe, ingredients added twice).
@@ -85,6 +125,7 @@ class Endpoint:
     name: str
     method: str
     path_template: str
+    provenance: Provenance
     authenticated: bool = True
     slow: bool = False
     query: tuple[str, ...] = ()
@@ -98,6 +139,7 @@ class Endpoint:
     def user_scoped(self) -> bool:
         return USERNAME_PARAM in self.path_params
 
+    # implements: api-client.REQUESTS.3
     def path(self, **params: str) -> str:
         """Fill the template; each value becomes one percent-encoded segment or is refused.
 
@@ -119,39 +161,47 @@ class Endpoint:
         return path
 
 
-LOGIN: Final = Endpoint("login", "POST", "/api/public/login", authenticated=False)
+LOGIN: Final = Endpoint("login", "POST", "/api/public/login", CONFIRMED, authenticated=False)
 LIST_RECIPES: Final = Endpoint(
-    "list recipes", "GET", "/api/user/{username}/recipes", query=(Query.PAGE, Query.PAGE_COUNT)
+    "list recipes", "GET", "/api/user/{username}/recipes", RECONSTRUCTED, query=(Query.PAGE, Query.PAGE_COUNT)
 )
+# The path, ``query`` and ``{items}`` are public; ``page`` is not.
 SEARCH_RECIPES: Final = Endpoint(
-    "search recipes", "GET", "/api/user/recipes/search", query=(Query.QUERY, Query.PAGE)
+    "search recipes", "GET", "/api/user/recipes/search", CONFIRMED, query=(Query.QUERY, Query.PAGE)
 )
-GET_RECIPE: Final = Endpoint("get recipe", "GET", "/api/saved/{recipe_id}")
-PREVIEW_RECIPE: Final = Endpoint("preview recipe", "POST", "/api/recipes/preview")
-SAVE_RECIPE: Final = Endpoint("save recipe", "POST", "/api/recipes", changes=True)
-UPDATE_RECIPE: Final = Endpoint("update recipe", "PUT", "/api/saved/{recipe_id}", changes=True)
-DELETE_RECIPE: Final = Endpoint("delete recipe", "DELETE", "/api/saved/{recipe_id}", changes=True)
-IMPORT_URL: Final = Endpoint("import URL", "POST", "/api/new", slow=True, changes=True)
-GET_DRAFT: Final = Endpoint("get draft", "GET", "/api/extract/{extraction_id}")
-SAVE_DRAFT: Final = Endpoint("save draft", "POST", "/api/extract/{extraction_id}/save", changes=True)
-GET_SHOPPING_LIST: Final = Endpoint("get shopping list", "GET", "/api/user/{username}/shopping-list")
+GET_RECIPE: Final = Endpoint("get recipe", "GET", "/api/saved/{recipe_id}", RECONSTRUCTED)
+PREVIEW_RECIPE: Final = Endpoint("preview recipe", "POST", "/api/recipes/preview", RECONSTRUCTED)
+SAVE_RECIPE: Final = Endpoint("save recipe", "POST", "/api/recipes", RECONSTRUCTED, changes=True)
+UPDATE_RECIPE: Final = Endpoint("update recipe", "PUT", "/api/saved/{recipe_id}", RECONSTRUCTED, changes=True)
+DELETE_RECIPE: Final = Endpoint(
+    "delete recipe", "DELETE", "/api/saved/{recipe_id}", RECONSTRUCTED, changes=True
+)
+IMPORT_URL: Final = Endpoint("import URL", "POST", "/api/new", CONFIRMED, slow=True, changes=True)
+GET_DRAFT: Final = Endpoint("get draft", "GET", "/api/extract/{extraction_id}", RECONSTRUCTED)
+SAVE_DRAFT: Final = Endpoint(
+    "save draft", "POST", "/api/extract/{extraction_id}/save", RECONSTRUCTED, changes=True
+)
+GET_SHOPPING_LIST: Final = Endpoint(
+    "get shopping list", "GET", "/api/user/{username}/shopping-list", RECONSTRUCTED
+)
 ADD_INGREDIENTS: Final = Endpoint(
-    "add ingredients", "POST", "/api/user/{username}/shopping-list/ingredients", changes=True
+    "add ingredients", "POST", "/api/user/{username}/shopping-list/ingredients", RECONSTRUCTED, changes=True
 )
 UPDATE_PRODUCT_GROUP: Final = Endpoint(
     "update product group",
     "PUT",
     "/api/user/{username}/shopping-list/product-groups/{product_group_id}",
+    RECONSTRUCTED,
     changes=True,
 )
 SET_SELECTED: Final = Endpoint(
-    "set selection", "PUT", "/api/user/{username}/shopping-list/selected", changes=True
+    "set selection", "PUT", "/api/user/{username}/shopping-list/selected", RECONSTRUCTED, changes=True
 )
 REMOVE_PRODUCT_GROUPS: Final = Endpoint(
-    "remove product groups", "POST", "/api/user/{username}/shopping-list/remove", changes=True
+    "remove product groups", "POST", "/api/user/{username}/shopping-list/remove", RECONSTRUCTED, changes=True
 )
 CLEAR_SHOPPING_LIST: Final = Endpoint(
-    "clear shopping list", "DELETE", "/api/user/{username}/shopping-list", changes=True
+    "clear shopping list", "DELETE", "/api/user/{username}/shopping-list", RECONSTRUCTED, changes=True
 )
 
 #: Every operation, for tests and documentation that need to walk the whole table.

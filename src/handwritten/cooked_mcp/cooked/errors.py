@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import json
 import math
+import socket
+import ssl
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+
+import anyio
 
 from cooked_mcp.cooked.endpoints import Key
 
@@ -24,11 +28,13 @@ __all__ = [
     "CookedResponseError",
     "CookedUnavailable",
     "clean_text",
+    "connect_failure",
     "error_from_response",
     "parse_retry_after",
 ]
 
 #: How much of an error body is ever read: enough for any JSON error, never a whole proxy page.
+# implements: api-client.LIMITS.1
 MAX_ERROR_BODY_BYTES = 64 * 1024
 _MAX_MESSAGE_CHARS = 300
 _MAX_CODE_CHARS = 64
@@ -60,6 +66,7 @@ class CookedError(Exception):
         self.next_step = next_step
         super().__init__(self._compose())
 
+    # implements: api-client.ERRORS.2, api-client.ERRORS.3, api-client.ERRORS.4, api-client.ERRORS.5
     def _compose(self) -> str:
         parts = [self.summary]
         details = " ".join(str(item) for item in (self.status, self.code) if item is not None)
@@ -102,6 +109,7 @@ _NEXT_STEPS_BY_CODE = {
 }
 
 
+# implements: api-client.ERRORS.1, api-client.ERRORS.5, api-client.ERRORS.6
 def error_from_response(
     status: int,
     body: bytes,
@@ -143,6 +151,7 @@ def error_from_response(
     )
 
 
+# implements: api-client.ERRORS.3, api-client.ERRORS.4
 def _parse_error_body(body: bytes, redact: Callable[[str], str] | None) -> tuple[str | None, str | None]:
     try:
         data = json.loads(body.decode("utf-8"))
@@ -187,3 +196,57 @@ def parse_retry_after(value: str | None) -> float | None:
     if not math.isfinite(seconds) or seconds < 0:
         return None
     return seconds
+
+
+def connect_failure(exc: BaseException, base_url: str) -> tuple[str, str]:
+    """What went wrong while connecting to Cooked, in words, and the advice that fits that cause.
+
+    httpx reports every connection failure as one ``ConnectError``; the cause is found in the
+    exceptions it wraps. "Retry later" is offered only where time can fix the cause: a refused
+    connection (Cooked restarting) or an unknown network trouble, never a name that does not exist
+    or a TLS mismatch. (A connect timeout is not a ``ConnectError``; the wire reports it itself.)
+    """
+    setting = f"COOKED_BASE_URL ({base_url})"
+    causes = list(_causes(exc))
+    if any(isinstance(cause, ssl.SSLCertVerificationError) for cause in causes):
+        return (
+            "could not be reached: its TLS certificate was not accepted",
+            f"check that {setting} names Cooked itself; behind a TLS-inspecting proxy, point SSL_CERT_FILE "
+            "at the proxy's CA certificate",
+        )
+    # anyio's end of stream inside a connect failure: the server hung up on the TLS client hello.
+    tls_failures = ssl.SSLError | anyio.EndOfStream | anyio.BrokenResourceError
+    if any(isinstance(cause, tls_failures) for cause in causes):
+        return (
+            "could not be reached: the TLS handshake failed",
+            f"check the scheme in {setting}: https:// for Cooked (a server that speaks plain HTTP fails "
+            "this way), http:// only for a local test server",
+        )
+    if any(isinstance(cause, socket.gaierror) for cause in causes):
+        return (
+            "could not be reached: its host name was not found",
+            f"check the host name in {setting} and this machine's network connection and DNS",
+        )
+    if any(isinstance(cause, ConnectionRefusedError) for cause in causes):
+        return (
+            "could not be reached: the connection was refused (nothing is listening there)",
+            f"check the host and port in {setting}; if they are right, Cooked is down: retry later",
+        )
+    return (
+        "could not be reached",
+        f"check this machine's network connection and {setting}; retry later",
+    )
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and everything it wraps: causes, contexts and the members of exception groups."""
+    pending, seen = [exc], set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)

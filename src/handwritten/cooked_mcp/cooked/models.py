@@ -5,11 +5,18 @@ or broken Cooked answer becomes a precise ``CookedResponseError`` instead of a
 ``KeyError`` deep in a handler. Unknown fields are ignored (Cooked adds fields freely), and
 image and thumbnail URLs are deliberately not modelled, so they cannot leak into tool
 output. Aliases come from ``endpoints.Key``, the one place JSON keys are spelled.
+
+Tolerant where Cooked is seen to vary (its own app reads these variants): a key may end in
+``?`` (``can-edit?``), a list may come bare instead of as ``{"items": [...]}``, and a draft's
+ID may be ``extraction-id`` or ``extract-id``. Strict where a tool would otherwise lie: an
+ID or the markdown must be present and of the right type.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from cooked_mcp.cooked.endpoints import Key
 
@@ -33,23 +40,45 @@ __all__ = [
 ]
 
 
+# implements: api-client.RESPONSES.2, tools.RESPONSES.4
 class _CookedModel(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _question_mark_keys(cls, data: Any) -> Any:
+        """``can-edit?`` reads as ``can-edit`` unless the plain key is there too (it wins)."""
+        if not isinstance(data, dict) or not any(isinstance(k, str) and k.endswith("?") for k in data):
+            return data
+        plain = {k: v for k, v in data.items() if not (isinstance(k, str) and k.endswith("?"))}
+        for key, value in data.items():
+            if isinstance(key, str) and key.endswith("?"):
+                plain.setdefault(key[:-1], value)
+        return plain
 
 
 class LoginResult(_CookedModel):
     username: str = Field(alias=Key.USERNAME, min_length=1)
 
 
+# implements: recipes.READ.4, tools.RESPONSES.3
 class RecipeSummary(_CookedModel):
     id: str = Field(alias=Key.ID, min_length=1)
     title: str | None = Field(default=None, alias=Key.TITLE)
 
 
 class RecipeList(_CookedModel):
+    """``{"items": [...]}`` or the bare array, both seen from Cooked."""
+
     items: list[RecipeSummary] = Field(alias=Key.ITEMS)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_array(cls, data: Any) -> Any:
+        return {Key.ITEMS: data} if isinstance(data, list) else data
 
+
+# implements: recipes.READ.9
 class Recipe(_CookedModel):
     id: str = Field(alias=Key.ID, min_length=1)
     title: str | None = Field(default=None, alias=Key.TITLE)
@@ -73,17 +102,26 @@ class ImportResult(_CookedModel):
     """Either the recipe was saved at once (``recipe_id``) or a draft awaits review (``extraction_id``)."""
 
     recipe_id: str | None = Field(default=None, alias=Key.RECIPE_ID, min_length=1)
-    extraction_id: str | None = Field(default=None, alias=Key.EXTRACTION_ID, min_length=1)
+    extraction_id: str | None = Field(
+        default=None,
+        alias=Key.EXTRACTION_ID,
+        validation_alias=AliasChoices(Key.EXTRACTION_ID, Key.EXTRACT_ID),
+        min_length=1,
+    )
 
     @model_validator(mode="after")
     def _exactly_one(self) -> ImportResult:
         if (self.recipe_id is None) == (self.extraction_id is None):
-            raise ValueError(f"exactly one of {Key.RECIPE_ID} and {Key.EXTRACTION_ID} must be present")
+            raise ValueError(
+                f"exactly one of {Key.RECIPE_ID} and {Key.EXTRACTION_ID} (or {Key.EXTRACT_ID}) must be present"
+            )
         return self
 
 
 class Draft(_CookedModel):
-    id: str = Field(alias=Key.ID, min_length=1)
+    id: str = Field(
+        alias=Key.ID, validation_alias=AliasChoices(Key.ID, Key.EXTRACT_ID, Key.EXTRACTION_ID), min_length=1
+    )
     title: str | None = Field(default=None, alias=Key.TITLE)
     description: str = Field(alias=Key.DESCRIPTION)
     portions: int | None = Field(default=None, alias=Key.PORTIONS)

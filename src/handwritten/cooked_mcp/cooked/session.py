@@ -9,12 +9,20 @@ else just picks up the newer session, or the error of the login attempt they wai
 
 The session is the in-memory cookie jar of the ``Wire`` plus the canonical username Cooked
 returned; nothing is ever written to disk, so a restarted process logs in afresh.
+
+Credentials cannot change without a restart, so once Cooked rejects them (401, or 403 at
+login) asking again on every call only hammers the account (and may get it locked). For
+``LOGIN_BACKOFF_SECONDS`` after a rejection every call gets the same authentication error at
+once, without contacting Cooked; then one login is tried again. So while Cooked keeps
+rejecting them, at most one login per back-off period goes out, whatever the call rate.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
 from typing import Protocol
 
 from cooked_mcp.cooked import endpoints
@@ -25,15 +33,25 @@ from cooked_mcp.cooked.models import LoginResult
 from cooked_mcp.cooked.wire import Reply, Wire
 from cooked_mcp.redaction import redact
 
-__all__ = ["LOGIN_HINT", "SecretLike", "Session"]
+__all__ = ["LOGIN_BACKOFF_SECONDS", "SecretLike", "Session", "login_hint"]
 
 logger = logging.getLogger("cooked_mcp.cooked")
 
-#: How a user fixes rejected credentials; names the settings, never their values.
-LOGIN_HINT = (
-    "check COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the "
-    "config file) and restart cooked-mcp; social-login and passwordless Cooked accounts are not supported"
-)
+#: How long rejected credentials are not tried again (at least a minute, as issue 16 asks).
+LOGIN_BACKOFF_SECONDS = 60.0
+
+
+def login_hint(credentials_from: str | None = None) -> str:
+    """How a user fixes rejected credentials; names the settings actually used, never their values.
+
+    ``credentials_from`` is ``Settings.describe_credentials()`` (which variable, file line or
+    command each credential came from); without it every place a credential could be is listed.
+    """
+    settings = credentials_from or (
+        "COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the config file)"
+    )
+    return f"check {settings} and restart cooked-mcp; social-login and passwordless Cooked accounts are not supported"
+
 
 #: Cookie values of earlier sessions kept for redaction (one per login; a long-lived process stays bounded).
 _RETIRED_COOKIES_KEPT = 16
@@ -45,11 +63,23 @@ class SecretLike(Protocol):
     def get_secret_value(self) -> str: ...
 
 
+# implements: authentication.CREDENTIALS.10, authentication.SESSION.9
 class Session:
-    def __init__(self, wire: Wire, login_name: str, password: SecretLike) -> None:
+    def __init__(
+        self,
+        wire: Wire,
+        login_name: str,
+        password: SecretLike,
+        *,
+        credentials_from: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._wire = wire
         self._login_name = login_name
         self._password = password
+        self._credentials_from = credentials_from
+        self._clock = clock
+        self._rejected_at: float | None = None  # when Cooked last rejected the credentials
         self._lock = asyncio.Lock()
         self._generation = 0
         self._username: str | None = None
@@ -59,6 +89,7 @@ class Session:
         # whose error could echo it.
         self._last_username: str | None = None
 
+    # implements: authentication.LOGIN.1
     async def current(self) -> tuple[int, str]:
         """The session to use, logging in first if there is none yet: ``(generation, username)``."""
         username = self._username
@@ -66,10 +97,12 @@ class Session:
             return self._generation, username
         return await self._login_once(self._generation)
 
+    # implements: authentication.SESSION.4
     async def renew(self, rejected_generation: int) -> tuple[int, str]:
         """Replace the session Cooked rejected, unless another caller already did."""
         return await self._login_once(rejected_generation)
 
+    # implements: api-client.ERRORS.6, authentication.SECRETS.3
     def redact(self, text: str) -> str:
         """Scrub what must never reach error text: login name, username, password, cookie values.
 
@@ -100,12 +133,28 @@ class Session:
             # A login interrupted by cancellation leaves neither a username nor an error.
             interrupted = self._username is None and self._failure is None
             if self._generation == seen_generation or interrupted:
+                self._raise_if_backing_off()
                 await self._login()
             if self._username is None:
                 assert self._failure is not None
                 raise _copy(self._failure)
             return self._generation, self._username
 
+    def _raise_if_backing_off(self) -> None:
+        """Within the back-off after a rejection: the same error again, and Cooked is not asked."""
+        if self._rejected_at is None or self._failure is None:
+            return
+        waited = self._clock() - self._rejected_at
+        if waited < LOGIN_BACKOFF_SECONDS:
+            raise _copy(
+                self._failure,
+                next_step=(
+                    f"{self._failure.next_step}. Cooked was not asked again: it rejected these credentials "
+                    f"{waited:.0f} s ago, and they are tried at most once every {LOGIN_BACKOFF_SECONDS:.0f} s"
+                ),
+            )
+
+    # implements: authentication.SESSION.3
     async def _login(self) -> None:
         """One login attempt. The generation moves on only when the attempt is over, so a caller
         that looks while it is in flight waits for it instead of starting another one."""
@@ -116,13 +165,16 @@ class Session:
         self._wire.clear_cookies()
         try:
             self._username = self._last_username = await self._post_login()
+            self._rejected_at = None
         except CookedError as exc:
             self._failure = exc
+            self._rejected_at = self._clock() if isinstance(exc, CookedAuthError) else None
             raise
         finally:
             self._generation += 1
         logger.debug("logged in to Cooked (session %d)", self._generation)
 
+    # implements: authentication.LOGIN.2, authentication.LOGIN.4, authentication.LOGIN.5
     async def _post_login(self) -> str:
         endpoint = endpoints.LOGIN
         reply = await self._wire.send(
@@ -130,13 +182,13 @@ class Session:
             endpoint.path(),
             body={Key.USERNAME: self._login_name, Key.PASSWORD: self._password.get_secret_value()},
         )
-        if reply.status == 401:
+        if reply.status in (401, 403):  # 403: an account Cooked will not let in, the same to the user
             error = self._error(reply)
             raise CookedAuthError(
                 "Cooked rejected the configured username or password",
-                status=401,
+                status=reply.status,
                 code=error.code,
-                next_step=LOGIN_HINT,
+                next_step=login_hint(self._credentials_from),
             )
         if not reply.ok:
             raise self._error(reply)
@@ -148,7 +200,7 @@ class Session:
         )
 
 
-def _copy(error: CookedError) -> CookedError:
+def _copy(error: CookedError, *, next_step: str | None = None) -> CookedError:
     """A fresh exception for each waiter: one instance raised in many tasks would tangle tracebacks."""
     return type(error)(
         error.summary,
@@ -156,5 +208,5 @@ def _copy(error: CookedError) -> CookedError:
         code=error.code,
         cooked_message=error.cooked_message,
         retry_after=error.retry_after,
-        next_step=error.next_step,
+        next_step=error.next_step if next_step is None else next_step,
     )

@@ -11,25 +11,34 @@ from cooked_mcp_generated.models import (
     PreviewRecipeTextOutput,
     ReadArguments,
     ReadOutput,
+    ReadShoppingList,
     SaveRecipeArguments,
     SaveRecipeOutput,
 )
-from cooked_mcp_generated.runtime import ToolCall, ToolResult
+from cooked_mcp_runtime.results import ToolCall, ToolResult
 
 from ..cooked.client import CookedClient
 from .recipes import RecipeTools
 from .shopping_list import ShoppingListTools
+from .url_imports import DEFAULT_ANSWER_SECONDS
 
 
 class CookedTools:
     """Implements the generated ToolHandlers protocol against one Cooked account."""
 
-    def __init__(self, client: CookedClient) -> None:
-        self._recipes = RecipeTools(client)
-        self._shopping_list = ShoppingListTools(client)
+    def __init__(
+        self,
+        client: CookedClient,
+        *,
+        writable: bool = True,
+        import_answer_seconds: float = DEFAULT_ANSWER_SECONDS,
+    ) -> None:
+        # writable=False (read-only mode): results suggest no follow-up call to a write tool.
+        self._recipes = RecipeTools(client, writable=writable, import_answer_seconds=import_answer_seconds)
+        self._shopping_list = ShoppingListTools(client, writable=writable)
 
     async def read(self, args: ReadArguments, call: ToolCall) -> ToolResult[ReadOutput]:
-        if args.target == "shopping_list":
+        if isinstance(args, ReadShoppingList):
             return await self._shopping_list.read(args)
         return await self._recipes.read(args)
 

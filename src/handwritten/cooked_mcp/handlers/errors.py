@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from cooked_mcp_generated.runtime import ToolError
+from cooked_mcp_runtime.results import ToolError
 
 from ..cooked.errors import CookedError
 
 
+# implements: api-client.ERRORS.1, api-client.ERRORS.5, tools.RESPONSES.6
 @contextmanager
 def cooked_errors(
     *,

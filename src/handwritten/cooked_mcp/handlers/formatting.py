@@ -48,6 +48,7 @@ def portions_phrase(portions: int | None) -> str:
     return f"{portions} portion{'' if portions == 1 else 's'}"
 
 
+# implements: tools.RESPONSES.1, tools.RESPONSES.2
 def tool_call(tool: str, **arguments: str | int | None) -> str:
     """How to make a follow-up call, spelled the same way in every result.
 

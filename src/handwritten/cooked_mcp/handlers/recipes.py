@@ -14,45 +14,48 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TypeVar
 
 from cooked_mcp_generated.models import (
     DeleteRecipeArguments,
     DeleteRecipeOutput,
     PreviewRecipeTextArguments,
     PreviewRecipeTextOutput,
-    ReadArguments,
     ReadOutput,
+    ReadRecipe,
+    ReadRecipes,
     Recipe,
     RecipeDraft,
     RecipeSummary,
     SaveRecipeArguments,
+    SaveRecipeDraft,
+    SaveRecipeExisting,
     SaveRecipeOutput,
+    SaveRecipePrepared,
+    SaveRecipeRawText,
+    SaveRecipeUrl,
 )
-from cooked_mcp_generated.runtime import ProgressReporter, ToolCall, ToolError, ToolResult
+from cooked_mcp_runtime.results import ProgressReporter, ToolCall, ToolResult
 
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from .errors import cooked_errors
 from .formatting import fence, one_line, portions_phrase, tool_call
+from .url_imports import DEFAULT_ANSWER_SECONDS, UrlImports
 
 logger = logging.getLogger("cooked_mcp.handlers")
 
-T = TypeVar("T")
-
 #: Cooked's search answers pages of this fixed size; only the list endpoint takes a page size.
 SEARCH_PAGE_SIZE = 20
-#: The read tool's cap on limit, from the generated schema; it covers a whole search page.
-MAX_LIMIT: int = ReadArguments.model_json_schema()["properties"]["limit"]["maximum"]
 #: How often a running URL import reports progress; clients drop a call that stays silent too long.
 PROGRESS_INTERVAL_SECONDS = 3.0
 
+# implements: api-client.ERRORS.5
 RECIPE_NOT_FOUND = (
     "no saved recipe has this ID (it may have been deleted); find the right ID with read target=recipes "
     "(add query to search by title)"
 )
 RECIPE_FORBIDDEN = (
-    "this recipe belongs to someone else, so this account cannot change or delete it; to keep an "
+    "this account does not own the recipe, so it cannot change or delete it; to keep an "
     "edited version, save a copy with save_recipe source=prepared"
 )
 DRAFT_NOT_FOUND = (
@@ -66,53 +69,77 @@ IMPORT_FAILED = (
 
 
 class RecipeTools:
-    def __init__(self, client: CookedClient) -> None:
+    def __init__(
+        self,
+        client: CookedClient,
+        *,
+        writable: bool = True,
+        import_answer_seconds: float = DEFAULT_ANSWER_SECONDS,
+    ) -> None:
         self._client = client
+        self._writable = writable
+        self._imports = UrlImports(self._import_now, answer_seconds=import_answer_seconds)
 
     # --- read ----------------------------------------------------------------------------------
 
-    async def read(self, args: ReadArguments) -> ToolResult[ReadOutput]:
-        if args.target == "recipe":
-            return await self._read_recipe(_given(args.recipe_id, "recipe_id"))
+    # implements: recipes.READ.1, recipes.READ.2, recipes.READ.5
+    async def read(self, args: ReadRecipes | ReadRecipe) -> ToolResult[ReadOutput]:
+        if isinstance(args, ReadRecipe):
+            return await self._read_recipe(args.recipe_id)
         if args.query is None:
             return await self._list(args.page, args.limit)
         return await self._search(args.query, args.page, args.limit)
 
+    # implements: recipes.PAGINATION.1, recipes.PAGINATION.2
     async def _list(self, page: int, limit: int) -> ToolResult[ReadOutput]:
         """Tool page N with limit L is Cooked's page N with ``page-count`` L, so pages never overlap."""
         with cooked_errors():
             items = await self._client.list_recipes(page, limit)
         # Cooked never says whether more exist; a full page is the only sign that they may.
-        return _RecipePage(items, page, limit, query=None, hidden=0, full=len(items) == limit).result()
+        return _RecipePage(items, page, limit, query=None, more=len(items) == limit).result()
 
+    # implements: recipes.PAGINATION.1, recipes.PAGINATION.3
     async def _search(self, query: str, page: int, limit: int) -> ToolResult[ReadOutput]:
-        """Tool page N is Cooked's search page N (always 20 results), cut to the first ``limit``.
+        """Tool page N is results (N-1)*L+1 to N*L, as for the list, cut from Cooked's 20-result pages.
 
-        Cooked's search has no page size, so an offset-based mapping (page N of ``limit``
-        results) would need up to two Cooked requests per call and page numbers that shift
-        with ``limit``. Keeping Cooked's pages keeps one request per call and stable page
-        numbers; whatever ``limit`` leaves out of a page is reachable with a larger ``limit``
-        (at most 30, which always covers a whole page of 20), and the result says so.
+        Counting pages in steps of ``limit`` (not Cooked's fixed 20) is what lets an agent that
+        follows ``next_page`` with the same ``limit`` see every result exactly once. A window
+        inside one Cooked page costs one request (always so for a limit dividing 20, such as
+        the default 10); one crossing a Cooked page boundary needs the next Cooked page too.
+        A short Cooked page ends the results, so no page after it is asked for.
         """
+        start = (page - 1) * limit
+        first = start // SEARCH_PAGE_SIZE + 1
+        last = (start + limit - 1) // SEARCH_PAGE_SIZE + 1
+        fetched: list[cooked.RecipeSummary] = []
         with cooked_errors():
-            items = await self._client.search_recipes(query, page)
-        shown = items[:limit]
-        full = len(items) >= SEARCH_PAGE_SIZE
-        return _RecipePage(
-            shown, page, limit, query=query, hidden=len(items) - len(shown), full=full
-        ).result()
+            for cooked_page in range(first, last + 1):
+                items = await self._client.search_recipes(query, cooked_page)
+                fetched.extend(items)
+                if len(items) < SEARCH_PAGE_SIZE:
+                    break
+        skip = start - (first - 1) * SEARCH_PAGE_SIZE
+        shown = fetched[skip : skip + limit]
+        # More exist for sure when the last Cooked page read goes on past the window; they may
+        # exist when the window ends exactly where a full Cooked page does.
+        beyond = len(fetched) > skip + limit
+        ends_full = len(fetched) == (last - first + 1) * SEARCH_PAGE_SIZE
+        return _RecipePage(shown, page, limit, query=query, more=beyond or ends_full).result()
 
+    # implements: recipes.READ.6, recipes.READ.6-1, recipes.READ.6-2, recipes.READ.7, recipes.READ.8
     async def _read_recipe(self, recipe_id: str) -> ToolResult[ReadOutput]:
         with cooked_errors(not_found=RECIPE_NOT_FOUND):
             recipe = await self._client.get_recipe(recipe_id)
-        text = "\n".join(
-            [
-                f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{_ownership(recipe)}.",
-                _fenced_recipe(recipe.title, recipe.description),
+        lines = [
+            f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{_ownership(recipe, self._writable)}.",
+            _fenced_recipe(recipe.title, recipe.description),
+        ]
+        if self._writable:
+            lines.append(
                 f"To change it: {_update_call(recipe.id)} (send the whole new markdown). "
-                f"To delete it: {tool_call('delete_recipe', recipe_id=recipe.id)}.",
-            ]
-        )
+                f"To delete it: {tool_call('delete_recipe', recipe_id=recipe.id)}."
+            )
+        text = "\n".join(lines)
         output = Recipe(
             id=recipe.id,
             title=recipe.title,
@@ -125,6 +152,7 @@ class RecipeTools:
 
     # --- preview -------------------------------------------------------------------------------
 
+    # implements: recipes.PREVIEW_TEXT.1, recipes.PREVIEW_TEXT.2, recipes.PREVIEW_TEXT.3, recipes.PREVIEW_TEXT.4
     async def preview(self, args: PreviewRecipeTextArguments) -> ToolResult[PreviewRecipeTextOutput]:
         with cooked_errors():
             preview = await self._client.preview_recipe(args.title, args.text)
@@ -136,14 +164,16 @@ class RecipeTools:
             portions=preview.portions,
         )
         portions = portions_phrase(preview.portions)
-        text = "\n".join(
-            [
-                f"Preview only: NOTHING was saved. Cooked made this of the text ({portions}):",
-                _fenced_recipe(preview.title, preview.description),
+        lines = [
+            f"Preview only: NOTHING was saved. Cooked made this of the text ({portions}):",
+            _fenced_recipe(preview.title, preview.description),
+        ]
+        if self._writable:
+            lines.append(
                 f"To keep it: {save} with the title and markdown above (edit them first if needed), "
-                "or save_recipe source=raw_text with the original title and text.",
-            ]
-        )
+                "or save_recipe source=raw_text with the original title and text."
+            )
+        text = "\n".join(lines)
         output = PreviewRecipeTextOutput(
             title=preview.title, markdown=preview.description, portions=preview.portions, saved=False
         )
@@ -151,25 +181,21 @@ class RecipeTools:
 
     # --- save ----------------------------------------------------------------------------------
 
+    # implements: recipes.SAVE.10
     async def save(self, args: SaveRecipeArguments, call: ToolCall) -> ToolResult[SaveRecipeOutput]:
-        match args.source:
-            case "raw_text":
-                return await self._save_raw_text(_given(args.title, "title"), _given(args.text, "text"))
-            case "prepared":
-                return await self._save_prepared(
-                    _given(args.title, "title"), _given(args.markdown, "markdown"), args.portions
-                )
-            case "url":
-                return await self._import_url(_given(args.url, "url"), call.report_progress)
-            case "draft":
-                return await self._save_draft(
-                    _given(args.draft_id, "draft_id"), _given(args.markdown, "markdown"), args.portions
-                )
-            case "existing":
-                return await self._update(
-                    _given(args.recipe_id, "recipe_id"), _given(args.markdown, "markdown"), args.portions
-                )
+        match args:
+            case SaveRecipeRawText():
+                return await self._save_raw_text(args.title, args.text)
+            case SaveRecipePrepared():
+                return await self._save_prepared(args.title, args.markdown, args.portions)
+            case SaveRecipeUrl():
+                return await self._import_url(args.url, call.report_progress)
+            case SaveRecipeDraft():
+                return await self._save_draft(args.draft_id, args.markdown, args.portions)
+            case SaveRecipeExisting():
+                return await self._update(args.recipe_id, args.markdown, args.portions)
 
+    # implements: recipes.SAVE.1, recipes.SAVE.11
     async def _save_raw_text(self, title: str, text: str) -> ToolResult[SaveRecipeOutput]:
         """Cooked saves raw text in two steps; the agent sees one, saving exactly what the preview made.
 
@@ -185,6 +211,7 @@ class RecipeTools:
         what = f"Saved the text as recipe {recipe_id} ({portions}); Cooked formatted it first."
         return _saved("raw_text", recipe_id, what)
 
+    # implements: recipes.SAVE.2
     async def _save_prepared(
         self, title: str, markdown: str, portions: int | None
     ) -> ToolResult[SaveRecipeOutput]:
@@ -192,18 +219,25 @@ class RecipeTools:
             recipe_id = await self._client.save_recipe(title, markdown, portions)
         return _saved("prepared", recipe_id, f"Saved recipe {recipe_id} ({portions_phrase(portions)}).")
 
+    # implements: recipes.SAVE.3
     async def _import_url(self, url: str, report: ProgressReporter) -> ToolResult[SaveRecipeOutput]:
-        """Never saves a draft: a draft is saved only by an explicit source=draft call."""
+        """Progress ticks while this call waits; the import itself may outlive it (url_imports)."""
         async with _ticking(report, "Cooked is importing the page (this can take up to a minute)"):
-            with cooked_errors(unprocessable=IMPORT_FAILED):
-                imported = await self._client.import_url(url)
-                if imported.recipe_id is not None:
-                    what = f"Cooked imported the page and saved it as recipe {imported.recipe_id}."
-                    return _saved("url", imported.recipe_id, what)
-                assert imported.extraction_id is not None  # ImportResult holds exactly one of the two
-                draft = await self._client.get_draft(imported.extraction_id)
+            return await self._imports.start_or_report(url)
+
+    # implements: recipes.SAVE.4, recipes.SAVE.6, recipes.SAVE.14, recipes.SAVE.16
+    async def _import_now(self, url: str) -> ToolResult[SaveRecipeOutput]:
+        """Never saves a draft: a draft is saved only by an explicit source=draft call."""
+        with cooked_errors(unprocessable=IMPORT_FAILED):
+            imported = await self._client.import_url(url)
+            if imported.recipe_id is not None:
+                what = f"Cooked imported the page and saved it as recipe {imported.recipe_id}."
+                return _saved("url", imported.recipe_id, what)
+            assert imported.extraction_id is not None  # ImportResult holds exactly one of the two
+            draft = await self._client.get_draft(imported.extraction_id)
         return _draft_result(draft)
 
+    # implements: recipes.SAVE.7, recipes.SAFETY.1
     async def _save_draft(
         self, draft_id: str, markdown: str, portions: int | None
     ) -> ToolResult[SaveRecipeOutput]:
@@ -212,6 +246,7 @@ class RecipeTools:
         what = f"Saved import draft {draft_id} as recipe {recipe_id} ({portions_phrase(portions)})."
         return _saved("draft", recipe_id, what)
 
+    # implements: recipes.SAVE.8, recipes.SAFETY.2
     async def _update(
         self, recipe_id: str, markdown: str, portions: int | None
     ) -> ToolResult[SaveRecipeOutput]:
@@ -222,6 +257,7 @@ class RecipeTools:
 
     # --- delete --------------------------------------------------------------------------------
 
+    # implements: recipes.DELETE.1, recipes.DELETE.2, recipes.SAFETY.3
     async def delete(self, args: DeleteRecipeArguments) -> ToolResult[DeleteRecipeOutput]:
         with cooked_errors(not_found=RECIPE_NOT_FOUND, forbidden=RECIPE_FORBIDDEN):
             deleted = await self._client.delete_recipe(args.recipe_id)
@@ -229,20 +265,21 @@ class RecipeTools:
         return ToolResult(text, DeleteRecipeOutput(recipe_id=deleted, deleted=True))
 
 
+# implements: recipes.READ.3, recipes.PAGINATION.6, api-client.LIMITS.2, api-client.LIMITS.3
 @dataclass(frozen=True)
 class _RecipePage:
-    """One page of a list or search, and what the agent should call to see more.
+    """One page of a list or search, and the one call that continues it.
 
-    ``hidden`` counts results on this Cooked page that ``limit`` left out; ``full`` says
-    Cooked filled the page, so the next page may hold more.
+    Page N with limit L holds results (N-1)*L+1 to N*L for a list and a search alike, so
+    the continuation is always the same call with ``page`` N+1: ``next_page`` in the output
+    and the same call spelled out in the text. ``more`` says the next page may hold results.
     """
 
     items: Sequence[cooked.RecipeSummary]
     page: int
     limit: int
     query: str | None
-    hidden: int
-    full: bool
+    more: bool
 
     def result(self) -> ToolResult[ReadOutput]:
         output = ReadOutput(
@@ -251,8 +288,8 @@ class _RecipePage:
             query=self.query,
             page=self.page,
             limit=self.limit,
-            more_available=self.full or self.hidden > 0,
-            next_page=self.page + 1 if self.full else None,
+            more_available=self.more,
+            next_page=self.page + 1 if self.more else None,
         )
         return ToolResult("\n".join(self._lines()), output)
 
@@ -264,15 +301,10 @@ class _RecipePage:
             f"{self._what()}, page {self.page}: {len(self.items)} shown (recipe ID, then title).",
             fence(listing, "Recipe titles"),
         ]
-        if self.hidden:
-            larger = tool_call("read", **self._arguments(self.page, self.limit + self.hidden))
+        if self.more:
             lines.append(
-                f"{self.hidden} more on this page were left out by limit={self.limit}; a larger limit "
-                f"(up to {MAX_LIMIT}) shows them: {larger}."
-            )
-        if self.full:
-            lines.append(
-                f"More may exist on the next page: {tool_call('read', **self._arguments(self.page + 1))}."
+                f"More may exist on the next page: {tool_call('read', **self._arguments(self.page + 1))} "
+                f"(keep limit={self.limit}: pages count in steps of limit)."
             )
         else:
             lines.append("There are no further pages.")
@@ -305,19 +337,21 @@ class _RecipePage:
     def _quoted(self) -> str:
         return json.dumps(self.query, ensure_ascii=False)
 
-    def _arguments(self, page: int, limit: int | None = None) -> dict[str, str | int | None]:
+    def _arguments(self, page: int) -> dict[str, str | int | None]:
         arguments: dict[str, str | int | None] = {"target": "recipes"}
         if self.query is not None:
             arguments["query"] = self.query
-        return {**arguments, "page": page, "limit": self.limit if limit is None else limit}
+        return {**arguments, "page": page, "limit": self.limit}
 
 
+# implements: recipes.SAVE.9, tools.RESPONSES.2
 def _saved(source: str, recipe_id: str, what: str) -> ToolResult[SaveRecipeOutput]:
     """Every save names the recipe ID, in text and output, with the natural next call."""
     text = f"{what} Read it with {tool_call('read', target='recipe', recipe_id=recipe_id)}."
     return ToolResult(text, SaveRecipeOutput(source=source, saved=True, recipe_id=recipe_id))
 
 
+# implements: recipes.SAVE.5, recipes.SAVE.12, recipes.SAVE.15
 def _draft_result(draft: cooked.Draft) -> ToolResult[SaveRecipeOutput]:
     save = tool_call(
         "save_recipe",
@@ -345,9 +379,9 @@ def _fenced_recipe(title: str | None, markdown: str) -> str:
     return "\n".join([fence(title or "(no title)", "Title"), fence(markdown, "Recipe markdown")])
 
 
-def _ownership(recipe: cooked.Recipe) -> str:
+def _ownership(recipe: cooked.Recipe, writable: bool) -> str:
     owner = f"; owner {one_line(recipe.owner, '?')}" if recipe.owner is not None else ""
-    if recipe.can_edit is None:
+    if recipe.can_edit is None or not writable:
         return owner
     if recipe.can_edit:
         return f"{owner}; this account can change or delete it"
@@ -362,13 +396,6 @@ def _update_call(recipe_id: str) -> str:
         markdown="<markdown>",
         portions="<portions or null>",
     )
-
-
-def _given(value: T | None, name: str) -> T:
-    """The argument models enforce per-mode requirements; this only narrows the type."""
-    if value is None:
-        raise ToolError(f"{name} is required here. Nothing was sent to Cooked.")
-    return value
 
 
 @asynccontextmanager

@@ -14,19 +14,26 @@ them as data.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from cooked_mcp_generated.models import (
     Aisle,
+    ChangeShoppingListAdd,
+    ChangeShoppingListAddSelection,
     ChangeShoppingListArguments,
+    ChangeShoppingListClear,
     ChangeShoppingListOutput,
+    ChangeShoppingListRemove,
+    ChangeShoppingListRemoveSelection,
+    ChangeShoppingListReplaceSelection,
+    ChangeShoppingListUpdateItem,
     ProductGroup,
-    ReadArguments,
     ReadOutput,
+    ReadShoppingList,
 )
-from cooked_mcp_generated.runtime import ToolError, ToolResult
+from cooked_mcp_runtime.results import ToolError, ToolResult
 
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
@@ -45,9 +52,10 @@ NO_NAME: Final = "(no name)"
 EDITABLE: Final = ("name", "quantity", "aisle_id", "selected")
 READ_HINT: Final = f"{tool_call('read', target='shopping_list')} for the current product group and aisle IDs"
 
-T = TypeVar("T")
 Output = ChangeShoppingListOutput
-Action = Callable[[ChangeShoppingListArguments], Awaitable[ToolResult[Output]]]
+Selection = (
+    ChangeShoppingListReplaceSelection | ChangeShoppingListAddSelection | ChangeShoppingListRemoveSelection
+)
 
 
 @dataclass(frozen=True)
@@ -61,19 +69,12 @@ class Fields:
 
 
 class ShoppingListTools:
-    def __init__(self, client: CookedClient) -> None:
+    def __init__(self, client: CookedClient, *, writable: bool = True) -> None:
         self._client = client
-        self._actions: dict[str, Action] = {
-            "add": self._add,
-            "update_item": self._update_item,
-            "replace_selection": self._replace_selection,
-            "add_selection": self._add_selection,
-            "remove_selection": self._remove_selection,
-            "remove": self._remove,
-            "clear": self._clear,
-        }
+        self._writable = writable
 
-    async def read(self, args: ReadArguments) -> ToolResult[ReadOutput]:
+    # implements: shopping-list.READ.1, shopping-list.READ.9
+    async def read(self, args: ReadShoppingList) -> ToolResult[ReadOutput]:
         listing = await self._get_list()
         output = ReadOutput(
             target=args.target,
@@ -83,16 +84,37 @@ class ShoppingListTools:
             ],
             recipe_ids=listing.recipe_ids,
         )
-        return ToolResult(_list_text(output), output)
+        return ToolResult(_list_text(output, self._writable), output)
 
+    # implements: shopping-list.ACTIONS.1
     async def change(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
-        # The generated validation already rejected unknown actions and missing parameters.
-        return await self._actions[args.action](args)
+        match args:
+            case ChangeShoppingListAdd():
+                return await self._add(args)
+            case ChangeShoppingListUpdateItem():
+                return await self._update_item(args)
+            # implements: shopping-list.SELECTION.1, shopping-list.SELECTION.8
+            case ChangeShoppingListReplaceSelection():
+                return await self._select(args, _unique(args.product_group_ids))
+            # implements: shopping-list.SELECTION.2, shopping-list.SELECTION.4, shopping-list.SELECTION.9
+            case ChangeShoppingListAddSelection():
+                current = _selected_ids(await self._get_list())
+                return await self._select(args, _unique([*current, *args.product_group_ids]))
+            # implements: shopping-list.SELECTION.3, shopping-list.SELECTION.4, shopping-list.SELECTION.10
+            case ChangeShoppingListRemoveSelection():
+                current = _selected_ids(await self._get_list())
+                dropped = set(args.product_group_ids)
+                return await self._select(args, [gid for gid in current if gid not in dropped])
+            case ChangeShoppingListRemove():
+                return await self._remove(args)
+            case ChangeShoppingListClear():
+                return await self._clear(args)
 
     # --- actions -------------------------------------------------------------------------------
 
-    async def _add(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
-        lines = [line.strip() for line in _given(args.ingredients).splitlines() if line.strip()]
+    # implements: shopping-list.ADD.1, shopping-list.ADD.2, shopping-list.ADD.3
+    async def _add(self, args: ChangeShoppingListAdd) -> ToolResult[Output]:
+        lines = [line.strip() for line in args.ingredients.splitlines() if line.strip()]
         not_found = (
             f"no saved recipe or import draft has ID {args.recipe_id!r}; "
             "use an ID from read target=recipes or a draft_id from save_recipe source=url, "
@@ -105,8 +127,9 @@ class ShoppingListTools:
         output = Output(action=args.action, added_count=added, lines_sent=len(lines))
         return ToolResult(_added_text(added, len(lines), args.recipe_id), output)
 
-    async def _update_item(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
-        group_id = _given(args.product_group_id)
+    # implements: shopping-list.UPDATE_ITEM.1, shopping-list.UPDATE_ITEM.2, shopping-list.UPDATE_ITEM.4, shopping-list.UPDATE_ITEM.5, shopping-list.UPDATE_ITEM.8, shopping-list.UPDATE_ITEM.9
+    async def _update_item(self, args: ChangeShoppingListUpdateItem) -> ToolResult[Output]:
+        group_id = args.product_group_id
         given: dict[str, Any] = {
             name: getattr(args, name) for name in EDITABLE if name in args.model_fields_set
         }
@@ -139,20 +162,9 @@ class ShoppingListTools:
         output = Output(action=args.action, product_group_id=changed_id, item=item)
         return ToolResult(_updated_text(item, kept), output)
 
-    async def _replace_selection(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
-        return await self._select(args, _unique(_given(args.product_group_ids)))
-
-    async def _add_selection(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
-        current = _selected_ids(await self._get_list())
-        return await self._select(args, _unique([*current, *_given(args.product_group_ids)]))
-
-    async def _remove_selection(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
-        current = _selected_ids(await self._get_list())
-        dropped = set(_given(args.product_group_ids))
-        return await self._select(args, [gid for gid in current if gid not in dropped])
-
-    async def _remove(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
-        asked = _unique(_given(args.product_group_ids))
+    # implements: shopping-list.REMOVE.1
+    async def _remove(self, args: ChangeShoppingListRemove) -> ToolResult[Output]:
+        asked = _unique(args.product_group_ids)
         with cooked_errors():
             removed = await self._client.remove_product_groups(asked)
         gone = set(removed)
@@ -160,7 +172,8 @@ class ShoppingListTools:
         output = Output(action=args.action, removed_ids=removed, not_found_ids=not_found)
         return ToolResult(_removed_text(removed, not_found), output)
 
-    async def _clear(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
+    # implements: shopping-list.CLEAR.1, shopping-list.CLEAR.2
+    async def _clear(self, args: ChangeShoppingListClear) -> ToolResult[Output]:
         with cooked_errors():
             await self._client.clear_shopping_list()
         text = (
@@ -175,6 +188,7 @@ class ShoppingListTools:
         with cooked_errors():
             return await self._client.get_shopping_list()
 
+    # implements: shopping-list.UPDATE_ITEM.3, shopping-list.UPDATE_ITEM.7
     async def _current_fields(self, group_id: str) -> Fields:
         """The group's current values, so omitted fields survive Cooked's whole-group PUT."""
         for aisle in (await self._get_list()).aisles:
@@ -186,7 +200,8 @@ class ShoppingListTools:
             f"Next step: {READ_HINT}."
         )
 
-    async def _select(self, args: ChangeShoppingListArguments, wanted: list[str]) -> ToolResult[Output]:
+    # implements: shopping-list.SELECTION.5
+    async def _select(self, args: Selection, wanted: list[str]) -> ToolResult[Output]:
         invalid = f"every ID must be a product group on the list; {READ_HINT}"
         with cooked_errors(invalid=invalid):
             now = await self._client.set_selected(wanted)
@@ -207,10 +222,12 @@ def _selected_ids(listing: cooked.ShoppingList) -> list[str]:
     return [group.id for aisle in listing.aisles for group in aisle.product_groups if group.selected]
 
 
+# implements: shopping-list.READ.2, shopping-list.READ.3
 def _aisle(aisle: cooked.Aisle) -> Aisle:
     return Aisle(id=aisle.id, name=_value(aisle.name) or "", product_group_count=len(aisle.product_groups))
 
 
+# implements: shopping-list.READ.4, shopping-list.READ.5, shopping-list.READ.6, shopping-list.READ.7, shopping-list.READ.8
 def _group(group: cooked.ProductGroup, aisle_id: str) -> ProductGroup:
     """Cooked nests groups in aisles instead of naming the aisle; the agent gets it flat."""
     return ProductGroup(
@@ -230,17 +247,11 @@ def _unique(ids: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def _given(value: T | None) -> T:
-    """A parameter the generated mode rules already required; None here is a codegen bug."""
-    if value is None:
-        raise ToolError("A required parameter was missing after validation; nothing was sent to Cooked.")
-    return value
-
-
 # --- text for the agent ------------------------------------------------------------------------
 
 
-def _list_text(output: ReadOutput) -> str:
+# implements: api-client.LIMITS.2, api-client.LIMITS.3
+def _list_text(output: ReadOutput, writable: bool) -> str:
     aisles, groups = output.aisles or [], output.product_groups or []
     ticked = sum(group.selected for group in groups)
     size = f"{_count(len(groups), 'product group')} in {_count(len(aisles), 'aisle')}"
@@ -256,12 +267,15 @@ def _list_text(output: ReadOutput) -> str:
             "The structured output (product_groups) has every group with its ID, name, quantity, "
             "selected state and aisle_id."
         )
-    parts.append(
-        "Change items with change_shopping_list using these IDs: tick with add_selection, "
-        "move with update_item aisle_id, delete with remove."
-        if groups
-        else "The list is empty; add ingredient lines with change_shopping_list action=add."
-    )
+    if writable:
+        parts.append(
+            "Change items with change_shopping_list using these IDs: tick with add_selection, "
+            "move with update_item aisle_id, delete with remove."
+            if groups
+            else "The list is empty; add ingredient lines with change_shopping_list action=add."
+        )
+    elif not groups:
+        parts.append("The list is empty.")
     return "\n".join(parts)
 
 
@@ -296,6 +310,7 @@ def _id_list(ids: Sequence[str], field: str) -> str:
     return shown if more <= 0 else f"{shown} and {more} more (all in {field})"
 
 
+# implements: shopping-list.ADD.4
 def _added_text(added: int, sent: int, recipe_id: str | None) -> str:
     linked = f", linked to recipe {one_line(recipe_id, '?')}" if recipe_id else ""
     text = f"Cooked added {_count(added, 'ingredient')} from {_count(sent, 'line')} sent{linked}."
@@ -318,6 +333,7 @@ def _updated_text(item: ProductGroup, kept: Sequence[str]) -> str:
     )
 
 
+# implements: shopping-list.REMOVE.2
 def _removed_text(removed: Sequence[str], not_found: Sequence[str]) -> str:
     text = (
         f"Removed {_count(len(removed), 'product group')} for good: {_id_list(removed, 'removed_ids')}."

@@ -35,6 +35,7 @@ _DESCRIPTIONS = {
 }
 
 
+# implements: server.SECURITY.3, server.SECURITY.6, server.SECURITY.7
 class BearerTokenMiddleware:
     """Answers 401 to every HTTP request without the configured bearer token.
 

@@ -52,6 +52,7 @@ from ..config import Settings, is_loopback
 from ..cooked.client import CookedClient
 from ..logging_setup import register_secret_source
 from .auth import BearerTokenMiddleware
+from .host_check_messages import NameTheSetting
 from .http_connections import (
     ACCEPT_BURST,
     bounded_protocol,
@@ -64,6 +65,7 @@ __all__ = ["MCP_PATH", "SHUTDOWN_GRACE_SECONDS", "build_app", "serve_http", "tra
 
 logger = logging.getLogger(__name__)
 
+# implements: server.TRANSPORT.5
 MCP_PATH = "/mcp"
 EXIT_STARTUP = 2
 
@@ -77,6 +79,7 @@ class _ListenError(Exception):
     """The address cannot be listened on; ``str()`` is the reason, for one stderr line."""
 
 
+# implements: server.TRANSPORT.2-2, server.TRANSPORT.3
 def serve_http(settings: Settings) -> int:
     """Serve until SIGINT or SIGTERM; 0 on a clean stop, 2 if the address cannot be used.
 
@@ -102,7 +105,7 @@ def serve_http(settings: Settings) -> int:
             print(f"cooked-mcp: cannot listen on {where}: {exc}", file=sys.stderr)
             return EXIT_STARTUP
         try:
-            client = CookedClient(settings.base_url, settings.username, settings.password)
+            client = CookedClient.from_settings(settings)
             register_secret_source(client.secret_values)  # the log filter scrubs session cookies too
             app, sessions = _build(settings, client)
             server = _Server(
@@ -143,13 +146,16 @@ async def _serve(server: uvicorn.Server, sockets: list[socket.socket], client: C
         await client.aclose()
 
 
+# implements: server.TRANSPORT.5, server.SECURITY.3, server.SECURITY.7
 def build_app(settings: Settings, client: CookedClient) -> ASGIApp:
     """The whole ASGI stack for ``settings``; separate from serving so it can be inspected."""
     return _build(settings, client)[0]
 
 
 def _build(settings: Settings, client: CookedClient) -> tuple[ASGIApp, JsonWhenSilentSessionManager]:
-    mcp_server = build_server(client, read_only=settings.read_only)
+    mcp_server = build_server(
+        client, read_only=settings.read_only, import_answer_seconds=settings.import_answer_seconds
+    )
     sessions = JsonWhenSilentSessionManager(
         mcp_server,
         security_settings=transport_security(settings),
@@ -164,7 +170,7 @@ def _build(settings: Settings, client: CookedClient) -> tuple[ASGIApp, JsonWhenS
     app: ASGIApp = _DeclaredSizeLimit(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
     if settings.http_token is not None:
         app = BearerTokenMiddleware(app, settings.http_token, served_path=MCP_PATH)
-    return _CloseWhenBodyUnread(app), sessions
+    return _CloseWhenBodyUnread(NameTheSetting(app)), sessions
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:

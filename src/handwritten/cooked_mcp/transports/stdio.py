@@ -85,6 +85,7 @@ ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
 
 
+# implements: server.TRANSPORT.1, server.TRANSPORT.2-1
 def serve_stdio(settings: Settings) -> int:
     """Serve until stdin ends (0) or SIGINT/SIGTERM arrives (128 + the signal)."""
     if os.isatty(0):
@@ -101,9 +102,11 @@ async def _serve(settings: Settings) -> int:
     stop = _Stop()
     async with anyio.create_task_group() as signals:
         signals.start_soon(stop.watch)
-        async with CookedClient(settings.base_url, settings.username, settings.password) as client:
+        async with CookedClient.from_settings(settings) as client:
             register_secret_source(client.secret_values)
-            server = build_server(client, read_only=settings.read_only)
+            server = build_server(
+                client, read_only=settings.read_only, import_answer_seconds=settings.import_answer_seconds
+            )
             streams = (
                 event_loop_stdio(stop=stop.requested)
                 if _pollable(0) and _pollable(1)

@@ -1,0 +1,69 @@
+"""The read-only part of ``--check``: log in, list, search, read the shopping list, read one recipe."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cooked_mcp.cooked import endpoints
+from cooked_mcp.cooked.client import CookedClient
+from cooked_mcp.cooked.models import RecipeSummary, ShoppingList
+
+from .steps import Outcome, step
+
+__all__ = ["read_checks"]
+
+
+async def read_checks(client: CookedClient, outcomes: list[Outcome]) -> bool:
+    """Append the read steps' outcomes; False when the login failed (nothing else can work)."""
+    await step(outcomes, "log in", endpoints.LOGIN, client.ensure_session)
+    if not outcomes[-1].ok:
+        return False
+    found: list[str] = []  # a recipe ID to read: from the list, or from the search when listing failed
+
+    def remember(what: str) -> Callable[[list[RecipeSummary]], str]:
+        def describe(items: list[RecipeSummary]) -> str:
+            found.extend(item.id for item in items[:1])
+            return f"{len(items)} {what}"
+
+        return describe
+
+    await step(
+        outcomes,
+        "list recipes",
+        endpoints.LIST_RECIPES,
+        lambda: client.list_recipes(1, 5),
+        remember("on the first page"),
+    )
+    await step(
+        outcomes,
+        "search recipes",
+        endpoints.SEARCH_RECIPES,
+        lambda: client.search_recipes("a", 1),
+        remember("matches"),
+    )
+    await step(
+        outcomes, "read the shopping list", endpoints.GET_SHOPPING_LIST, client.get_shopping_list, _sizes
+    )
+    if found:
+        await step(outcomes, "read one recipe", endpoints.GET_RECIPE, lambda: client.get_recipe(found[0]))
+    elif all(o.ok for o in outcomes):
+        outcomes.append(
+            Outcome(
+                "read one recipe", endpoints.GET_RECIPE, True, "skipped: the account has no saved recipes"
+            )
+        )
+    else:
+        outcomes.append(
+            Outcome(
+                "read one recipe",
+                endpoints.GET_RECIPE,
+                False,
+                "skipped: no recipe ID could be listed or found",
+            )
+        )
+    return True
+
+
+def _sizes(shopping: ShoppingList) -> str:
+    groups = sum(len(a.product_groups) for a in shopping.aisles)
+    return f"{len(shopping.aisles)} aisles, {groups} product groups"

@@ -1,0 +1,117 @@
+"""Per-endpoint verdicts, printed for the user and written as a file they can attach to a bug report.
+
+The file says what was checked, by which cooked-mcp version, and for each endpoint of the
+table: its method and path template, whether a public source confirms it, and the verdict.
+A mismatch adds the status, Cooked's error code, cooked-mcp's own sentence naming the key or
+expectation, and the answer's shape (keys and types). It never holds a value from an answer,
+a credential, a cookie, the username, the base URL of a custom Cooked, or any recipe text.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TextIO
+
+from cooked_mcp import __version__
+from cooked_mcp.config import DEFAULT_BASE_URL
+from cooked_mcp.cooked.endpoints import ENDPOINTS, Endpoint
+
+from .steps import Mismatch, Outcome
+
+__all__ = ["Verdict", "print_endpoints", "verdicts", "write_report"]
+
+Status = Literal["ok", "mismatch", "skipped", "not checked"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    endpoint: Endpoint
+    status: Status
+    step: str = ""
+    mismatch: Mismatch | None = None
+
+
+def verdicts(outcomes: list[Outcome]) -> list[Verdict]:
+    """One per row of the endpoint table: its first mismatch, else OK, else why it was not checked."""
+    result: list[Verdict] = []
+    for endpoint in ENDPOINTS:
+        mine = [o for o in outcomes if o.endpoint == endpoint]
+        bad = next((o for o in mine if o.mismatch is not None), None)
+        if bad is not None:
+            result.append(Verdict(endpoint, "mismatch", bad.step, bad.mismatch))
+        elif any(o.ok for o in mine):
+            result.append(Verdict(endpoint, "ok"))
+        else:
+            result.append(Verdict(endpoint, "skipped" if mine else "not checked"))
+    return result
+
+
+def print_endpoints(rows: list[Verdict], out: TextIO) -> None:
+    print("Endpoints, and whether a public source confirms them:", file=out)
+    width = max(len(row.endpoint.path_template) for row in rows)
+    for row in rows:
+        e = row.endpoint
+        kind = "confirmed" if e.provenance.confirmed else "reconstructed"
+        verdict = row.status.upper()
+        if row.mismatch is not None:
+            answered = " ".join(str(p) for p in (row.mismatch.status, row.mismatch.code) if p is not None)
+            verdict += f" in '{row.step}': {row.mismatch.problem}" + (f" [{answered}]" if answered else "")
+        print(f"  {e.method:<6} {e.path_template:<{width}}  {kind:<13}  {verdict}", file=out)
+    for provenance in dict.fromkeys(row.endpoint.provenance for row in rows):
+        print(f"  {provenance.label}", file=out)
+
+
+def write_report(
+    path: Path,
+    *,
+    mode: str,
+    base_url: str,
+    outcomes: list[Outcome],
+    undo: dict[str, Any] | None,
+) -> None:
+    rows = verdicts(outcomes)
+    report: dict[str, Any] = {
+        "report": "cooked-mcp --check",
+        "cooked-mcp-version": __version__,
+        "python": platform.python_version(),
+        "mode": mode,
+        "cooked": "cooked.wiki (default)"
+        if base_url.rstrip("/") == DEFAULT_BASE_URL
+        else "a custom base URL",
+        "passed": all(o.ok for o in outcomes),
+        "steps": [
+            {"step": o.step, "endpoint": o.endpoint.name, "ok": o.ok, **_mismatch(o.mismatch)}
+            for o in outcomes
+        ],
+        "endpoints": [
+            {
+                "name": row.endpoint.name,
+                "method": row.endpoint.method,
+                "path": row.endpoint.path_template,
+                "confirmed": row.endpoint.provenance.confirmed,
+                "source": row.endpoint.provenance.source,
+                "verdict": row.status,
+                **({"step": row.step, **_mismatch(row.mismatch)} if row.mismatch else {}),
+            }
+            for row in rows
+        ],
+    }
+    if undo is not None:
+        report["undo"] = undo
+    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+def _mismatch(mismatch: Mismatch | None) -> dict[str, Any]:
+    if mismatch is None:
+        return {}
+    out: dict[str, Any] = {"problem": mismatch.problem}
+    if mismatch.status is not None:
+        out["status"] = mismatch.status
+    if mismatch.code is not None:
+        out["code"] = mismatch.code
+    if mismatch.shape is not None:
+        out["answer-shape"] = mismatch.shape
+    return out

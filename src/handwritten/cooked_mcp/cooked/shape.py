@@ -1,0 +1,76 @@
+"""The shape of a JSON answer, keys and types only, for a report a user can send us.
+
+A mismatch between Cooked and the contract is only actionable with the answer's shape, but
+the answer itself holds the user's recipes, names and IDs. So values never appear, only
+their JSON type; a key appears only when it looks like a schema key (short kebab-case, as
+Cooked spells them), since a key can be data too (an ID or a name used as a map key). Depth,
+keys per object and array elements looked at are bounded, so a huge answer gives a small shape.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+__all__ = ["MAX_SHAPE_DEPTH", "MAX_SHAPE_KEYS", "OTHER_KEY", "shape_of"]
+
+#: Nesting levels described; deeper values show as their type only.
+MAX_SHAPE_DEPTH: Final = 4
+#: Keys described per object; more are counted, not listed.
+MAX_SHAPE_KEYS: Final = 30
+#: Array elements whose shapes are merged into the array's element shape.
+_ELEMENTS_LOOKED_AT: Final = 5
+#: What a key that does not look like a schema key is shown as (numbered: ``<other key 1>``).
+OTHER_KEY: Final = "<other key>"
+_SCHEMA_KEY = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\??")
+_MAX_KEY_CHARS: Final = 32
+
+
+def shape_of(value: Any, secrets: tuple[str, ...] = (), depth: int = 0) -> Any:
+    """``{"items": ["array", {"id": "string", "title": "string"}]}`` for ``{"items": [{...}]}``.
+
+    ``secrets`` (username, login name) are never shown as keys either, whatever their spelling.
+    """
+    if isinstance(value, dict):
+        if depth >= MAX_SHAPE_DEPTH:
+            return "object"
+        out: dict[str, Any] = {}
+        others = 0
+        for key in list(value)[:MAX_SHAPE_KEYS]:
+            shown = _shown_key(key, secrets)
+            if shown == OTHER_KEY:
+                others += 1
+                shown = f"<other key {others}>"
+            out[shown] = shape_of(value[key], secrets, depth + 1)
+        if len(value) > MAX_SHAPE_KEYS:
+            out["<more keys>"] = len(value) - MAX_SHAPE_KEYS
+        return out
+    if isinstance(value, list):
+        if depth >= MAX_SHAPE_DEPTH or not value:
+            return ["array"]
+        elements: list[Any] = []
+        for element in value[:_ELEMENTS_LOOKED_AT]:
+            shape = shape_of(element, secrets, depth + 1)
+            if shape not in elements:
+                elements.append(shape)
+        return ["array", *elements]
+    return _type_name(value)
+
+
+def _shown_key(key: str, secrets: tuple[str, ...]) -> str:
+    folded = key.casefold()
+    if len(key) > _MAX_KEY_CHARS or not _SCHEMA_KEY.fullmatch(key):
+        return OTHER_KEY
+    if any(secret and secret.casefold() in folded for secret in secrets):
+        return OTHER_KEY
+    return key
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "string"

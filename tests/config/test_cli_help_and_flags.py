@@ -1,0 +1,70 @@
+"""``cooked-mcp --help`` and the flags a first-time user gets wrong."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from config_support import PASSWORD, USERNAME
+
+from cooked_mcp.config import ConfigError, environment_variables, load_settings, schema_keys
+
+COMMAND = [sys.executable, "-m", "cooked_mcp"]
+
+
+def run(args: list[str], home: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "COOKED_BASE_URL": "http://127.0.0.1:9",
+        "COOKED_LOGIN_USERNAME": USERNAME,
+        "COOKED_LOGIN_PASSWORD": PASSWORD,
+    }
+    return subprocess.run(
+        [*COMMAND, *args],
+        env={**base, **env},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
+
+@pytest.mark.req("server.CONFIG.1", "server.CONFIG.2", "server.CONFIG.6")
+def test_help_lists_every_variable_and_key_on_one_screen_and_points_at_the_readme(home: Path) -> None:
+    done = run(["--help"], home)
+    assert done.returncode == 0
+    for name in (*environment_variables(), *schema_keys()):
+        assert name in done.stdout, name
+    assert "README" in done.stdout
+    assert len(done.stdout.splitlines()) <= 45  # one screen of a terminal window
+
+
+@pytest.mark.req("server.CONFIG.8", "server.TRANSPORT.2-2", "server.TRANSPORT.3")
+def test_http_addr_alone_implies_the_http_transport_as_help_says(home: Path) -> None:
+    assert "implies --transport http" in " ".join(run(["--help"], home).stdout.split())
+    # Port 99999 is refused while parsing the address, which happens for either transport;
+    # the wildcard host without a token is refused only for http: it proves http was chosen.
+    done = run(["--http-addr", "0.0.0.0:8123"], home)
+    assert done.returncode == 2 and "without a bearer token" in done.stderr, done.stderr
+
+
+@pytest.mark.req("server.CONFIG.8", "server.TRANSPORT.2-1")
+def test_http_addr_with_the_stdio_transport_is_refused(home: Path) -> None:
+    done = run(["--transport", "stdio", "--http-addr", "127.0.0.1:8123"], home)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "cooked-mcp: --http-addr needs the http transport: drop --transport stdio or --http-addr"
+    ]
+
+
+@pytest.mark.req("server.CONFIG.8", "server.CONFIG.5")
+@pytest.mark.parametrize("addr", ["http://127.0.0.1:8123", "https://localhost:8123"])
+def test_an_address_with_a_scheme_says_the_scheme_is_not_wanted(env: dict[str, str], addr: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config_path=None, environ=env, transport="http", http_addr=addr)
+    message = str(caught.value)
+    assert "leave out the scheme" in message and "brackets" not in message

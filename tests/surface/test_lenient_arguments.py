@@ -1,0 +1,187 @@
+"""What real MCP clients send: defaults and nulls for every property, numbers as strings.
+
+Clients that fill in a schema's defaults, or send every property with null where unused
+(the OpenAI Agents SDK's strict-schema option), must be able to use every tool and mode;
+whatever is still wrong is refused, naming the parameter, before any handler runs.
+The validation step is cooked_mcp_runtime.arguments, driven by rules generated from
+features/tools.yaml; these tests go through the generated registrations and an MCP client.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import SPECS, properties, valid_arguments
+from test_tool_surface import call, error_text
+
+from cooked_mcp_runtime.arguments import InvalidArguments
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = sorted(SPECS)
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def null_filled(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """What a strict-schema client sends: every property, null where it has nothing to say."""
+    return {name: arguments.get(name) for name in properties(tool)}
+
+
+def default_filled(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """What a default-filling client sends: every property that declares a default, at it."""
+    defaults = {name: p["default"] for name, p in properties(tool).items() if "default" in p}
+    return {**defaults, **arguments}
+
+
+@pytest.mark.req("server.COMPATIBILITY.2", "tools.SCHEMA.4")
+@pytest.mark.parametrize("tool", TOOLS)
+@FAST
+@given(data=st.data())
+def test_null_filled_and_default_filled_arguments_mean_what_they_leave_out(
+    tool: str, data: st.DataObject
+) -> None:
+    """server.COMPATIBILITY.2 (every operation reachable through the tools) is the closest
+    requirement: without this, strict-schema clients could reach none of the moded tools."""
+    arguments = data.draw(valid_arguments(tool))
+    rules = SPECS[tool].arguments
+    plain = rules.validate(arguments)
+    expected = plain.model_dump(exclude_unset=True)
+    # Where the mode uses a nullable parameter, null is a value of its own (portions unknown, no quantity).
+    expected |= {
+        name: None for name in type(plain).model_fields if name in rules.nullable and name not in arguments
+    }
+    assert rules.validate(null_filled(tool, arguments)).model_dump(exclude_unset=True) == expected
+    defaulted = rules.validate(default_filled(tool, arguments))
+    assert type(defaulted) is type(plain) and defaulted.model_dump() == plain.model_dump()
+
+
+@pytest.mark.req("tools.READ_TOOL.5", "tools.READ_TOOL.6", "tools.SCHEMA.2")
+@pytest.mark.parametrize(
+    ("sent", "page", "limit"),
+    [("5", 5, 10), (" 7 ", 7, 10), ("+2", 2, 10), ("1", 1, 10)],
+)
+async def test_an_integer_sent_as_a_numeric_string_is_read_as_that_integer(
+    sent: str, page: int, limit: int
+) -> None:
+    result, handlers = await call({"target": "recipes", "page": sent})
+    assert not result.is_error, result
+    [(_, args)] = handlers.calls
+    assert (args.page, args.limit) == (page, limit)
+
+
+@pytest.mark.req("tools.READ_TOOL.6", "tools.SCHEMA.2")
+@pytest.mark.parametrize("sent", ["31", "0", "-1", "3.5", "ten", "", "1e3", "99999999999999999999"])
+async def test_a_numeric_string_keeps_every_bound_and_anything_else_is_refused(sent: str) -> None:
+    result, handlers = await call({"target": "recipes", "limit": sent})
+    text = error_text(result)
+    assert text.startswith("Invalid arguments for read: limit ")
+    assert handlers.calls == []
+
+
+@pytest.mark.req("tools.READ_TOOL.5", "tools.READ_TOOL.6", "tools.SCHEMA.4")
+async def test_an_unused_parameter_is_ignored_at_its_default_or_null_and_refused_otherwise() -> None:
+    result, handlers = await call({"target": "shopping_list", "page": 1, "limit": 10, "query": None})
+    assert not result.is_error, result
+    assert type(handlers.calls[0][1]).__name__ == "ReadShoppingList"
+    result, handlers = await call({"target": "shopping_list", "page": 2})
+    assert "page is not used when target is 'shopping_list'" in error_text(result)
+    assert handlers.calls == []
+    # True is not the default 1, and "1" is: a numeric string counts as its integer.
+    result, _ = await call({"target": "recipe", "recipe_id": "r-1", "page": True})
+    assert "page is not used when target is 'recipe'" in error_text(result)
+    result, handlers = await call({"target": "recipe", "recipe_id": "r-1", "page": "1"})
+    assert not result.is_error and handlers.calls[0][1].recipe_id == "r-1"
+
+
+@pytest.mark.req("tools.SAVE_RECIPE_TOOL.2", "tools.SAVE_RECIPE_TOOL.3", "tools.SAVE_RECIPE_TOOL.6")
+async def test_null_keeps_its_meaning_where_a_mode_uses_the_parameter() -> None:
+    raw = {"source": "raw_text", "title": "Soup", "text": "water", "portions": None, "url": None}
+    result, handlers = await call(raw, tool="save_recipe")
+    assert not result.is_error, result
+    assert "portions" not in handlers.calls[0][1].model_fields_set
+    prepared = {"source": "prepared", "title": "Soup", "markdown": "## Soup", "portions": None}
+    result, handlers = await call(prepared, tool="save_recipe")
+    assert not result.is_error and handlers.calls[0][1].portions is None
+    # Null is no value for a required parameter that does not allow it.
+    result, handlers = await call({**prepared, "title": None}, tool="save_recipe")
+    assert "title must not be null: it is required when source is 'prepared'" in error_text(result)
+    assert handlers.calls == []
+
+
+@pytest.mark.req("tools.CHANGE_SHOPPING_LIST_TOOL.5", "tools.SAVE_RECIPE_TOOL.3", "tools.SCHEMA.2")
+def test_nullable_parameters_are_any_of_their_typed_schema_and_null_with_every_bound() -> None:
+    portions = properties("save_recipe")["portions"]
+    assert portions["anyOf"] == [{"type": "integer", "minimum": 1, "maximum": 1000}, {"type": "null"}]
+    quantity = properties("change_shopping_list")["quantity"]
+    assert quantity["anyOf"] == [{"type": "string", "minLength": 1, "maxLength": 500}, {"type": "null"}]
+    for tool in TOOLS:
+        for name, schema in properties(tool).items():
+            assert not isinstance(schema.get("type"), list), f"{tool}.{name} uses a type array"
+    with pytest.raises(InvalidArguments, match="portions must be at most 1000"):
+        SPECS["save_recipe"].arguments.validate({**_PREPARED, "portions": 1001})
+
+
+_PREPARED = {"source": "prepared", "title": "Soup", "markdown": "## Soup"}
+
+
+@pytest.mark.req("tools.RESPONSES.6")
+@pytest.mark.parametrize(
+    ("tool", "arguments", "wanted"),
+    [
+        pytest.param(
+            "save_recipe",
+            {"source": "url", "url": "ftp://example.org/x"},
+            "an http:// or https:// URL",
+            marks=pytest.mark.req("tools.SAVE_RECIPE_TOOL.4"),
+        ),
+        pytest.param(
+            "save_recipe",
+            {"source": "url", "url": "https://example.org/a b"},
+            "without spaces",
+            marks=pytest.mark.req("tools.SAVE_RECIPE_TOOL.4"),
+        ),
+        pytest.param(
+            "change_shopping_list",
+            {"action": "add", "ingredients": " \n "},
+            "one line with text on it",
+            marks=pytest.mark.req("tools.CHANGE_SHOPPING_LIST_TOOL.2"),
+        ),
+    ],
+)
+async def test_a_pattern_mismatch_says_what_is_wanted_not_the_regular_expression(
+    tool: str, arguments: dict[str, Any], wanted: str
+) -> None:
+    result, handlers = await call(arguments, tool=tool)
+    text = error_text(result)
+    assert wanted in text
+    assert "pattern" not in text and "^" not in text and "\\S" not in text
+    assert handlers.calls == []
+
+
+@pytest.mark.req("tools.RESPONSES.6", "tools.SAVE_RECIPE_TOOL.6")
+async def test_a_title_with_source_existing_says_cooked_cannot_change_a_title() -> None:
+    arguments = {"source": "existing", "recipe_id": "r-1", "markdown": "## Soup", "portions": 2}
+    result, handlers = await call({**arguments, "title": "New name"}, tool="save_recipe")
+    text = error_text(result)
+    assert "title is not used when source is 'existing'" in text
+    assert "a title cannot be changed" in text
+    assert handlers.calls == []
+    result, handlers = await call({**arguments, "title": None}, tool="save_recipe")
+    assert not result.is_error, result
+
+
+@pytest.mark.req("tools.RESPONSES.6", "tools.CHANGE_SHOPPING_LIST_TOOL.6", "shopping-list.SELECTION.7")
+async def test_an_empty_replace_selection_says_how_to_untick_everything() -> None:
+    result, handlers = await call(
+        {"action": "replace_selection", "product_group_ids": []}, tool="change_shopping_list"
+    )
+    text = error_text(result)
+    assert "product_group_ids needs at least 1 item" in text
+    assert "to untick everything, use action=remove_selection" in text
+    assert handlers.calls == []
+    # The other actions taking the same parameter do not get that advice.
+    result, _ = await call({"action": "remove", "product_group_ids": []}, tool="change_shopping_list")
+    assert "untick" not in error_text(result)
