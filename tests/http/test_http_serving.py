@@ -141,7 +141,7 @@ def test_requests_without_the_bearer_token_get_401(
     description = response.json()["error_description"]
     assert f'error_description="{description}"' in challenge
     assert ("token is wrong" if invalid_token else "No bearer token") in description
-    assert "not OAuth" in description and "COOKED_MCP_HTTP_TOKEN" in description
+    assert "nothing to log in to" in description and "COOKED_MCP_HTTP_TOKEN" in description
     assert TOKEN[:8] not in response.text and "mcp-session-id" not in response.headers
 
 

@@ -26,8 +26,8 @@ logger = logging.getLogger(__name__)
 
 _SCHEME = b"bearer"
 _NOT_OAUTH = (
-    "this server takes a static token, not OAuth: send the token it was started with "
-    "(COOKED_MCP_HTTP_TOKEN, mcp.http_token or mcp.http_token_cmd) as 'Authorization: Bearer <token>'"
+    "this server takes the fixed token it was started with (COOKED_MCP_HTTP_TOKEN, mcp.http_token or "
+    "mcp.http_token_cmd), sent as 'Authorization: Bearer <token>'; there is nothing to log in to"
 )
 _DESCRIPTIONS = {
     False: f"No bearer token was sent; {_NOT_OAUTH}",
@@ -90,7 +90,8 @@ def _printable(text: object) -> str:
 
 async def _unauthorized(send: Send, *, invalid: bool) -> None:
     """RFC 6750 section 3.1 for a static token: ``invalid_token``, missing or wrong alike, so a
-    client reads "bad token" rather than "start an OAuth flow"; the description says which."""
+    client reads "bad token" rather than "start an OAuth flow"; the description says which
+    (and avoids the word OAuth, which clients' own messages would be taken for)."""
     description = _DESCRIPTIONS[invalid]
     body = json.dumps({"error": "invalid_token", "error_description": description}).encode()
     challenge = f'Bearer realm="cooked-mcp", error="invalid_token", error_description="{description}"'
