@@ -12,6 +12,7 @@ import httpx
 import respx
 from pydantic import SecretStr
 
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.cooked import CookedClient
 
 BASE_URL = "https://cooked.test"
@@ -35,6 +36,11 @@ def make_client(router: respx.MockRouter, **kwargs: Any) -> CookedClient:
     """A client whose transport is the respx router itself: nothing unmocked can get out."""
     transport = httpx.MockTransport(router.async_handler)
     return CookedClient(BASE_URL, LOGIN_NAME, SecretStr(PASSWORD), transport=transport, **kwargs)
+
+
+def client_for(fake: FakeCooked, password: str = SEED_PASSWORD, **kwargs: Any) -> CookedClient:
+    """A client logging in to the fake Cooked as its seed account (over real HTTP on 127.0.0.1)."""
+    return CookedClient(fake.base_url, SEED_LOGIN, SecretStr(password), **kwargs)
 
 
 def user_path(suffix: str = "") -> str:

@@ -6,13 +6,11 @@ import asyncio
 import logging
 
 import pytest
-from client_support import assert_no_canary
-from pydantic import SecretStr
+from client_support import assert_no_canary, client_for
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
 from cooked_mcp.cooked import (
     CookedAuthError,
-    CookedClient,
     CookedError,
     CookedResponseError,
     CookedUnavailable,
@@ -20,10 +18,6 @@ from cooked_mcp.cooked import (
 from cooked_mcp.cooked.errors import MAX_ERROR_BODY_BYTES
 
 LOGIN = "/api/public/login"
-
-
-def client_for(fake: FakeCooked, password: str = SEED_PASSWORD) -> CookedClient:
-    return CookedClient(fake.base_url, SEED_LOGIN, SecretStr(password))
 
 
 def _non_login(fake: FakeCooked) -> list[tuple[str, str, int]]:

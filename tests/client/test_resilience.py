@@ -15,12 +15,12 @@ import tracemalloc
 import httpx
 import pytest
 import respx
-from client_support import LOGIN_PATH, SESSION_COOKIE, make_client, user_path
+from client_support import LOGIN_PATH, SESSION_COOKIE, client_for, make_client, user_path
 from pydantic import SecretStr
 from servers import free_port
 from sessions import cooked_session, text_of
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
+from cooked_fake import SEED_USERNAME, FakeCooked
 from cooked_mcp.cooked import (
     CookedAuthError,
     CookedClient,
@@ -32,10 +32,6 @@ from cooked_mcp.cooked.session import LOGIN_BACKOFF_SECONDS
 from cooked_mcp.cooked.wire import MAX_COOKIE_BYTES, MAX_COOKIES
 
 SHOPPING = f"/api/user/{SEED_USERNAME}/shopping-list"
-
-
-def client_for(fake: FakeCooked, password: str = SEED_PASSWORD, **options: object) -> CookedClient:
-    return CookedClient(fake.base_url, SEED_LOGIN, SecretStr(password), **options)  # type: ignore[arg-type]
 
 
 # --- one deadline per exchange (issue 17 item 3) ------------------------------------------------

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
-from config_support import PASSWORD, USERNAME
+from config_support import PASSWORD, UNREACHABLE, USERNAME
 
 
 @pytest.fixture
@@ -25,3 +26,15 @@ def env(home: Path) -> dict[str, str]:
 def bare_env(home: Path) -> dict[str, str]:
     """Only HOME: every setting must come from a file or a default."""
     return {"HOME": str(home)}
+
+
+@pytest.fixture
+def proc_env(home: Path) -> dict[str, str]:
+    """For the real process: no inherited COOKED_* variables, an empty HOME, a harmless base URL."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "COOKED_BASE_URL": UNREACHABLE,
+        "COOKED_LOGIN_USERNAME": USERNAME,
+        "COOKED_LOGIN_PASSWORD": PASSWORD,
+    }

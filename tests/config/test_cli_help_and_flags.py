@@ -2,40 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
-from config_support import PASSWORD, USERNAME
+from config_support import run_cli
 
 from cooked_mcp.config import ConfigError, environment_variables, load_settings, schema_keys
 
-COMMAND = [sys.executable, "-m", "cooked_mcp"]
-
-
-def run(args: list[str], home: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "COOKED_BASE_URL": "http://127.0.0.1:9",
-        "COOKED_LOGIN_USERNAME": USERNAME,
-        "COOKED_LOGIN_PASSWORD": PASSWORD,
-    }
-    return subprocess.run(
-        [*COMMAND, *args],
-        env={**base, **env},
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-
 
 @pytest.mark.req("server.CONFIG.1", "server.CONFIG.2", "server.CONFIG.6")
-def test_help_lists_every_variable_and_key_on_one_screen_and_points_at_the_readme(home: Path) -> None:
-    done = run(["--help"], home)
+def test_help_lists_every_variable_and_key_on_one_screen_and_points_at_the_readme(
+    proc_env: dict[str, str],
+) -> None:
+    done = run_cli(["--help"], proc_env)
     assert done.returncode == 0
     for name in (*environment_variables(), *schema_keys()):
         assert name in done.stdout, name
@@ -44,17 +21,17 @@ def test_help_lists_every_variable_and_key_on_one_screen_and_points_at_the_readm
 
 
 @pytest.mark.req("server.CONFIG.8", "server.TRANSPORT.2-2", "server.TRANSPORT.3")
-def test_http_addr_alone_implies_the_http_transport_as_help_says(home: Path) -> None:
-    assert "implies --transport http" in " ".join(run(["--help"], home).stdout.split())
+def test_http_addr_alone_implies_the_http_transport_as_help_says(proc_env: dict[str, str]) -> None:
+    assert "implies --transport http" in " ".join(run_cli(["--help"], proc_env).stdout.split())
     # Port 99999 is refused while parsing the address, which happens for either transport;
     # the wildcard host without a token is refused only for http: it proves http was chosen.
-    done = run(["--http-addr", "0.0.0.0:8123"], home)
+    done = run_cli(["--http-addr", "0.0.0.0:8123"], proc_env)
     assert done.returncode == 2 and "without a bearer token" in done.stderr, done.stderr
 
 
 @pytest.mark.req("server.CONFIG.8", "server.TRANSPORT.2-1")
-def test_http_addr_with_the_stdio_transport_is_refused(home: Path) -> None:
-    done = run(["--transport", "stdio", "--http-addr", "127.0.0.1:8123"], home)
+def test_http_addr_with_the_stdio_transport_is_refused(proc_env: dict[str, str]) -> None:
+    done = run_cli(["--transport", "stdio", "--http-addr", "127.0.0.1:8123"], proc_env)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [
         "cooked-mcp: --http-addr needs the http transport: drop --transport stdio or --http-addr"

@@ -6,45 +6,20 @@ to contact Cooked, and the base URL is never the real service.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
-from config_support import PASSWORD, TOKEN, USERNAME, write
+from config_support import PASSWORD, TOKEN, USERNAME, run_cli, write
 
-COMMAND = [sys.executable, "-m", "cooked_mcp"]
 SCRIPT = Path(sys.executable).parent / "cooked-mcp"
-UNREACHABLE = "http://127.0.0.1:9"  # discard port: nothing answers, nothing real is contacted
 
 
-def run(
-    args: list[str], env: dict[str, str], *, command: list[str] = COMMAND, timeout: float = 20
-) -> tuple[int, str, str]:
-    done = subprocess.run(
-        [*command, *args],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+def run(args: list[str], env: dict[str, str], **options: Any) -> tuple[int, str, str]:
+    done = run_cli(args, env, **options)
     return done.returncode, done.stdout, done.stderr
-
-
-@pytest.fixture
-def proc_env(home: Path) -> dict[str, str]:
-    """A clean environment: no inherited COOKED_* variables, an empty HOME, a harmless base URL."""
-    return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "COOKED_BASE_URL": UNREACHABLE,
-        "COOKED_LOGIN_USERNAME": USERNAME,
-        "COOKED_LOGIN_PASSWORD": PASSWORD,
-    }
 
 
 def assert_one_line_error(code: int, out: str, err: str, *needles: str) -> None:

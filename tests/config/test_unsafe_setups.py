@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from config_support import PASSWORD, USERNAME, assert_no_canary, write
+from config_support import PASSWORD, USERNAME, assert_no_canary, run_cli, write
 
 from cooked_mcp.config import ConfigError, load_settings
 
@@ -105,23 +102,12 @@ def test_known_variables_get_no_warning(env: dict[str, str]) -> None:
 
 
 @pytest.mark.req("server.CONFIG.1", "server.VERIFICATION.1")
-def test_the_process_prints_each_warning_as_one_stderr_line(env: dict[str, str], tmp_path: Path) -> None:
+def test_the_process_prints_each_warning_as_one_stderr_line(proc_env: dict[str, str], tmp_path: Path) -> None:
     path = write(tmp_path / "c.toml", f'[user]\npassword = "{PASSWORD}"\n')
     path.chmod(0o644)
-    env.update(
-        PATH=os.environ.get("PATH", "/usr/bin:/bin"),
-        COOKED_BASE_URL="http://127.0.0.1:9",
-        COOKED_LOGIN_PASWORD="x",
-    )
-    del env["COOKED_LOGIN_PASSWORD"]
-    done = subprocess.run(
-        [sys.executable, "-m", "cooked_mcp", "--config", str(path)],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    proc_env["COOKED_LOGIN_PASWORD"] = "x"
+    del proc_env["COOKED_LOGIN_PASSWORD"]
+    done = run_cli(["--config", str(path)], proc_env)
     warnings = [line for line in done.stderr.splitlines() if line.startswith("cooked-mcp: warning: ")]
     assert len(warnings) == 2, done.stderr
     assert f"chmod 600 {path}" in warnings[0] and "did you mean COOKED_LOGIN_PASSWORD?" in warnings[1]

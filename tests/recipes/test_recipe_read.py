@@ -331,6 +331,20 @@ async def test_read_one_recipe_reports_what_cooked_has_and_leaves_out_what_it_la
         assert fenced_block(text, "Title") == "(no title)\n"
 
 
+@pytest.mark.req("recipes.READ.6-2", "tools.RESPONSES.1")
+async def test_a_recipe_this_account_cannot_edit_is_not_followed_by_calls_to_change_or_delete_it(
+    fake: FakeCooked,
+) -> None:
+    """The read says the account cannot change the recipe; suggesting the calls that would change or
+    delete it right after would contradict that and only earn a 403. The way out (a copy) stays."""
+    text, _ = ok(await call(fake, "read", {"target": "recipe", "recipe_id": FOREIGN_RECIPE_ID}), "read")
+
+    assert "this account can NOT change or delete it" in text
+    assert "source=prepared" in text
+    assert "source=existing" not in text
+    assert "delete_recipe" not in text
+
+
 @pytest.mark.req("recipes.READ.6", "recipes.READ.6-2", "recipes.READ.9")
 async def test_read_one_recipe_without_owner_or_permission_from_cooked(fake: FakeCooked) -> None:
     bare = {

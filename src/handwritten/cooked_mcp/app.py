@@ -11,10 +11,9 @@ from mcp.server import Server
 from cooked_mcp_generated.tools import TOOLS, create_server
 
 from . import __version__
-from .config import ENV_READ_ONLY
+from .config import DEFAULT_IMPORT_ANSWER_SECONDS, ENV_READ_ONLY
 from .cooked.client import CookedClient
 from .handlers import CookedTools
-from .handlers.url_imports import DEFAULT_ANSWER_SECONDS
 
 
 def read_only_tool_names() -> list[str]:
@@ -40,7 +39,10 @@ def read_only_reason(environ: Mapping[str, str] | None = None) -> str:
 
 # implements: server.COMPATIBILITY.2, server.SINGLE_USER.2
 def build_server(
-    client: CookedClient, *, read_only: bool = False, import_answer_seconds: float = DEFAULT_ANSWER_SECONDS
+    client: CookedClient,
+    *,
+    read_only: bool = False,
+    import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
 ) -> Server[Any]:
     return create_server(
         CookedTools(client, writable=not read_only, import_answer_seconds=import_answer_seconds),

@@ -136,15 +136,8 @@ def _transport(transport: str | None, http_addr: str | None) -> str | None:
     if transport is None:
         return "http"
     if transport == "stdio":
-        raise SystemExit(
-            _usage_error("--http-addr needs the http transport: drop --transport stdio or --http-addr")
-        )
+        raise ConfigError("--http-addr needs the http transport: drop --transport stdio or --http-addr")
     return transport
-
-
-def _usage_error(message: str) -> int:
-    print(f"cooked-mcp: {message}", file=sys.stderr)
-    return EXIT_CONFIG
 
 
 # implements: authentication.SECRETS.1, server.SECURITY.2

@@ -25,7 +25,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache, lru_cache
 from urllib.parse import quote, quote_plus
 
 __all__ = ["MIN_SECRET_LENGTH", "REDACTED", "redact"]
@@ -34,15 +34,22 @@ REDACTED = "[redacted]"
 #: Shorter values are left alone: scrubbing every "ab" from a text only garbles it.
 MIN_SECRET_LENGTH = 3
 
-#: Invisible characters that change no word a reader sees (Unicode category Cf). They live in the
-#: Basic and Supplementary Multilingual Planes and in plane 14 (tags), so only those are scanned.
-_FORMAT_CHARS = frozenset(
-    char
-    for plane in (range(0x20000), range(0xE0000, 0xE1000))
-    for char in map(chr, plane)
-    if unicodedata.category(char) == "Cf"
-)
-_ANY_FORMAT_CHAR = re.compile("[" + "".join(re.escape(char) for char in sorted(_FORMAT_CHARS)) + "]")
+
+@cache
+def _format_chars() -> tuple[frozenset[str], re.Pattern[str]]:
+    """Invisible characters that change no word a reader sees (Unicode category Cf), and a pattern
+    finding any of them. They live in the Basic and Supplementary Multilingual Planes and in plane
+    14 (tags), so only those are scanned: ~130,000 lookups, made on the first redaction rather than
+    at import, so that start-up (and ``--help``) does not pay for them.
+    """
+    chars = frozenset(
+        char
+        for plane in (range(0x20000), range(0xE0000, 0xE1000))
+        for char in map(chr, plane)
+        if unicodedata.category(char) == "Cf"
+    )
+    return chars, re.compile("[" + "".join(re.escape(char) for char in sorted(chars)) + "]")
+
 
 #: What may stand between two parts of a secret where it has whitespace: whitespace (``\s`` covers
 #: NBSP, U+2028 and U+2029), an escape of a character (``\n``, ``\xa0``, ``\u2028``), a
@@ -65,7 +72,7 @@ def _part_spellings(part: str) -> set[str]:
 
 
 def _secret_pattern(secret: str) -> str | None:
-    parts = _ANY_FORMAT_CHAR.sub("", secret).split()
+    parts = _format_chars()[1].sub("", secret).split()
     if sum(map(len, parts)) < MIN_SECRET_LENGTH:
         return None
     return _SEPARATOR.join(
@@ -94,10 +101,11 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     pattern = _pattern(frozenset(secrets))
     if pattern is None:
         return text
-    if not _ANY_FORMAT_CHAR.search(text):
+    format_chars, any_format_char = _format_chars()
+    if not any_format_char.search(text):
         return pattern.sub(REDACTED, text)
     # Match on the text without its format characters; replace in the original.
-    kept = [index for index, char in enumerate(text) if char not in _FORMAT_CHARS]
+    kept = [index for index, char in enumerate(text) if char not in format_chars]
     normal = "".join(text[index] for index in kept)
     pieces, done = [], 0
     for match in pattern.finditer(normal):

@@ -140,17 +140,19 @@ class ArgumentRules:
         if self.modes is None:
             return "", self.models[""]
         param = self.modes.param
-        values = ", ".join(repr(v) for v in list(self.models)[:-1]) + f" or {list(self.models)[-1]!r}"
         value = given.get(param)
+        if isinstance(value, str) and value in self.models:
+            return value, self.models[value]
+        # Only a call that gets the mode wrong pays for spelling out the allowed values.
+        *others, last = self.models
+        values = ", ".join(map(repr, others)) + f" or {last!r}"
         if value is None:
             problems[param] = f"{param} is required: one of {values}"
-            return "", None
-        if not isinstance(value, str) or value not in self.models:
+        else:
             shown = repr(value)
             got = f" (got {shown})" if len(shown) <= _MAX_SHOWN_VALUE else ""
             problems[param] = f"{param} must be one of {values}{got}"
-            return "", None
-        return value, self.models[value]
+        return "", None
 
     def _when(self, mode: str) -> str:
         return f" when {self.modes.param} is {mode!r}" if self.modes is not None else ""
@@ -170,9 +172,9 @@ class ArgumentRules:
         )
 
     def _unused(self, mode: str, name: str) -> str:
-        hint = self.modes.hint(mode, name) if self.modes is not None else ""
-        because = f"; {hint}" if hint else ""
-        return f"{name} is not used{self._when(mode)}{because}; remove it (or send null)"
+        return (
+            self._hinted(mode, name, f"{name} is not used{self._when(mode)}") + "; remove it (or send null)"
+        )
 
     def _describe(self, error: ValidationError, mode: str) -> list[tuple[str, str]]:
         """(parameter, problem) per pydantic error; a rule of the whole mode is under the mode parameter."""

@@ -17,10 +17,10 @@ from cooked_mcp_generated.models import (
 )
 from cooked_mcp_runtime.results import ToolCall, ToolResult
 
+from ..config import DEFAULT_IMPORT_ANSWER_SECONDS
 from ..cooked.client import CookedClient
 from .recipes import RecipeTools
 from .shopping_list import ShoppingListTools
-from .url_imports import DEFAULT_ANSWER_SECONDS
 
 
 class CookedTools:
@@ -31,7 +31,7 @@ class CookedTools:
         client: CookedClient,
         *,
         writable: bool = True,
-        import_answer_seconds: float = DEFAULT_ANSWER_SECONDS,
+        import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
     ) -> None:
         # writable=False (read-only mode): results suggest no follow-up call to a write tool.
         self._recipes = RecipeTools(client, writable=writable, import_answer_seconds=import_answer_seconds)

@@ -36,11 +36,12 @@ from cooked_mcp_generated.models import (
 )
 from cooked_mcp_runtime.results import ProgressReporter, ToolCall, ToolResult
 
+from ..config import DEFAULT_IMPORT_ANSWER_SECONDS
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from .errors import cooked_errors
 from .formatting import fence, one_line, portions_phrase, tool_call
-from .url_imports import DEFAULT_ANSWER_SECONDS, UrlImports
+from .url_imports import UrlImports
 
 logger = logging.getLogger("cooked_mcp.handlers")
 
@@ -74,7 +75,7 @@ class RecipeTools:
         client: CookedClient,
         *,
         writable: bool = True,
-        import_answer_seconds: float = DEFAULT_ANSWER_SECONDS,
+        import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
     ) -> None:
         self._client = client
         self._writable = writable
@@ -134,7 +135,9 @@ class RecipeTools:
             f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{_ownership(recipe, self._writable)}.",
             _fenced_recipe(recipe.title, recipe.description),
         ]
-        if self._writable:
+        # A recipe this account cannot edit gets no change or delete call: its header line already
+        # says so and names the way out (an edited copy), and a suggested call would only get a 403.
+        if self._writable and recipe.can_edit is not False:
             lines.append(
                 f"To change it: {_update_call(recipe.id)} (send the whole new markdown). "
                 f"To delete it: {tool_call('delete_recipe', recipe_id=recipe.id)}."

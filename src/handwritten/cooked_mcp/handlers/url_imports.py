@@ -30,10 +30,9 @@ logger = logging.getLogger("cooked_mcp.handlers")
 
 ImportRun = Callable[[str], Awaitable[ToolResult[SaveRecipeOutput]]]
 
-#: How long a save_recipe source=url call waits for Cooked before answering "still running".
-DEFAULT_ANSWER_SECONDS = DEFAULT_IMPORT_ANSWER_SECONDS
-#: An import still unanswered after this long is cancelled; it covers Cooked's own 90 s import
-#: read timeout plus a login, so it only ends imports that are stuck.
+#: An import still unanswered after this long is cancelled. Each Cooked exchange already ends by its
+#: own deadline (cooked.wire.Timeouts: 100 s for the import, 40 s for a login or the draft read), so
+#: this bounds only their sum, when logins and retries pile up.
 BACKGROUND_LIMIT_SECONDS = 300.0
 #: How long a finished import answers a new call for the same URL instead of a new import.
 REMEMBER_SECONDS = 300.0
@@ -58,7 +57,7 @@ class UrlImports:
         self,
         run: ImportRun,
         *,
-        answer_seconds: float = DEFAULT_ANSWER_SECONDS,
+        answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._run = run
