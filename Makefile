@@ -4,15 +4,15 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean interop requirements golden
+.PHONY: install generate generate-check lint test bench demo clean interop requirements golden dist bundle install-check lower-bounds
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml src/fake/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "cooked-mcp needs Python 3.11 or newer")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e . -e ./src/fake --group dev
 	touch $(STAMP)
 
 generate: $(STAMP)
@@ -23,9 +23,9 @@ generate-check: $(STAMP)
 	$(BIN)/python -m codegen --check
 
 lint: $(STAMP)
-	$(BIN)/ruff check codegen src tests bench
-	$(BIN)/ruff format --check codegen src tests bench
-	$(BIN)/mypy codegen src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/runtime/cooked_mcp_runtime src/fake/cooked_fake
+	$(BIN)/ruff check codegen src tests bench distribution
+	$(BIN)/ruff format --check codegen src tests bench distribution
+	$(BIN)/mypy codegen distribution src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/runtime/cooked_mcp_runtime src/fake/cooked_fake
 
 test: generate-check lint
 	$(BIN)/python -m pytest -q
@@ -58,7 +58,7 @@ demo: generate
 	$(BIN)/python -m cooked_fake.demo $(foreach v,$(VARIANTS),--variant $(v))
 
 clean:
-	rm -rf $(VENV) build .mypy_cache .ruff_cache .hypothesis interop/node_modules
+	rm -rf $(VENV) build dist cooked-mcp.mcpb .mypy_cache .ruff_cache .hypothesis interop/node_modules distribution/mcpb/node_modules
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 # `make help`: what each target does (the first target, install, stays the default).
@@ -73,5 +73,42 @@ help:
 	@echo "make golden          re-render the codegen golden files after a deliberate template change"
 	@echo "make bench           the performance benchmark against the fake Cooked (about 4 minutes)"
 	@echo "make interop         outside MCP clients (TypeScript SDK, Inspector, conformance) against the real server; needs node"
+	@echo "make dist            the wheel and sdist in dist/ (python -m build)"
+	@echo "make bundle          cooked-mcp.mcpb, the Claude Desktop extension (mcpb validate when node is here)"
+	@echo "make install-check   every README install route from the built wheel, in fresh environments, timed"
+	@echo "make lower-bounds    the whole suite on the lowest dependency releases pyproject.toml allows"
 	@echo "make clean           remove .venv and caches"
 	@echo "Run cooked-mcp --help for its flags, environment variables and config keys; README.md for the rest."
+
+# --- packaging: the wheel, the MCP Bundle and the install checks (README "Install for real use") ---
+DIST := dist
+MCPB := distribution/mcpb/node_modules/.bin/mcpb
+
+# The wheel and sdist, built by the standard front end (an isolated build, as PyPI's would be).
+dist: $(STAMP)
+	rm -rf $(DIST) && mkdir -p build
+	$(BIN)/python -m build --outdir $(DIST) . > build/dist.log 2>&1 || (cat build/dist.log; exit 1)
+	@ls -1 $(DIST)
+
+# cooked-mcp.mcpb for Claude Desktop; checked with the official mcpb CLI when node is here.
+bundle: dist
+	$(BIN)/python -m distribution bundle $(DIST)/cooked_mcp-*.whl cooked-mcp.mcpb
+	@if command -v node >/dev/null 2>&1; then \
+		npm ci --prefix distribution/mcpb --no-audit --no-fund --loglevel=error && \
+		rm -rf build/bundle && $(MCPB) unpack cooked-mcp.mcpb build/bundle >/dev/null && \
+		$(MCPB) validate build/bundle/manifest.json; \
+	else echo "node not found: skipping mcpb validate (the manifest is still checked against the vendored schema by the tests)"; fi
+
+# Each README install route from the built wheel, in fresh environments, against the fake Cooked.
+install-check: bundle
+	COOKED_MCP_INSTALL_CHECK=1 $(BIN)/python -m pytest -q tests/distribution
+	@cat build/install-check/timings.md
+
+# The suite on the lowest dependency releases pyproject.toml allows (distribution/lower-bounds.txt).
+LOWER := build/lower-bounds
+lower-bounds:
+	rm -rf $(LOWER) && $(PYTHON) -m venv $(LOWER)
+	$(LOWER)/bin/python -m pip install --quiet --upgrade pip
+	$(LOWER)/bin/python -m pip install --quiet -c distribution/lower-bounds.txt -e . -e ./src/fake --group dev
+	$(LOWER)/bin/python -m pip list 2>/dev/null | grep -E -i '^(mcp|httpx|pydantic|sniffio) '
+	$(LOWER)/bin/python -m pytest -q -p no:cacheprovider

@@ -13,6 +13,9 @@ Conventions for README.md (the test reads every fenced block; others are ignored
   of the rendered README never sees it; blank lines between are allowed) is only syntax-checked. Use it for
   anything that serves forever (plain ``cooked-mcp``, ``--transport http``), needs
   the network or a real account, installs things, or changes the repository.
+- A shell block right after ``<!-- install check: COMMAND -->`` is an install route: only
+  syntax-checked here; ``make install-check`` (tests/distribution/test_install_routes.py) runs it
+  in a fresh environment with the built wheel and then serves with COMMAND.
 - Every other shell block is run with ``bash -e -o pipefail`` and must exit 0 within
   60 s (a ``# expect exit N`` line in the block expects status N instead). It runs in
   an empty temporary directory that holds only a ``.venv`` link to the project's
@@ -21,7 +24,8 @@ Conventions for README.md (the test reads every fenced block; others are ignored
   ``COOKED_LOGIN_USERNAME`` / ``COOKED_LOGIN_PASSWORD`` hold its seed login. So
   ``cooked-mcp --check`` works as written, and a block may use ``$COOKED_BASE_URL``.
 - ```` ```json ```` blocks must parse; in an MCP client configuration (``mcpServers``)
-  every server's ``command`` must end in ``cooked-mcp`` and every ``env`` key must be a
+  every server's ``command`` must end in ``cooked-mcp`` (or be ``uvx`` whose last argument is
+  ``cooked-mcp``) and every ``env`` key must be a
   variable cooked-mcp reads.
 - ```` ```toml ```` blocks must parse and load as a cooked-mcp config file through
   ``cooked_mcp.config.load_settings`` for the http transport (its rules include the
@@ -56,6 +60,7 @@ ROOT: Final = Path(__file__).resolve().parent.parent.parent
 README: Final = ROOT / "README.md"
 VENV: Final = Path(sys.executable).parent.parent
 NOT_RUN: Final = "not run here"
+INSTALL_CHECK: Final = "install check:"
 #: An HTML comment on its own line: how a block is marked without the reader seeing it.
 _MARKER = re.compile(r"^<!--\s*(.*?)\s*-->$")
 RUN_TIMEOUT_SECONDS: Final = 60
@@ -78,7 +83,7 @@ class Block:
 
     @property
     def not_run(self) -> bool:
-        return self.marker == NOT_RUN
+        return self.marker == NOT_RUN or self.marker.startswith(INSTALL_CHECK)
 
     @property
     def where(self) -> str:
@@ -241,6 +246,8 @@ def check_json(block: Block) -> None:
     servers = data.get("mcpServers", {}) if isinstance(data, dict) else {}
     for name, server in servers.items():
         command = str(server.get("command", ""))
+        if command == "uvx":
+            command = str((server.get("args") or [""])[-1])
         assert command.endswith("cooked-mcp"), f"{block.where}: mcpServers.{name}.command is {command!r}"
         unknown = sorted(set(server.get("env", {})) - KNOWN_ENV)
         assert not unknown, f"{block.where}: mcpServers.{name}.env has unknown variables {unknown}"

@@ -65,7 +65,8 @@ def _columns(items: Sequence[str]) -> list[tuple[str, str]]:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cooked-mcp",
-        description="MCP server for a Cooked (https://cooked.wiki) account, over stdio by default.",
+        description="A single-user MCP server for a Cooked (https://cooked.wiki) account. "
+        "Serves MCP over stdio by default.",
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
