@@ -9,6 +9,7 @@ through 127.0.0.1.
 from __future__ import annotations
 
 import contextlib
+import resource
 import shlex
 import signal
 import socket
@@ -18,6 +19,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import httpx2
@@ -116,6 +118,7 @@ def http_server(
     port: int | None = None,
     ready_timeout: float = 15,
     poll_interval: float = 0.05,
+    open_files: tuple[int, int] | None = None,
 ) -> Iterator[HttpServer]:
     """Start cooked-mcp over Streamable HTTP; yield once it listens; SIGTERM it on exit.
 
@@ -123,7 +126,7 @@ def http_server(
     With ``port`` the caller configured the address itself (flag, environment or TOML)
     and ``port`` says where on 127.0.0.1 to wait for it. ``--transport http`` is always
     added. On leaving the block the server must exit 0 within 5 s of SIGTERM, unless
-    the test already stopped it.
+    the test already stopped it. ``open_files`` sets the process's (soft, hard) RLIMIT_NOFILE.
     """
     if port is None:
         port = free_port()
@@ -137,6 +140,7 @@ def http_server(
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,
+                preexec_fn=None if open_files is None else partial(_limit_open_files, open_files),
             )
         server = HttpServer(f"http://127.0.0.1:{port}/mcp", port, process, stderr_path)
         try:
@@ -149,6 +153,10 @@ def http_server(
                 process.kill()
                 process.wait()
             server._final_stderr = server.stderr()
+
+
+def _limit_open_files(limits: tuple[int, int]) -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, limits)
 
 
 def _wait_listening(server: HttpServer, timeout: float, poll_interval: float) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -134,8 +135,13 @@ def test_requests_without_the_bearer_token_get_401(
     assert response.status_code == 401
     challenge = response.headers["www-authenticate"]
     assert challenge.startswith("Bearer ")
-    assert ('error="invalid_token"' in challenge) == invalid_token
-    assert response.json()["error"] == "unauthorized"
+    # RFC 6750 for a static token (issue 15 item 8): the client is told the token is bad, not to start OAuth.
+    assert 'error="invalid_token"' in challenge
+    assert response.json()["error"] == "invalid_token"
+    description = response.json()["error_description"]
+    assert f'error_description="{description}"' in challenge
+    assert ("token is wrong" if invalid_token else "No bearer token") in description
+    assert "nothing to log in to" in description and "COOKED_MCP_HTTP_TOKEN" in description
     assert TOKEN[:8] not in response.text and "mcp-session-id" not in response.headers
 
 
@@ -391,21 +397,45 @@ async def answer_to_an_import_interrupted_by(
     return request, answer
 
 
+async def cancel(session: RawSession, request: dict[str, object]) -> None:
+    notification = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": request["id"]},
+    }
+    assert (await session.post(notification)).status_code == 202
+
+
 @pytest.mark.req("server.TRANSPORT.5")
-async def test_a_cancelled_call_gets_a_json_answer_saying_so(session: RawSession, fake: FakeCooked) -> None:
-    async def cancel(request: dict[str, object]) -> None:
-        notification = {
-            "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
-            "params": {"requestId": request["id"]},
-        }
-        assert (await session.post(notification)).status_code == 202
+async def test_a_cancelled_call_gets_no_answer(session: RawSession, fake: FakeCooked) -> None:
+    """The MCP spec: a cancelled request is not answered (issue 15 item 7: the TypeScript client
+    reported the SDK's "Request cancelled" as a response for an unknown message ID)."""
+    _, answer = await answer_to_an_import_interrupted_by(session, fake, partial(cancel, session))
 
-    request, answer = await answer_to_an_import_interrupted_by(session, fake, cancel)
+    assert answer.status_code == 202
+    assert answer.content == b""
 
-    assert answer.headers["content-type"] == "application/json"
-    assert answer.json()["id"] == request["id"]
-    assert answer.json()["error"]["message"] == "Request cancelled"
+
+@pytest.mark.req("server.TRANSPORT.5", "recipes.SAVE.3")
+async def test_a_cancelled_streaming_call_ends_its_stream_without_an_answer(
+    session: RawSession, fake: FakeCooked
+) -> None:
+    fake.set_import_result(IMPORT_URL, "saved")
+    fake.fail_with("slow", "POST", "/api/new", seconds=5)
+    request = session.call("save_recipe", {"source": "url", "url": IMPORT_URL}, progress_token="cancel-me")
+    answers: list[httpx.Response] = []
+
+    async def post() -> None:
+        answers.append(await session.post(request))
+
+    with anyio.fail_after(4):  # well before the import would have answered
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(post)
+            await anyio.sleep(0.5)
+            await cancel(session, request)
+    [answer] = answers
+    assert answer.headers["content-type"].startswith("text/event-stream")
+    assert [m for m in sse_messages(answer) if "id" in m] == []
 
 
 @pytest.mark.req("server.TRANSPORT.5")
@@ -463,3 +493,97 @@ async def test_a_call_cut_off_by_the_end_of_its_session_gets_a_json_error(
     assert answer.status_code == 500
     assert answer.headers["content-type"] == "application/json"
     assert answer.json()["error"]["message"] == "Session terminated before the request completed"
+
+
+# --- JSON-RPC that the SDK left unanswered (issue 17 item 8), and what a refusal names (issue 15 item 10) ---
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+@pytest.mark.parametrize("bad_id", [1.5, None, True, {}, [1]])
+async def test_a_request_with_an_id_that_is_no_id_gets_invalid_request(
+    session: RawSession, fake: FakeCooked, bad_id: object
+) -> None:
+    fake.clear_requests()
+    request = {**session.call("read", {"target": "shopping_list"}), "id": bad_id}
+
+    answer = await session.post(request)
+
+    assert answer.status_code == 400
+    assert answer.json()["id"] is None  # JSON-RPC 2.0 section 5: null when the id cannot be read
+    assert answer.json()["error"]["code"] == -32600
+    assert fake.requests == []
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+@pytest.mark.parametrize(
+    ("body", "code", "answer_id"),
+    [
+        (b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call"', -32700, None),
+        (b'[{"jsonrpc": "2.0", "id": 4, "method": "ping"}]', -32600, None),
+        (b'"ping"', -32600, None),
+        (b'{"jsonrpc": "2.0", "id": 4, "method": 12}', -32600, 4),
+    ],
+)
+async def test_what_is_not_a_json_rpc_message_gets_the_spec_error(
+    session: RawSession, body: bytes, code: int, answer_id: object
+) -> None:
+    answer = await session.http.post(session.url, content=body)
+
+    assert answer.status_code == 400
+    assert answer.json()["error"]["code"] == code
+    assert answer.json()["id"] == answer_id
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+async def test_a_second_request_with_the_id_of_one_in_flight_is_refused_and_the_first_answered(
+    session: RawSession, fake: FakeCooked
+) -> None:
+    fake.set_import_result(IMPORT_URL, "saved")
+    fake.fail_with("slow", "POST", "/api/new", seconds=1.0)
+    first = session.call("save_recipe", {"source": "url", "url": IMPORT_URL})
+    second = {**session.call("read", {"target": "shopping_list"}), "id": first["id"]}
+    answers: dict[str, httpx.Response] = {}
+
+    async def post(name: str, request: dict[str, object]) -> None:
+        answers[name] = await session.post(request)
+
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(post, "first", first)
+            await anyio.sleep(0.3)  # the import is running
+            await post("second", second)
+
+    assert answers["second"].status_code == 400
+    assert answers["second"].json()["id"] == first["id"]
+    assert answers["second"].json()["error"]["code"] == -32600
+    assert tool_result(answers["first"].json(), first)["structuredContent"]["saved"] is True  # type: ignore[index]
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+async def test_initialize_is_answered_in_json(server: HttpServer) -> None:
+    async with httpx.AsyncClient(headers={**MCP_HEADERS, **bearer()}, timeout=10) as http:
+        answer = await http.post(server.url, json=INITIALIZE)
+
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.json()["result"]["serverInfo"]
+    assert answer.headers["mcp-session-id"]
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+@pytest.mark.parametrize(
+    ("headers", "body", "status"),
+    [
+        (MCP_HEADERS, b"{not json", 400),
+        ({**MCP_HEADERS, "Accept": "text/html"}, json.dumps(INITIALIZE).encode(), 406),
+        (MCP_HEADERS, json.dumps({"jsonrpc": "2.0", "id": 3, "method": "ping"}).encode(), 400),
+    ],
+)
+async def test_a_refused_opening_request_names_no_session(
+    server: HttpServer, headers: dict[str, str], body: bytes, status: int
+) -> None:
+    async with httpx.AsyncClient(headers={**bearer(), **headers}, timeout=10) as http:
+        answer = await http.post(server.url, content=body)
+
+    assert answer.status_code == status
+    assert "mcp-session-id" not in answer.headers

@@ -461,10 +461,19 @@ def test_make_help_lists_every_target_and_the_changelog_exists() -> None:
 def test_the_readme_shows_how_to_give_the_inspector_the_token_as_make_interop_does() -> None:
     """The Inspector starts interactive OAuth when it meets a 401 it was given no token for; the
     README's example must pass the token with the flags make interop proves the Inspector takes."""
-    blocks = [b.text for b in _readme_blocks() if "@modelcontextprotocol/inspector --cli" in b.text]
+    blocks = [
+        b.text
+        for b in _readme_blocks()
+        if re.search(r"@modelcontextprotocol/inspector(@[\d.]+)? --cli", b.text)
+    ]
     assert blocks, "the README shows no Inspector command with a bearer token"
     command = " ".join(blocks[0].replace("\\\n", " ").split())
-    for flags in ("--transport http", '--header "Authorization: Bearer $COOKED_MCP_HTTP_TOKEN"'):
+    for flags in (
+        "--transport http",
+        '--header "Authorization: Bearer $COOKED_MCP_HTTP_TOKEN"',
+        "--stored-auth-only",
+    ):
         assert flags in command, flags
     interop = (ROOT / "interop" / "run.mjs").read_text("utf-8")
-    assert '"--transport", "http"' in interop and '["--header", `Authorization: Bearer ${TOKEN}`]' in interop
+    assert '"--transport", "http"' in interop
+    assert '["--header", `Authorization: Bearer ${TOKEN}`, "--stored-auth-only"]' in interop

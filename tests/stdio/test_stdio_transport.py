@@ -39,6 +39,9 @@ def _call(request_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, An
     }
 
 
+SLOW_READ = _call(3, "read", {"target": "recipe", "recipe_id": "r-0001"})
+
+
 class LineClient:
     """A cooked-mcp process on pipes; every stdout line must be one JSON-RPC message."""
 
@@ -100,15 +103,23 @@ def client(env: dict[str, str]) -> Iterator[LineClient]:
             process.wait()
 
 
-def test_a_message_over_the_limit_is_answered_with_an_error_and_serving_goes_on(
-    client: LineClient, fake: FakeCooked
+def _oversized(request_id: int, *, id_last: bool = False) -> bytes:
+    """A tools/call over the limit, its id first (as the Python SDK writes it) or last (TypeScript SDK)."""
+    call = _call(request_id, "save_recipe", {"source": "raw_text", "text": "x" * (MAX_MESSAGE_BYTES + 1024)})
+    if id_last:
+        call = {key: call[key] for key in ("method", "params", "jsonrpc", "id")}
+    return _line(call)
+
+
+@pytest.mark.parametrize("id_last", [False, True], ids=["id-first", "id-last"])
+def test_a_message_over_the_limit_is_answered_with_an_error_carrying_its_id_and_serving_goes_on(
+    client: LineClient, fake: FakeCooked, id_last: bool
 ) -> None:
     client.initialize()
     fake.clear_requests()
-    oversized = _call(7, "save_recipe", {"source": "raw_text", "text": "x" * (MAX_MESSAGE_BYTES + 1024)})
-    client.send(_line(oversized))
+    client.send(_oversized(7, id_last=id_last))
     error = client.receive()
-    assert error["id"] is None
+    assert error["id"] == 7  # issue 15 item 9: an id of null left the client waiting for ever
     assert error["error"]["code"] == -32600
     assert f"longer than {MAX_MESSAGE_BYTES} bytes" in error["error"]["message"]
     assert "nothing was sent to Cooked" in error["error"]["message"]
@@ -119,11 +130,66 @@ def test_a_message_over_the_limit_is_answered_with_an_error_and_serving_goes_on(
     assert "ignored a message longer than" in client.finish()
 
 
-def test_blank_lines_and_undecodable_bytes_do_not_end_the_session(client: LineClient) -> None:
+def test_a_message_over_the_limit_without_a_readable_id_ends_the_session_saying_why(
+    client: LineClient, fake: FakeCooked
+) -> None:
     client.initialize()
-    client.send(b'\n   \n\xff\xfe not json \xc3\n{"jsonrpc": "2.0", "id": \n')
+    fake.clear_requests()
+    client.send(
+        _line({"jsonrpc": "2.0", "method": "x", "params": {"text": "x" * (MAX_MESSAGE_BYTES + 1024)}})
+    )
+    error = client.receive()
+    assert error["id"] is None and error["error"]["code"] == -32600
+    assert client.process.wait(timeout=15) == 0
+    assert client.stdout.read() == b""
+    assert client.process.stderr is not None
+    stderr = client.process.stderr.read().decode()
+    assert "its id could not be read" in stderr and "ending the session" in stderr
+    assert fake.requests == []
+
+
+BAD_LINES = [
+    (b'[{"jsonrpc": "2.0", "id": 3, "method": "ping"}]', -32600, None),
+    (b'"ping"', -32600, None),
+    (b"42", -32600, None),
+    *(
+        (json.dumps({"jsonrpc": "2.0", "id": bad, "method": "ping"}).encode(), -32600, None)
+        for bad in [1.5, None, True, {}, [1]]
+    ),
+    (b'{"jsonrpc": "2.0", "id": 5, "method": 12}', -32600, 5),
+    (b'{"jsonrpc": "1.0", "id": "six", "method": "ping"}', -32600, "six"),
+]
+
+
+def test_lines_that_are_not_json_rpc_are_answered_with_the_spec_error_and_serving_goes_on(
+    client: LineClient,
+) -> None:
+    """Issue 17 item 8: none of these was answered, and the client of each waited for ever."""
+    client.initialize()
+    client.send(b'\n   \n\xff\xfe not json \xc3\n{"jsonrpc": "2.0", "id": \n')  # blank lines are skipped
+    assert [(m["error"]["code"], m["id"]) for m in (client.receive(), client.receive())] == [
+        (-32700, None)
+    ] * 2
+    for line, code, answer_id in BAD_LINES:
+        client.send(line + b"\n")
+        error = client.receive()
+        assert (error["error"]["code"], error["id"]) == (code, answer_id), (line, error)
     answer = client.request({"jsonrpc": "2.0", "id": 2, "method": "ping"})
     assert answer["result"] == {}
+    client.finish()
+
+
+def test_a_request_reusing_the_id_of_one_still_running_is_refused_and_the_first_answered(
+    client: LineClient, fake: FakeCooked
+) -> None:
+    client.initialize()
+    fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=1)
+    client.send(_line(SLOW_READ) + _line({"jsonrpc": "2.0", "id": SLOW_READ["id"], "method": "ping"}))
+    refusal, answer = client.receive(), client.receive()
+    assert refusal["id"] == SLOW_READ["id"] and refusal["error"]["code"] == -32600
+    assert "still running" in refusal["error"]["message"]
+    assert answer["id"] == SLOW_READ["id"]
+    assert answer["result"]["structuredContent"]["recipe"]["id"] == "r-0001"
     client.finish()
 
 
@@ -139,9 +205,6 @@ def test_a_large_request_and_answer_cross_the_pipes_whole(client: LineClient, fa
     answer = client.request(_call(3, "read", {"target": "recipe", "recipe_id": recipe_id}))
     assert markdown.strip() in answer["result"]["structuredContent"]["recipe"]["markdown"]
     client.finish()
-
-
-SLOW_READ = _call(3, "read", {"target": "recipe", "recipe_id": "r-0001"})
 
 
 def test_stdin_from_a_file_is_served_too(env: dict[str, str], tmp_path: Path, fake: FakeCooked) -> None:

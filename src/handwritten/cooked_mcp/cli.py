@@ -24,6 +24,7 @@ from .config import (
 from .logging_setup import configure_logging
 
 EXIT_CONFIG = 2
+EXIT_INTERRUPTED = 128 + 2  # SIGINT
 
 
 class _Parser(argparse.ArgumentParser):
@@ -152,7 +153,18 @@ def _secrets(settings: Settings) -> list[str]:
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2
 def serve(settings: Settings) -> int:
-    """Run the configured transport until the client goes away or a signal arrives."""
+    """Run the configured transport until the client goes away or a signal arrives.
+
+    The transports catch SIGINT and SIGTERM while they serve; a Ctrl-C before that (while
+    starting) ends the process as quietly, with the shell's status for it.
+    """
+    try:
+        return _serve(settings)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+def _serve(settings: Settings) -> int:
     if settings.transport == "http":
         from .transports.http import serve_http
 

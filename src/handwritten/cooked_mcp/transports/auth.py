@@ -25,9 +25,14 @@ __all__ = ["BearerTokenMiddleware"]
 logger = logging.getLogger(__name__)
 
 _SCHEME = b"bearer"
-_UNAUTHORIZED_BODY = json.dumps(
-    {"error": "unauthorized", "error_description": "a valid Authorization: Bearer token is required"}
-).encode()
+_NOT_OAUTH = (
+    "this server takes the fixed token it was started with (COOKED_MCP_HTTP_TOKEN, mcp.http_token or "
+    "mcp.http_token_cmd), sent as 'Authorization: Bearer <token>'; there is nothing to log in to"
+)
+_DESCRIPTIONS = {
+    False: f"No bearer token was sent; {_NOT_OAUTH}",
+    True: f"The bearer token is wrong; {_NOT_OAUTH}",
+}
 
 
 # implements: server.SECURITY.3, server.SECURITY.6, server.SECURITY.7
@@ -84,18 +89,22 @@ def _printable(text: object) -> str:
 
 
 async def _unauthorized(send: Send, *, invalid: bool) -> None:
-    """RFC 6750 section 3: the challenge names the scheme, plus ``invalid_token`` after a wrong one."""
-    challenge = b'Bearer realm="cooked-mcp"' + (b', error="invalid_token"' if invalid else b"")
+    """RFC 6750 section 3.1 for a static token: ``invalid_token``, missing or wrong alike, so a
+    client reads "bad token" rather than "start an OAuth flow"; the description says which
+    (and avoids the word OAuth, which clients' own messages would be taken for)."""
+    description = _DESCRIPTIONS[invalid]
+    body = json.dumps({"error": "invalid_token", "error_description": description}).encode()
+    challenge = f'Bearer realm="cooked-mcp", error="invalid_token", error_description="{description}"'
     await send(
         {
             "type": "http.response.start",
             "status": 401,
             "headers": [
                 (b"content-type", b"application/json"),
-                (b"content-length", str(len(_UNAUTHORIZED_BODY)).encode()),
-                (b"www-authenticate", challenge),
+                (b"content-length", str(len(body)).encode()),
+                (b"www-authenticate", challenge.encode()),
                 (b"cache-control", b"no-store"),
             ],
         }
     )
-    await send({"type": "http.response.body", "body": _UNAUTHORIZED_BODY})
+    await send({"type": "http.response.body", "body": body})

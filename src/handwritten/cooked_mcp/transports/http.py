@@ -25,6 +25,7 @@ the signal after shutting down, which would turn SIGTERM into death by signal).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import ipaddress
@@ -40,6 +41,7 @@ import anyio
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+from sse_starlette.sse import AppStatus
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.routing import Route
@@ -51,6 +53,12 @@ from ..cooked.client import CookedClient
 from ..logging_setup import register_secret_source
 from .auth import BearerTokenMiddleware
 from .host_check_messages import NameTheSetting
+from .http_connections import (
+    ACCEPT_BURST,
+    bounded_protocol,
+    raise_open_files_limit,
+    rate_limited_accept_errors,
+)
 from .http_sessions import JsonWhenSilentSessionManager
 
 __all__ = ["MCP_PATH", "SHUTDOWN_GRACE_SECONDS", "build_app", "serve_http", "transport_security"]
@@ -88,6 +96,7 @@ def serve_http(settings: Settings) -> int:
         )
         return EXIT_STARTUP
 
+    open_files = raise_open_files_limit()
     stop = _StopOnSignal()
     with stop.installed():
         try:
@@ -98,22 +107,30 @@ def serve_http(settings: Settings) -> int:
         try:
             client = CookedClient.from_settings(settings)
             register_secret_source(client.secret_values)  # the log filter scrubs session cookies too
+            app, sessions = _build(settings, client)
             server = _Server(
                 uvicorn.Config(
-                    build_app(settings, client),
+                    app,
                     log_config=None,
                     log_level=None,
                     access_log=False,
-                    http="h11",
+                    http=bounded_protocol(open_files),
+                    backlog=ACCEPT_BURST,
                     ws="none",
                     lifespan="on",
                     proxy_headers=False,
                     server_header=False,
-                    timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
-                )
+                    # the grace, then a second for the interrupted requests' answers
+                    timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS + 2,
+                ),
+                sessions,
             )
             stop.attach(server)
-            logger.info("serving MCP over HTTP at http://%s%s", where, MCP_PATH)
+            # Printed, not logged: the default log level shows warnings only, and a user who
+            # started the server needs its address.
+            print(
+                f"cooked-mcp: serving MCP over HTTP at http://{where}{MCP_PATH}", file=sys.stderr, flush=True
+            )
             anyio.run(_serve, server, sockets, client)
         finally:
             for sock in sockets:
@@ -122,6 +139,7 @@ def serve_http(settings: Settings) -> int:
 
 
 async def _serve(server: uvicorn.Server, sockets: list[socket.socket], client: CookedClient) -> None:
+    rate_limited_accept_errors(asyncio.get_running_loop())
     try:
         await server.serve(sockets=sockets)
     finally:
@@ -131,6 +149,10 @@ async def _serve(server: uvicorn.Server, sockets: list[socket.socket], client: C
 # implements: server.TRANSPORT.5, server.SECURITY.3, server.SECURITY.7
 def build_app(settings: Settings, client: CookedClient) -> ASGIApp:
     """The whole ASGI stack for ``settings``; separate from serving so it can be inspected."""
+    return _build(settings, client)[0]
+
+
+def _build(settings: Settings, client: CookedClient) -> tuple[ASGIApp, JsonWhenSilentSessionManager]:
     mcp_server = build_server(
         client, read_only=settings.read_only, import_answer_seconds=settings.import_answer_seconds
     )
@@ -148,7 +170,7 @@ def build_app(settings: Settings, client: CookedClient) -> ASGIApp:
     app: ASGIApp = _DeclaredSizeLimit(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
     if settings.http_token is not None:
         app = BearerTokenMiddleware(app, settings.http_token, served_path=MCP_PATH)
-    return _CloseWhenBodyUnread(NameTheSetting(app))
+    return _CloseWhenBodyUnread(NameTheSetting(app)), sessions
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
@@ -255,7 +277,34 @@ class _CloseWhenBodyUnread:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn, minus its signal handling: ``_StopOnSignal`` owns the signals for longer."""
+    """uvicorn, minus its signal handling (``_StopOnSignal`` owns the signals for longer), and
+    with requests still running after the shutdown grace answered rather than cut off.
+
+    uvicorn cancels them, which answers a plain-text 500 to a call whose change Cooked may
+    already have applied; here each gets a JSON-RPC error saying so, then uvicorn goes on.
+    """
+
+    def __init__(self, config: uvicorn.Config, sessions: JsonWhenSilentSessionManager) -> None:
+        super().__init__(config)
+        self._sessions = sessions
+        # sse_starlette (the SDK's event streams) otherwise ends every stream the moment a
+        # signal arrives, a progress stream's answer included; here they end as below.
+        AppStatus.enable_automatic_graceful_drain = False  # what its untyped disable_…() does
+
+    async def _wait_tasks_to_complete(self) -> None:
+        self._sessions.close_listening_streams()  # they carry nothing cooked-mcp needs to finish
+        try:
+            await asyncio.wait_for(super()._wait_tasks_to_complete(), SHUTDOWN_GRACE_SECONDS)
+            return
+        except TimeoutError:
+            pass
+        interrupted = await self._sessions.interrupt_in_flight()
+        if interrupted:
+            logger.warning(
+                "shutting down: %d call(s) still running were answered as interrupted", interrupted
+            )
+        AppStatus.should_exit = True  # whatever stream is still open ends now
+        await super()._wait_tasks_to_complete()
 
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
@@ -343,7 +392,7 @@ def _bind(family: int, kind: int, proto: int, address: Any) -> socket.socket:
             # "::1" must not also claim IPv4, or binding localhost's two addresses collides.
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
         sock.bind(address)
-        sock.listen(128)
+        sock.listen(ACCEPT_BURST)
         sock.setblocking(False)
     except BaseException:
         sock.close()

@@ -18,6 +18,19 @@ client that writes its last request and closes the pipe) went unanswered, or not
 depending on which came first. Here the end of input is passed on only once every
 request read has been answered (or cancelled by the client), for at most
 ``ANSWER_GRACE_SECONDS``.
+
+What the SDK leaves unanswered is answered here (``jsonrpc_checks``): a line that is not
+JSON (-32700), not a JSON-RPC message or with an ``id`` that is no id (-32600), a request
+reusing the id of one still running, and a message over ``MAX_MESSAGE_BYTES``, whose ``id``
+is looked for in its first and last bytes; when it has none that can be read, no answer
+can reach the request that sent it, so the session ends with a message on stderr rather
+than leave the client waiting for ever.
+
+SIGINT and SIGTERM end the session the same way as the end of stdin, with a short grace
+(``SIGNAL_GRACE_SECONDS``) after which calls still running are answered with an error
+saying their change may have been made; the exit status is then 128 + the signal. A
+terminal is served by the event loop too, through its own file description (opened
+by name), so Ctrl-C ends the server at once and the shell's terminal stays blocking.
 """
 
 from __future__ import annotations
@@ -26,8 +39,11 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import stat
-from collections.abc import AsyncIterator, Iterator
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 
 import anyio
 import mcp_types as types
@@ -35,14 +51,20 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 
 from ..app import build_server
 from ..config import Settings
 from ..cooked.client import CookedClient
 from ..logging_setup import register_secret_source
+from .jsonrpc_checks import error_line, find_id, interrupted, invalid_request, is_answer, read_message
 
-__all__ = ["ANSWER_GRACE_SECONDS", "MAX_MESSAGE_BYTES", "event_loop_stdio", "serve_stdio"]
+__all__ = [
+    "ANSWER_GRACE_SECONDS",
+    "MAX_MESSAGE_BYTES",
+    "SIGNAL_GRACE_SECONDS",
+    "event_loop_stdio",
+    "serve_stdio",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +76,10 @@ _FLUSH_SECONDS = 5.0
 #: import, up to 90 s at Cooked, after a login) fits. A client that closed stdin to stop the
 #: server usually has nothing in flight, and ends the process itself if it will not wait.
 ANSWER_GRACE_SECONDS = 120.0
+#: How long calls still running may take to finish after SIGINT or SIGTERM.
+SIGNAL_GRACE_SECONDS = 3.0
+#: How much of each end of an over-long message is kept to look for its ``id``.
+_PEEK_BYTES = 64 * 1024
 
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
@@ -61,40 +87,70 @@ WriteStream = MemoryObjectSendStream[SessionMessage]
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1
 def serve_stdio(settings: Settings) -> int:
-    anyio.run(_serve, settings)
-    return 0
+    """Serve until stdin ends (0) or SIGINT/SIGTERM arrives (128 + the signal)."""
+    if os.isatty(0):
+        print(
+            f"cooked-mcp: waiting for an MCP client on stdin (Cooked account {settings.username} at "
+            f"{settings.base_url}); an MCP client starts this itself. Press Ctrl-C to stop.",
+            file=sys.stderr,
+            flush=True,
+        )
+    return anyio.run(_serve, settings)
 
 
-async def _serve(settings: Settings) -> None:
-    async with CookedClient.from_settings(settings) as client:
-        register_secret_source(client.secret_values)
-        server = build_server(
-            client, read_only=settings.read_only, import_answer_seconds=settings.import_answer_seconds
-        )
-        streams = (
-            event_loop_stdio() if _pollable(0) and _pollable(1) else _answering_before_the_end(stdio_server())
-        )
-        async with streams as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+async def _serve(settings: Settings) -> int:
+    stop = _Stop()
+    async with anyio.create_task_group() as signals:
+        signals.start_soon(stop.watch)
+        async with CookedClient.from_settings(settings) as client:
+            register_secret_source(client.secret_values)
+            server = build_server(
+                client, read_only=settings.read_only, import_answer_seconds=settings.import_answer_seconds
+            )
+            streams = (
+                event_loop_stdio(stop=stop.requested)
+                if _pollable(0) and _pollable(1)
+                else _answering_before_the_end(stdio_server(), stop=stop.requested)
+            )
+            async with streams as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+        signals.cancel_scope.cancel()
+    return 128 + stop.signal if stop.signal else 0
+
+
+class _Stop:
+    """SIGINT/SIGTERM, caught while serving: ``requested`` is set and the signal kept for the status."""
+
+    def __init__(self) -> None:
+        self.requested = anyio.Event()
+        self.signal = 0
+
+    async def watch(self) -> None:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
+            async for signum in received:
+                if not self.signal:
+                    logger.info("received %s, stopping", signal.Signals(signum).name)
+                    self.signal = int(signum)
+                    self.requested.set()
 
 
 def _pollable(fd: int) -> bool:
-    """A pipe or a socket: what the event loop can watch (a terminal is left to the SDK, so its
-    non-blocking flag, shared with the shell, is never touched)."""
+    """A pipe, a socket or a terminal: what the event loop can watch."""
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
 
 
 @contextlib.asynccontextmanager
 async def event_loop_stdio(
-    max_message_bytes: int = MAX_MESSAGE_BYTES,
+    max_message_bytes: int = MAX_MESSAGE_BYTES, stop: anyio.Event | None = None
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
     """The SDK's ``stdio_server`` contract (newline-delimited JSON-RPC, streams of
-    ``SessionMessage``), served by the running asyncio loop. stdin and stdout must be pipes
-    or sockets."""
+    ``SessionMessage``), served by the running asyncio loop. stdin and stdout must be pipes,
+    sockets or terminals. Setting ``stop`` ends reading as the end of stdin would, with
+    ``SIGNAL_GRACE_SECONDS`` for the calls still running."""
     loop = asyncio.get_running_loop()
     with _claimed_stdio() as (wire_in, wire_out):
         reader = asyncio.StreamReader(limit=max_message_bytes, loop=loop)
@@ -112,21 +168,33 @@ async def event_loop_stdio(
         write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
         unanswered = _Unanswered()
 
+        async def answer(error: types.JSONRPCError) -> None:
+            writer.write(error_line(error))
+            with contextlib.suppress(ConnectionError):
+                await writer.drain()
+
         async def read_messages() -> None:
+            async for line in _lines(reader):
+                if isinstance(line, _Overlong):
+                    if not await _refuse_overlong(line, max_message_bytes, answer):
+                        return
+                    continue
+                message = read_message(line)
+                if is_answer(message):
+                    assert isinstance(message, types.JSONRPCError)
+                    await answer(message)
+                    continue
+                if isinstance(message, types.JSONRPCRequest) and unanswered.running(message.id):
+                    await answer(invalid_request(message.id, _duplicate(message.id)))
+                    continue
+                unanswered.read(message)
+                await read_send.send(SessionMessage(message))
+
+        async def serve_input() -> None:
             async with read_send:
-                async for line in _lines(reader):
-                    if line is None:
-                        logger.warning("ignored a message longer than %d bytes", max_message_bytes)
-                        writer.write(_too_long(max_message_bytes))
-                        continue
-                    try:
-                        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                    except ValidationError as exc:
-                        await read_send.send(exc)  # the SDK logs it, as it does for its own transport
-                        continue
-                    unanswered.read(message)
-                    await read_send.send(SessionMessage(message))
-                await unanswered.settled()
+                await _until(stop, read_messages)
+                for request_id in await unanswered.settled(stop):
+                    await answer(interrupted(request_id))
 
         async def write_messages() -> None:
             async with write_receive:
@@ -143,7 +211,7 @@ async def event_loop_stdio(
 
         try:
             async with anyio.create_task_group() as tasks:
-                tasks.start_soon(read_messages)
+                tasks.start_soon(serve_input)
                 tasks.start_soon(write_messages)
                 yield read_stream, write_stream
         finally:
@@ -151,6 +219,47 @@ async def event_loop_stdio(
             writer.close()
             with anyio.move_on_after(_FLUSH_SECONDS), contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
+
+
+async def _refuse_overlong(
+    line: _Overlong, limit: int, answer: Callable[[types.JSONRPCError], Awaitable[None]]
+) -> bool:
+    """Answer a message too long to read; False when its id cannot be found and the session must end."""
+    request_id = find_id(line.head, line.tail)
+    if request_id is not None:
+        logger.warning("ignored a message longer than %d bytes", limit)
+        await answer(invalid_request(request_id, _too_long(limit)))
+        return True
+    await answer(invalid_request(None, _too_long(limit)))
+    print(
+        f"cooked-mcp: a message longer than {limit} bytes arrived and its id could not be read, so no "
+        "answer could reach the client's request; ending the session",
+        file=sys.stderr,
+        flush=True,
+    )
+    return False
+
+
+def _too_long(limit: int) -> str:
+    return f"Message longer than {limit} bytes; it was ignored and nothing was sent to Cooked"
+
+
+def _duplicate(request_id: types.RequestId) -> str:
+    return f"A request with id {request_id!r} is still running; use a new id"
+
+
+async def _until(stop: anyio.Event | None, run: Callable[[], Awaitable[None]]) -> None:
+    """Run ``run`` until it returns or ``stop`` is set."""
+    async with anyio.create_task_group() as group:
+        if stop is not None:
+
+            async def stop_on_request() -> None:
+                await stop.wait()
+                group.cancel_scope.cancel()
+
+            group.start_soon(stop_on_request)
+        await run()
+        group.cancel_scope.cancel()
 
 
 class _Unanswered:
@@ -176,18 +285,25 @@ class _Unanswered:
         self._ids.clear()
         self._drop(None)
 
-    async def settled(self) -> None:
-        """Return once every request read has been answered, or after ANSWER_GRACE_SECONDS."""
+    def running(self, request_id: types.RequestId) -> bool:
+        return request_id in self._ids
+
+    async def settled(self, stop: anyio.Event | None = None) -> list[types.RequestId]:
+        """Return once every request read has been answered, or after the grace period (short
+        once ``stop`` is set): the requests still unanswered if it was cut short by ``stop``."""
         if not self._ids:
-            return
+            return []
+        stopped = stop is not None and stop.is_set()
+        grace = SIGNAL_GRACE_SECONDS if stopped else ANSWER_GRACE_SECONDS
         logger.debug("input ended with %d request(s) still running; answering them first", len(self._ids))
         self._none_left = anyio.Event()
-        with anyio.move_on_after(ANSWER_GRACE_SECONDS) as waited:
+        with anyio.move_on_after(grace) as waited:
             await self._none_left.wait()
         if waited.cancelled_caught:
             logger.warning(
                 "input ended; %d request(s) still unanswered after the grace period", len(self._ids)
             )
+        return sorted(self._ids, key=str) if stopped else []
 
     def _drop(self, request_id: object) -> None:
         self._ids.discard(request_id)
@@ -198,22 +314,28 @@ class _Unanswered:
 @contextlib.asynccontextmanager
 async def _answering_before_the_end(
     streams: contextlib.AbstractAsyncContextManager[tuple[ReadStream, WriteStream]],
+    stop: anyio.Event | None = None,
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
-    """The SDK transport's streams, relayed so that its end of input waits like ours (see the
-    module docstring). Only for what the event loop cannot watch (a terminal, a regular file),
-    so the extra hop costs the pipes nothing."""
+    """The SDK transport's streams, relayed so that its end of input (and ``stop``) waits like
+    ours (see the module docstring). Only for what the event loop cannot watch (a regular
+    file), so the extra hop costs the pipes nothing."""
     async with streams as (sdk_read, sdk_write):
         read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
         unanswered = _Unanswered()
 
+        async def relay_messages() -> None:
+            async for item in sdk_read:
+                if isinstance(item, SessionMessage):
+                    unanswered.read(item.message)
+                await read_send.send(item)
+
         async def relay_in() -> None:
             async with read_send:
-                async for item in sdk_read:
-                    if isinstance(item, SessionMessage):
-                        unanswered.read(item.message)
-                    await read_send.send(item)
-                await unanswered.settled()
+                await _until(stop, relay_messages)
+                for request_id in await unanswered.settled(stop):
+                    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                        await sdk_write.send(SessionMessage(interrupted(request_id)))
 
         async def relay_out() -> None:
             async with write_receive, sdk_write:
@@ -231,49 +353,47 @@ async def _answering_before_the_end(
             yield read_stream, write_stream
 
 
-async def _lines(reader: asyncio.StreamReader) -> AsyncIterator[str | None]:
-    """Each non-blank line, decoded as the SDK does (invalid UTF-8 replaced); ``None`` stands
+@dataclass(frozen=True)
+class _Overlong:
+    """A line over the limit: its first and last bytes, where its ``id`` may be found."""
+
+    head: bytes
+    tail: bytes
+
+
+async def _lines(reader: asyncio.StreamReader) -> AsyncIterator[str | _Overlong]:
+    """Each non-blank line, decoded as the SDK does (invalid UTF-8 replaced), or ``_Overlong``
     for a line over the reader's limit, whose bytes are discarded as they arrive."""
-    overlong = False
+    head: bytes | None = None
+    tail = b""
     while True:
         try:
             raw = await reader.readuntil(b"\n")
         except asyncio.LimitOverrunError as exc:
-            await reader.readexactly(exc.consumed)
-            overlong = True
+            chunk = await reader.readexactly(exc.consumed)
+            head = chunk[:_PEEK_BYTES] if head is None else head
+            tail = (tail + chunk[-_PEEK_BYTES:])[-_PEEK_BYTES:]
             continue
         except asyncio.IncompleteReadError as exc:  # end of input; a last line may lack its newline
             raw = exc.partial
-            if not raw and not overlong:
+            if not raw and head is None:
                 return
-        if overlong:
-            overlong = False
-            yield None
+        if head is not None:
+            yield _Overlong(head, (tail + raw)[-_PEEK_BYTES:])
+            head, tail = None, b""
         elif raw.strip():
             yield raw.decode("utf-8", errors="replace")
         if not raw.endswith(b"\n"):
             return
 
 
-def _too_long(limit: int) -> bytes:
-    """A JSON-RPC error for a message too long to read, so the client is not left waiting; its
-    ``id`` could not be read, so it is null."""
-    error = types.JSONRPCError(
-        jsonrpc="2.0",
-        id=None,
-        error=types.ErrorData(
-            code=types.INVALID_REQUEST,
-            message=f"Message longer than {limit} bytes; it was ignored and nothing was sent to Cooked",
-        ),
-    )
-    return error.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
-
-
 @contextlib.contextmanager
 def _claimed_stdio() -> Iterator[tuple[int, int]]:
-    """Private copies of fds 0 and 1 for the protocol, while fd 0 reads the null device and fd 1
-    writes to stderr; all restored on exit."""
-    wire_in, wire_out = os.dup(0), os.dup(1)  # not inherited by child processes
+    """Private fds for the protocol, while fd 0 reads the null device and fd 1 writes to stderr;
+    all restored on exit. A terminal is opened afresh by name, so the non-blocking flag the
+    event loop sets is not shared with the shell; a pipe or socket is duplicated."""
+    saved_in, saved_out = os.dup(0), os.dup(1)
+    wire_in, wire_out = _private(0, os.O_RDONLY), _private(1, os.O_WRONLY)
     null_in = os.open(os.devnull, os.O_RDONLY)
     try:
         os.dup2(null_in, 0)
@@ -288,8 +408,18 @@ def _claimed_stdio() -> Iterator[tuple[int, int]]:
     try:
         yield wire_in, wire_out
     finally:
-        for wire, fd in ((wire_in, 0), (wire_out, 1)):
+        for wire, saved, fd in ((wire_in, saved_in, 0), (wire_out, saved_out, 1)):
             with contextlib.suppress(OSError):
                 os.set_blocking(wire, True)  # the event loop made it non-blocking
-                os.dup2(wire, fd)
                 os.close(wire)
+            with contextlib.suppress(OSError):
+                os.dup2(saved, fd)
+                os.close(saved)
+
+
+def _private(fd: int, flags: int) -> int:
+    """A descriptor for what ``fd`` refers to, not inherited by child processes."""
+    if os.isatty(fd):
+        with contextlib.suppress(OSError):
+            return os.open(os.ttyname(fd), flags | os.O_NOCTTY | os.O_CLOEXEC)
+    return os.dup(fd)

@@ -1,0 +1,192 @@
+"""Signals and Ctrl-C (issue 17 item 9, issue 16 item 1), against the real process.
+
+No requirement speaks of signals; these cite the transport each one stops. Terminal
+behaviour is driven through a pseudo-terminal, as a user at a shell would meet it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from servers import COOKED_MCP, INITIALIZE, free_port, server_env
+
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_mcp.transports.stdio import SIGNAL_GRACE_SECONDS
+
+SLOW_READ = {
+    "jsonrpc": "2.0",
+    "id": 3,
+    "method": "tools/call",
+    "params": {"name": "read", "arguments": {"target": "recipe", "recipe_id": "r-0001"}},
+}
+
+
+@pytest.fixture
+def env(tmp_path: Path, fake: FakeCooked) -> dict[str, str]:
+    return server_env(tmp_path / "home", fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+
+
+@pytest.fixture
+def process(env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    started = subprocess.Popen(
+        [COOKED_MCP], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        yield started
+    finally:
+        if started.poll() is None:
+            started.kill()
+        started.wait()
+
+
+def send(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    assert process.stdin is not None
+    process.stdin.write(json.dumps(message).encode() + b"\n")
+    process.stdin.flush()
+
+
+def receive(process: subprocess.Popen[bytes]) -> dict[str, Any]:
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    assert line.endswith(b"\n"), f"no answer: {line!r}"
+    answer: dict[str, Any] = json.loads(line)
+    return answer
+
+
+def initialize(process: subprocess.Popen[bytes]) -> None:
+    send(process, INITIALIZE)
+    assert "result" in receive(process)
+    send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+def stderr_of(process: subprocess.Popen[bytes]) -> str:
+    assert process.stderr is not None
+    return process.stderr.read().decode(errors="replace")
+
+
+@pytest.mark.req("server.TRANSPORT.1")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_lets_a_call_in_flight_finish_then_exits_128_plus_the_signal(
+    process: subprocess.Popen[bytes], fake: FakeCooked, sig: signal.Signals
+) -> None:
+    """Before: SIGTERM killed the process with the call unanswered; SIGINT printed a 60-line traceback."""
+    initialize(process)
+    fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=1)
+    send(process, SLOW_READ)
+    time.sleep(0.3)  # the call is running
+
+    process.send_signal(sig)
+
+    answer = receive(process)
+    assert answer["id"] == 3 and answer["result"]["structuredContent"]["recipe"]["id"] == "r-0001"
+    assert process.wait(timeout=15) == 128 + sig
+    assert "Traceback" not in stderr_of(process)
+
+
+@pytest.mark.req("server.TRANSPORT.1")
+def test_a_call_still_running_after_the_grace_is_told_its_change_may_have_been_made(
+    process: subprocess.Popen[bytes], fake: FakeCooked
+) -> None:
+    initialize(process)
+    fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=60)
+    send(process, SLOW_READ)
+    time.sleep(0.3)
+
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+
+    answer = receive(process)
+    assert answer["id"] == 3
+    assert "may or may not have been made" in answer["error"]["message"]
+    assert process.wait(timeout=15) == 128 + signal.SIGTERM
+    assert time.monotonic() - started < SIGNAL_GRACE_SECONDS + 10
+    assert "Traceback" not in stderr_of(process)
+
+
+class Terminal:
+    """cooked-mcp on a pseudo-terminal as its controlling terminal, as at a shell prompt."""
+
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        self.pid, self.master = pty.fork()
+        if self.pid == 0:  # the child
+            os.execve(COOKED_MCP, [COOKED_MCP, *args], env)  # noqa: S606 - the real command, no shell
+        self.output = b""
+
+    def read_until(self, text: str, timeout: float = 20) -> str:
+        deadline = time.monotonic() + timeout
+        while text.encode() not in self.output:
+            assert time.monotonic() < deadline, f"no {text!r} within {timeout} s: {self.output!r}"
+            if select.select([self.master], [], [], 0.5)[0]:
+                try:
+                    self.output += os.read(self.master, 4096)
+                except OSError:  # the child has gone and closed the terminal
+                    break
+        return self.output.decode(errors="replace")
+
+    def ctrl_c(self) -> None:
+        os.write(self.master, b"\x03")
+
+    def exit_status(self, timeout: float) -> int:
+        """The exit status within ``timeout`` seconds (output read meanwhile), else kill and fail."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if select.select([self.master], [], [], 0.2)[0]:
+                with contextlib.suppress(OSError):
+                    self.output += os.read(self.master, 4096)
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return os.waitstatus_to_exitcode(status)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        raise AssertionError(f"still running {timeout} s after Ctrl-C: {self.output!r}")
+
+    def close(self) -> None:
+        os.close(self.master)
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+
+
+@pytest.mark.req("server.TRANSPORT.1", "server.IDENTITY.2")
+def test_in_a_terminal_it_says_what_it_waits_for_and_one_ctrl_c_ends_it_quietly(
+    env: dict[str, str], fake: FakeCooked
+) -> None:
+    """Before: nothing was printed; the first Ctrl-C did nothing, the second printed a traceback."""
+    terminal = Terminal(env)
+    try:
+        banner = terminal.read_until("Ctrl-C")
+        assert "waiting for an MCP client on stdin" in banner
+        assert SEED_LOGIN in banner and fake.base_url in banner
+        terminal.ctrl_c()
+        status = terminal.exit_status(timeout=10)
+    finally:
+        terminal.close()
+    assert status in (130, 0)
+    assert b"Traceback" not in terminal.output and b"KeyboardInterrupt" not in terminal.output
+
+
+@pytest.mark.req("server.TRANSPORT.2-2", "server.TRANSPORT.3")
+def test_over_http_in_a_terminal_it_prints_its_url_and_one_ctrl_c_ends_it_quietly(
+    env: dict[str, str],
+) -> None:
+    port = free_port()
+    terminal = Terminal(env, "--transport", "http", "--http-addr", f"127.0.0.1:{port}")
+    try:
+        terminal.read_until(f"http://127.0.0.1:{port}/mcp")
+        terminal.ctrl_c()
+        status = terminal.exit_status(timeout=10)
+    finally:
+        terminal.close()
+    assert status in (130, 0)
+    assert b"Traceback" not in terminal.output and b"KeyboardInterrupt" not in terminal.output
