@@ -25,6 +25,22 @@ def test_the_answer_deadline_defaults_to_50_s_and_comes_from_env_over_the_file(
     assert load_settings(config_path=str(path), environ=env).import_answer_seconds == 0.5
 
 
+@pytest.mark.req("server.CONFIG.2", "server.CONFIG.3")
+def test_the_answer_deadline_names_its_source(env: dict[str, str], tmp_path: Path) -> None:
+    assert load_settings(config_path=None, environ=env).describe_source("import_answer_seconds") == (
+        "the default"
+    )
+    path = write(tmp_path / "config.toml", "[mcp]\nimport_answer_seconds = 25\n")
+    from_file = load_settings(config_path=str(path), environ=env)
+    assert from_file.describe_source("import_answer_seconds") == f"mcp.import_answer_seconds in {path}:2"
+    env["COOKED_MCP_IMPORT_ANSWER_SECONDS"] = "0.5"
+    from_env = load_settings(config_path=str(path), environ=env)
+    assert from_env.describe_source("import_answer_seconds") == (
+        "the environment variable COOKED_MCP_IMPORT_ANSWER_SECONDS"
+    )
+    assert from_env.overridden["import_answer_seconds"] == f"mcp.import_answer_seconds in {path}:2"
+
+
 @pytest.mark.req("server.CONFIG.1", "server.CONFIG.2")
 @pytest.mark.parametrize("value", ["0", "-3", "601", "soon", "nan", "inf"])
 def test_an_answer_deadline_out_of_range_is_refused_naming_the_setting(

@@ -162,7 +162,7 @@ class Settings:
 
     def describe_source(self, setting: str) -> str:
         """Where ``setting`` (``base_url``, ``username``, ``password``, ``http_addr``, ``http_token``,
-        ``read_only``, ``log_level``) came from: an environment variable, ``table.key in path:line``
+        ``read_only``, ``log_level``, ``import_answer_seconds``) came from: an environment variable, ``table.key in path:line``
         (a ``*_cmd`` key when a command produced it), ``--http-addr``, or ``the default``."""
         source = self.sources.get(setting, DEFAULT_SOURCE)
         if source in environment_variables():
@@ -243,7 +243,7 @@ def load_settings(
     http_host, http_port = _parse_http_addr(addr, addr_source)
     read_only, sources["read_only"] = _flag(environ, ENV_READ_ONLY, file, "mcp", "read_only")
     log_level, sources["log_level"] = _log_level(environ, file)
-    import_answer_seconds = _import_answer_seconds(environ, file)
+    import_answer_seconds, sources["import_answer_seconds"] = _import_answer_seconds(environ, file)
     allowed_hosts = _allowed(file, "allowed_hosts")
     allowed_origins = _allowed(file, "allowed_origins")
 
@@ -630,14 +630,15 @@ def _flag(environ: Mapping[str, str], env: str, file: _File, table: str, key: st
     return bool(from_file), file.source(table, key)
 
 
-def _import_answer_seconds(environ: Mapping[str, str], file: _File) -> float:
-    """How long a URL import call waits for Cooked before answering that it is still running."""
+def _import_answer_seconds(environ: Mapping[str, str], file: _File) -> tuple[float, str]:
+    """How long a URL import call waits for Cooked before answering that it is still running, and
+    where that came from."""
     value: object = environ.get(ENV_IMPORT_ANSWER, "")
     source = ENV_IMPORT_ANSWER
     if not value:
         value, source = file.get("mcp", "import_answer_seconds"), file.source("mcp", "import_answer_seconds")
     if value is None:
-        return DEFAULT_IMPORT_ANSWER_SECONDS
+        return DEFAULT_IMPORT_ANSWER_SECONDS, DEFAULT_SOURCE
     try:
         seconds = float(value)  # type: ignore[arg-type]  # a str from the environment or a TOML number
     except ValueError:
@@ -647,7 +648,7 @@ def _import_answer_seconds(environ: Mapping[str, str], file: _File) -> float:
             f"{source} must be a number of seconds above 0 and at most {MAX_IMPORT_ANSWER_SECONDS:.0f} "
             f"(default {DEFAULT_IMPORT_ANSWER_SECONDS:.0f}); fix or remove it"
         )
-    return seconds
+    return seconds, source
 
 
 def _log_level(environ: Mapping[str, str], file: _File) -> tuple[str, str]:
@@ -684,6 +685,7 @@ _FILE_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
     "http_token": ("mcp", ("http_token", "http_token_cmd")),
     "read_only": ("mcp", ("read_only",)),
     "log_level": ("log", ("level",)),
+    "import_answer_seconds": ("mcp", ("import_answer_seconds",)),
 }
 
 
