@@ -230,7 +230,10 @@ async def test_a_host_name_that_does_not_resolve_says_so_without_retry_advice() 
             await client.list_recipes(1, 1)
 
     assert "host name was not found" in str(caught.value)
-    assert "check the host name in COOKED_BASE_URL (https://cooked.invalid)" in caught.value.next_step
+    assert (
+        "check the host name in COOKED_BASE_URL or cooked.base_url (https://cooked.invalid)"
+        in caught.value.next_step
+    )
     assert "retry" not in caught.value.next_step
 
 

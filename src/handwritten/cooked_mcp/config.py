@@ -187,15 +187,14 @@ class Settings:
         width = max(map(len, labels))
         return [
             f"account: {self.username}",
-            *(
-                f"  {label.ljust(width)}  from {self.describe_source(name)}{self._overriding(name)}"
-                for label, name in labels.items()
-            ),
+            *(f"  {label.ljust(width)}  from {self.describe_origin(name)}" for label, name in labels.items()),
         ]
 
-    def _overriding(self, setting: str) -> str:
+    def describe_origin(self, setting: str) -> str:
+        """``describe_source``, plus the file value it beat if any: a forgotten ``export`` in the
+        shell beating the config file is the usual cause of a setting the user cannot explain."""
         shadowed = self.overridden.get(setting)
-        return f" (overriding {shadowed})" if shadowed else ""
+        return self.describe_source(setting) + (f" (overriding {shadowed})" if shadowed else "")
 
     def describe_credentials(self) -> str:
         """The two credential settings actually used, for the message of a rejected login.
@@ -204,8 +203,8 @@ class Settings:
         shell is the usual cause of a rejected login the user cannot explain.
         """
         return (
-            f"the username from {self.describe_source('username')}{self._overriding('username')} "
-            f"and the password from {self.describe_source('password')}{self._overriding('password')}"
+            f"the username from {self.describe_origin('username')} "
+            f"and the password from {self.describe_origin('password')}"
         )
 
 

@@ -49,11 +49,14 @@ M = TypeVar("M", bound=BaseModel)
 #: Cooked accepts page sizes of 1 to 50 for the recipe list.
 MAX_PAGE_COUNT = 50
 
-#: The credentials were accepted, so they are not the problem; the session cookie is.
-_SESSION_REJECTED_HINT = (
-    "Cooked accepted the login but rejected the session it issued; retry later, and if it keeps "
-    "happening check that COOKED_BASE_URL points straight at Cooked (a proxy may drop the session cookie)"
-)
+
+def _session_rejected_hint(base_url_setting: str) -> str:
+    """The credentials were accepted, so they are not the problem; the session cookie is."""
+    return (
+        "Cooked accepted the login but rejected the session it issued; retry later, and if it keeps "
+        f"happening check that {base_url_setting} points straight at Cooked (a proxy may drop the "
+        "session cookie)"
+    )
 
 
 class CookedClient:
@@ -70,14 +73,17 @@ class CookedClient:
         read_timeout: float = 30.0,
         import_read_timeout: float = 90.0,
         credentials_from: str | None = None,
+        base_url_from: str | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """``credentials_from`` names where the credentials came from, for the rejected-login hint;
-        ``clock`` (monotonic seconds) times the login back-off."""
+        """``credentials_from`` and ``base_url_from`` name where the credentials and the base URL
+        came from, for the hints that ask to check them; ``clock`` (monotonic seconds) times the
+        login back-off."""
         self._wire = Wire(
             base_url,
             transport=transport,
             timeouts=Timeouts(connect=connect_timeout, read=read_timeout, slow_read=import_read_timeout),
+            base_url_from=base_url_from,
         )
         self._session = Session(
             self._wire, username, password, credentials_from=credentials_from, clock=clock
@@ -91,6 +97,7 @@ class CookedClient:
             settings.username,
             settings.password,
             credentials_from=settings.describe_credentials(),
+            base_url_from=settings.describe_origin("base_url"),
         )
 
     @property
@@ -221,7 +228,7 @@ class CookedClient:
                     status=401,
                     code=error.code,
                     cooked_message=error.cooked_message,
-                    next_step=_SESSION_REJECTED_HINT,
+                    next_step=_session_rejected_hint(self._wire.base_url_setting),
                 )
         if not reply.ok:
             raise self._error(endpoint, reply)

@@ -27,6 +27,7 @@ __all__ = [
     "CookedRequestError",
     "CookedResponseError",
     "CookedUnavailable",
+    "base_url_setting",
     "clean_text",
     "connect_failure",
     "error_from_response",
@@ -198,15 +199,27 @@ def parse_retry_after(value: str | None) -> float | None:
     return seconds
 
 
-def connect_failure(exc: BaseException, base_url: str) -> tuple[str, str]:
+def base_url_setting(base_url: str, source: str | None = None) -> str:
+    """How every message names the Cooked base URL: its value and the setting it came from.
+
+    ``source`` is ``Settings.describe_origin("base_url")`` (a variable, ``cooked.base_url in
+    path:line`` or the default); a client built without settings names both places a user may
+    have set it, since which one won is unknown there.
+    """
+    if source is None:
+        return f"COOKED_BASE_URL or cooked.base_url ({base_url})"
+    return f"the base URL {base_url} from {source}"
+
+
+def connect_failure(exc: BaseException, setting: str) -> tuple[str, str]:
     """What went wrong while connecting to Cooked, in words, and the advice that fits that cause.
 
     httpx reports every connection failure as one ``ConnectError``; the cause is found in the
     exceptions it wraps. "Retry later" is offered only where time can fix the cause: a refused
     connection (Cooked restarting) or an unknown network trouble, never a name that does not exist
     or a TLS mismatch. (A connect timeout is not a ``ConnectError``; the wire reports it itself.)
+    ``setting`` names the base URL and its source (``base_url_setting``).
     """
-    setting = f"COOKED_BASE_URL ({base_url})"
     causes = list(_causes(exc))
     if any(isinstance(cause, ssl.SSLCertVerificationError) for cause in causes):
         return (

@@ -35,6 +35,7 @@ from cooked_mcp.cooked.errors import (
     MAX_ERROR_BODY_BYTES,
     CookedResponseError,
     CookedUnavailable,
+    base_url_setting,
     connect_failure,
 )
 from cooked_mcp.logging_setup import QUIET_LIBRARY_LOGGERS
@@ -127,9 +128,13 @@ class Wire:
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         timeouts: Timeouts | None = None,
+        base_url_from: str | None = None,
     ) -> None:
+        """``base_url_from`` is where the base URL was set, for the messages that ask to check it."""
         quiet_http_library_logs()
         self.base_url = base_url.rstrip("/")
+        #: The base URL and its source, as messages that point at the setting name it.
+        self.base_url_setting = base_url_setting(self.base_url, base_url_from)
         self._timeouts = timeouts or Timeouts()
         self._transport = transport or _environment_transport(httpx.URL(self.base_url))
         # implements: authentication.SESSION.7, authentication.SESSION.8
@@ -200,7 +205,7 @@ class Wire:
         except (httpx.TimeoutException, TimeoutError):  # TimeoutError: the overall deadline passed
             raise self._unavailable(endpoint, "did not answer in time", answer_lost=True) from None
         except httpx.ConnectError as exc:
-            what, next_step = connect_failure(exc, self.base_url)
+            what, next_step = connect_failure(exc, self.base_url_setting)
             raise self._unavailable(endpoint, what, next_step=next_step) from None
         except httpx.TransportError:
             raise self._unavailable(endpoint, "broke off the connection", answer_lost=True) from None
@@ -267,9 +272,7 @@ class Wire:
         """``answer_lost``: the request may have reached Cooked, so a change it asked for may have happened."""
         _log(endpoint, f"failed: {what}")
         if next_step is None:
-            next_step = (
-                f"retry later; if it keeps failing, check that COOKED_BASE_URL ({self.base_url}) is right"
-            )
+            next_step = f"retry later; if it keeps failing, check that {self.base_url_setting} is right"
         if endpoint.slow:
             next_step = (
                 "the import may still finish on Cooked's side: list the recipes before retrying; " + next_step
@@ -299,7 +302,7 @@ class Wire:
             "instead of answering it",
             status=response.status_code,
             next_step=(
-                "set COOKED_BASE_URL to the address Cooked answers at directly "
+                f"change {self.base_url_setting} to the address Cooked answers at directly "
                 "(for example https://cooked.wiki), or retry later"
             ),
         )
