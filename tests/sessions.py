@@ -24,13 +24,14 @@ from cooked_mcp.cooked.client import CookedClient
 async def cooked_session(
     fake: FakeCooked,
     *,
-    read_only: bool = False,
+    read_only_from: str | None = None,
     import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
     **client_options: Any,
 ) -> AsyncIterator[Client]:
-    """A connected MCP client whose server talks to ``fake`` as the seed user."""
+    """A connected MCP client whose server talks to ``fake`` as the seed user (read-only when
+    ``read_only_from`` names the setting that made it so)."""
     cooked = CookedClient(fake.base_url, SEED_LOGIN, SecretStr(SEED_PASSWORD), **client_options)
-    server = build_server(cooked, read_only=read_only, import_answer_seconds=import_answer_seconds)
+    server = build_server(cooked, read_only_from=read_only_from, import_answer_seconds=import_answer_seconds)
     async with cooked, Client(server) as client:
         yield client
 

@@ -302,10 +302,10 @@ def path_is_contained(raw_path: str) -> bool:
 _SSL_CONTEXT = ssl.create_default_context()
 
 
-def session(fake: FakeCooked, *, read_only: bool = False, **client_options: Any) -> Any:
+def session(fake: FakeCooked, *, read_only_from: str | None = None, **client_options: Any) -> Any:
     """``cooked_session`` with the default httpx transport built on a shared SSL context."""
     transport = httpx.AsyncHTTPTransport(verify=_SSL_CONTEXT)
-    return cooked_session(fake, read_only=read_only, transport=transport, **client_options)
+    return cooked_session(fake, read_only_from=read_only_from, transport=transport, **client_options)
 
 
 # --- canaries --------------------------------------------------------------------------------

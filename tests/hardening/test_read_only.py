@@ -3,7 +3,8 @@
 Least privilege for agents that should only look: with ``COOKED_MCP_READ_ONLY=1`` or TOML
 ``mcp.read_only = true`` the server registers the two tools that change nothing. A write
 tool is not merely refused: it does not exist, so calling it is a JSON-RPC -32602 error that
-says the server is read-only and which setting made it so, and Cooked receives nothing. No
+says the server is read-only and which setting made it so (the source the settings recorded,
+down to ``file:line``, never a guess), and Cooked receives nothing. No
 description, instruction or result points the agent at a tool that is not served. Checked on
 the real process over stdio (environment variable) and over Streamable HTTP (TOML file), plus
 the in-memory wiring.
@@ -17,13 +18,15 @@ from typing import Any
 
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from hardening_support import FIGURES, OPERATIONS, api_paths, call, session, succeeded
+from hardening_support import FIGURES, OPERATIONS, api_paths, call, succeeded
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from servers import http_client, http_server, server_env, stdio_client
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_mcp.app import server_for
 from cooked_mcp.config import load_settings
+from cooked_mcp.cooked import CookedClient
 
 pytestmark = pytest.mark.anyio
 
@@ -98,11 +101,22 @@ def test_read_only_comes_from_the_environment_or_toml(
     assert load_settings(config_path=str(config), environ=env).read_only is expected
 
 
-@pytest.mark.req("tools.READ_WRITE_SPLIT.1", "tools.ANNOTATIONS.1")
-async def test_read_only_wiring_in_memory(fake: FakeCooked, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("COOKED_MCP_READ_ONLY", raising=False)
-    async with session(fake, read_only=True) as client:
-        count = await exercise(client, fake, "mcp.read_only = true in its config file")
+@pytest.mark.req("tools.READ_WRITE_SPLIT.1", "tools.ANNOTATIONS.1", "server.CONFIG.2")
+async def test_read_only_wiring_in_memory(
+    fake: FakeCooked, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusal names the setting the settings used, not whatever the process environment holds."""
+    monkeypatch.setenv("COOKED_MCP_READ_ONLY", "0")  # not what the settings were loaded from
+    config = tmp_path / "config.toml"
+    config.write_text(f'[cooked]\nbase_url = "{fake.base_url}"\n\n[mcp]\nread_only = true\n', "utf-8")
+    environ = {
+        "HOME": str(tmp_path),
+        "COOKED_LOGIN_USERNAME": SEED_LOGIN,
+        "COOKED_LOGIN_PASSWORD": SEED_PASSWORD,
+    }
+    settings = load_settings(config_path=str(config), environ=environ)
+    async with CookedClient.from_settings(settings) as cooked, Client(server_for(settings, cooked)) as client:
+        count = await exercise(client, fake, f"set by mcp.read_only in {config}:5")
     FIGURES.add("read_only", "writes_refused_in_memory", count)
 
 
@@ -116,7 +130,7 @@ def test_read_only_over_stdio_from_the_environment(
 
     async def run() -> int:
         async with stdio_client(env) as client:
-            return await exercise(client, fake, "COOKED_MCP_READ_ONLY=1 in its environment")
+            return await exercise(client, fake, "set by the environment variable COOKED_MCP_READ_ONLY")
 
     FIGURES.add("read_only", "writes_refused_stdio", portal.call(run))
 
@@ -129,7 +143,7 @@ def test_read_only_over_http_from_toml(portal: BlockingPortal, fake: FakeCooked,
 
     async def run(url: str) -> Any:
         async with http_client(url) as client:
-            return await exercise(client, fake, "mcp.read_only = true in its config file")
+            return await exercise(client, fake, f"set by mcp.read_only in {config}:2")
 
     with http_server(env, "--config", str(config)) as server:
         FIGURES.add("read_only", "writes_refused_http", portal.call(run, server.url))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from typing import Any
 
 from mcp.server import Server
@@ -11,7 +9,7 @@ from mcp.server import Server
 from cooked_mcp_generated.tools import TOOLS, create_server
 
 from . import __version__
-from .config import DEFAULT_IMPORT_ANSWER_SECONDS, ENV_READ_ONLY
+from .config import DEFAULT_IMPORT_ANSWER_SECONDS, Settings
 from .cooked.client import CookedClient
 from .handlers import CookedTools
 
@@ -21,19 +19,11 @@ def read_only_tool_names() -> list[str]:
     return [spec.name for spec in TOOLS if spec.read_only]
 
 
-def read_only_reason(environ: Mapping[str, str] | None = None) -> str:
-    """What a call to a write tool is told in read-only mode: the mode, and where it was switched on.
-
-    The environment variable wins over the config file whenever it is set (see config.py), so a
-    non-empty one is the source; otherwise it was the file.
-    """
-    value = (os.environ if environ is None else environ).get(ENV_READ_ONLY, "").strip()
-    source = (
-        f"{ENV_READ_ONLY}={value} in its environment" if value else "mcp.read_only = true in its config file"
-    )
+def read_only_reason(read_only_from: str) -> str:
+    """What a call to a write tool is told in read-only mode: the mode, and the setting that chose it."""
     return (
-        f"this server runs read-only ({source}), so it serves only the tools that change nothing; "
-        "ask the user to change that setting if Cooked should be changed"
+        f"this server runs read-only (set by {read_only_from}), so it serves only the tools that change "
+        "nothing; ask the user to change that setting if Cooked should be changed"
     )
 
 
@@ -41,12 +31,24 @@ def read_only_reason(environ: Mapping[str, str] | None = None) -> str:
 def build_server(
     client: CookedClient,
     *,
-    read_only: bool = False,
+    read_only_from: str | None = None,
     import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
 ) -> Server[Any]:
+    """``read_only_from`` is where read-only mode was switched on (``Settings.describe_source``);
+    ``None`` serves every tool. One argument for both, so the mode never lacks its reason."""
+    read_only = read_only_from is not None
     return create_server(
         CookedTools(client, writable=not read_only, import_answer_seconds=import_answer_seconds),
         version=__version__,
         tool_names=read_only_tool_names() if read_only else None,
-        withheld_because=read_only_reason() if read_only else None,
+        withheld_because=read_only_reason(read_only_from) if read_only_from is not None else None,
+    )
+
+
+def server_for(settings: Settings, client: CookedClient) -> Server[Any]:
+    """The MCP server for ``settings``: the one place the transports' settings are mapped onto it."""
+    return build_server(
+        client,
+        read_only_from=settings.describe_source("read_only") if settings.read_only else None,
+        import_answer_seconds=settings.import_answer_seconds,
     )

@@ -47,7 +47,7 @@ from starlette.datastructures import Headers
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..app import build_server
+from ..app import server_for
 from ..config import Settings, is_loopback
 from ..cooked.client import CookedClient
 from ..logging_setup import register_secret_source
@@ -153,9 +153,7 @@ def build_app(settings: Settings, client: CookedClient) -> ASGIApp:
 
 
 def _build(settings: Settings, client: CookedClient) -> tuple[ASGIApp, JsonWhenSilentSessionManager]:
-    mcp_server = build_server(
-        client, read_only=settings.read_only, import_answer_seconds=settings.import_answer_seconds
-    )
+    mcp_server = server_for(settings, client)
     sessions = JsonWhenSilentSessionManager(
         mcp_server,
         security_settings=transport_security(settings),

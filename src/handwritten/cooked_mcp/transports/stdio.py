@@ -52,7 +52,7 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 
-from ..app import build_server
+from ..app import server_for
 from ..config import Settings
 from ..cooked.client import CookedClient
 from ..logging_setup import register_secret_source
@@ -104,9 +104,7 @@ async def _serve(settings: Settings) -> int:
         signals.start_soon(stop.watch)
         async with CookedClient.from_settings(settings) as client:
             register_secret_source(client.secret_values)
-            server = build_server(
-                client, read_only=settings.read_only, import_answer_seconds=settings.import_answer_seconds
-            )
+            server = server_for(settings, client)
             streams = (
                 event_loop_stdio(stop=stop.requested)
                 if _pollable(0) and _pollable(1)
