@@ -284,7 +284,7 @@ def succeeded(result: types.CallToolResult) -> str:
 
 def api_paths(fake: FakeCooked) -> list[str]:
     """Raw paths of every request but login, as the fake received them."""
-    return [request.path for request in fake.requests if request.path != LOGIN_PATH]
+    return [request.path for request in fake.api_requests()]
 
 
 def path_is_contained(raw_path: str) -> bool:

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from hardening_support import FIGURES, LOGIN_PATH, call, session, succeeded
+from hardening_support import FIGURES, call, session, succeeded
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client
@@ -82,7 +82,7 @@ def assert_only_fenced(text: str, *needles: str) -> None:
 
 
 def writes(fake: FakeCooked) -> list[tuple[str, str]]:
-    return [(r.method, r.path) for r in fake.requests if r.method != "GET" and r.path != LOGIN_PATH]
+    return [(r.method, r.path) for r in fake.api_requests() if r.method != "GET"]
 
 
 @pytest.mark.req("recipes.READ.7", "shopping-list.SAFETY.3", "tools.RESPONSES.1")

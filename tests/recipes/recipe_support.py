@@ -19,7 +19,6 @@ from cooked_mcp_generated.models import (
     SaveRecipeOutput,
 )
 
-LOGIN_PATH = "/api/public/login"
 OUTPUT_MODELS: dict[str, type[BaseModel]] = {
     "read": ReadOutput,
     "preview_recipe_text": PreviewRecipeTextOutput,
@@ -41,19 +40,6 @@ COOKED_KEYS = (
 def segment(value: str) -> str:
     """How an ID must appear in a Cooked path: one percent-encoded segment."""
     return quote(value, safe="")
-
-
-def sent(fake: FakeCooked, *, renewals: bool = True) -> list[tuple[str, str, Any]]:
-    """(method, raw path, JSON body) of every request Cooked received, login excluded.
-
-    ``renewals=False`` also leaves out requests Cooked refused with 401 because the session had
-    expired (the client logs in and sends them again), for tests that share one session.
-    """
-    return [
-        (r.method, r.path, r.json)
-        for r in fake.requests
-        if r.path != LOGIN_PATH and (renewals or r.status != 401)
-    ]
 
 
 async def call(

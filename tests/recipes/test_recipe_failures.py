@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from mcp import Client
 from pydantic import SecretStr
-from recipe_support import call, failed, ok, segment, sent, session_cookies
+from recipe_support import call, failed, ok, segment, session_cookies
 from sessions import cooked_session, text_of
 
 from cooked_fake import DRAFT_ID, FOREIGN_RECIPE_ID, SEED_LOGIN, SEED_PASSWORD, FakeCooked
@@ -88,7 +88,7 @@ async def test_a_page_without_a_recipe_is_a_422_that_suggests_raw_text(fake: Fak
 
     assert "(422 EXTRACTION_FAILED)" in text
     assert "Cooked found no recipe on that page" in text and "save_recipe source=raw_text" in text
-    assert sent(fake) == [("POST", "/api/new", {"url": url})]
+    assert fake.api_calls() == [("POST", "/api/new", {"url": url})]
 
 
 EVERY_RECIPE_TOOL: list[tuple[str, dict[str, Any]]] = [
@@ -185,7 +185,7 @@ async def test_an_id_stays_one_percent_encoded_path_segment(
     async with cooked_session(fake) as client:
         texts = [failed(await client.call_tool(tool, {**extra, key: rid})) for rid in AWKWARD_IDS]
 
-    assert [(m, path) for m, path, _ in sent(fake)] == [
+    assert [(m, path) for m, path, _ in fake.api_calls()] == [
         (method, template.format(segment(rid))) for rid in AWKWARD_IDS
     ]
     assert not any("/" in segment(rid) or "?" in segment(rid) for rid in AWKWARD_IDS)
@@ -199,7 +199,7 @@ async def test_dot_ids_are_refused_without_a_request(fake: FakeCooked, recipe_id
     text = failed(await call(fake, "delete_recipe", {"recipe_id": recipe_id}))
 
     assert "Nothing was sent to Cooked" in text and "not a valid Cooked ID" in text
-    assert sent(fake) == []
+    assert fake.api_calls() == []
 
 
 # --- secrets ------------------------------------------------------------------------------------

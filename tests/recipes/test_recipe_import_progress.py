@@ -12,7 +12,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from recipe_support import failed, ok, sent
+from recipe_support import failed, ok
 from sessions import cooked_session, text_of
 
 import cooked_mcp.handlers.recipes as recipe_handlers
@@ -133,7 +133,7 @@ async def test_a_timed_out_import_is_cancelled_and_the_server_keeps_serving(
     assert ticks >= 2 and len(reports) == ticks  # the ticker stopped with the handler
     ok(listed, "read")
     assert answered_in < 1  # not queued behind the abandoned import
-    assert sent(fake)[0] == ("POST", "/api/new", {"url": URL})
+    assert fake.api_calls()[0] == ("POST", "/api/new", {"url": URL})
 
 
 @pytest.mark.req("recipes.SAVE.3")
@@ -173,7 +173,7 @@ async def import_until_done(client: Client, url: str) -> tuple[types.CallToolRes
 
 
 def imports_sent(fake: FakeCooked) -> int:
-    return sum(1 for method, path, _ in sent(fake) if (method, path) == ("POST", "/api/new"))
+    return sum(1 for method, path, _ in fake.api_calls() if (method, path) == ("POST", "/api/new"))
 
 
 @pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4", "tools.RESPONSES.1", "tools.RESPONSES.2")

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
-from recipe_support import ok, sent
+from recipe_support import ok
 
 from cooked_fake import SEED_USERNAME, FakeCooked, Recipe
 
@@ -66,7 +66,7 @@ async def walk(
         text, out = ok(await client.call_tool("read", arguments), "read")
         window = ((arguments["page"] - 1) * limit, arguments["page"] * limit)
         cooked_pages = 1 if query is None else (window[1] - 1) // SEARCH_PAGE - window[0] // SEARCH_PAGE + 1
-        assert len(sent(fake, renewals=False)) <= cooked_pages
+        assert len(fake.api_calls(renewals=False)) <= cooked_pages
         assert (out["page"], out["limit"], out.get("query")) == (arguments["page"], limit, query)
         seen += [recipe["id"] for recipe in out["recipes"]]
         assert out["more_available"] is ("next_page" in out)

@@ -16,7 +16,6 @@ from recipe_support import (
     fenced_block,
     ok,
     segment,
-    sent,
 )
 from sessions import text_of
 from strategies import SPECS, mode_rules, properties, valid_arguments
@@ -192,7 +191,7 @@ async def test_random_valid_arguments_make_exactly_the_contracted_cooked_calls(
 
     result = await client.call_tool(tool, args)
 
-    requests = sent(fake, renewals=False)
+    requests = fake.api_calls(renewals=False)
     assert requests == expected_requests(tool, args)
     assert not any(path.endswith("/save") for _, path, _ in requests) or args.get("source") == "draft"
     if result.is_error:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from recipe_support import as_fenced, call, failed, fenced_block, ok, sent
+from recipe_support import as_fenced, call, failed, fenced_block, ok
 
 from cooked_fake import (
     FOREIGN_RECIPE_ID,
@@ -42,7 +42,7 @@ def newest(count: int, skip: int = 0) -> list[str]:
 
 
 def query_of(fake: FakeCooked) -> dict[str, list[str]]:
-    (request,) = [r for r in fake.requests if r.path != "/api/public/login"]
+    (request,) = fake.api_requests()
     return request.query
 
 
@@ -65,7 +65,7 @@ def query_of(fake: FakeCooked) -> dict[str, list[str]]:
 async def test_list_defaults_to_page_1_of_10_and_points_at_the_next_page(fake: FakeCooked) -> None:
     text, out = ok(await call(fake, "read", {"target": "recipes"}), "read")
 
-    assert sent(fake) == [("GET", LIST_PATH, None)]
+    assert fake.api_calls() == [("GET", LIST_PATH, None)]
     assert query_of(fake) == {"page": ["1"], "page-count": ["10"]}
     titles = {r.id: r.title for r in fake.state.recipes.values()}
     assert out["recipes"] == [{"id": rid, "title": titles[rid]} for rid in newest(10)]
@@ -185,7 +185,7 @@ async def test_search_cuts_cookeds_page_of_20_to_the_limit_and_says_how_to_see_m
 
     text, out = ok(await call(fake, "read", {"target": "recipes", "query": "quokka"}), "read")
 
-    assert sent(fake) == [("GET", SEARCH_PATH, None)]
+    assert fake.api_calls() == [("GET", SEARCH_PATH, None)]
     assert query_of(fake) == {"query": ["quokka"], "page": ["1"]}  # search has no page size
     assert [r["id"] for r in out["recipes"]] == ids[::-1][:10]
     assert (out["query"], out["page"], out["limit"]) == ("quokka", 1, 10)
@@ -276,7 +276,7 @@ async def test_read_one_recipe_gives_title_owner_markdown_and_portions(fake: Fak
 
     text, out = ok(await call(fake, "read", {"target": "recipe", "recipe_id": "r-0001"}), "read")
 
-    assert sent(fake) == [("GET", "/api/saved/r-0001", None)]
+    assert fake.api_calls() == [("GET", "/api/saved/r-0001", None)]
     assert out == {
         "target": "recipe",
         "recipe": {

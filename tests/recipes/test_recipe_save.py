@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from recipe_support import as_fenced, call, failed, fenced_block, ok, sent
+from recipe_support import as_fenced, call, failed, fenced_block, ok
 from sessions import cooked_session
 
 from cooked_fake import DRAFT_ID, FakeCooked
@@ -45,7 +45,7 @@ async def test_preview_returns_cookeds_title_markdown_and_portions_and_saves_not
         "preview_recipe_text",
     )
 
-    assert sent(fake) == [("POST", PREVIEW_PATH, {"title": "Shakshuka", "text": RAW_TEXT})]
+    assert fake.api_calls() == [("POST", PREVIEW_PATH, {"title": "Shakshuka", "text": RAW_TEXT})]
     assert fake.state.recipes == before and saved_count(fake) == 0
     assert out["saved"] is False
     assert (out["title"], out["portions"]) == ("Shakshuka", 2)
@@ -136,7 +136,7 @@ async def test_raw_text_that_cooked_cannot_preview_saves_nothing(fake: FakeCooke
     text = failed(await call(fake, "save_recipe", {"source": "raw_text", "title": "X", "text": "y"}))
 
     assert "400 INVALID_REQUEST" in text
-    assert sent(fake) == [("POST", PREVIEW_PATH, {"title": "X", "text": "y"})]
+    assert fake.api_calls() == [("POST", PREVIEW_PATH, {"title": "X", "text": "y"})]
     assert saved_count(fake) == 0
 
 
@@ -153,7 +153,7 @@ async def test_prepared_markdown_is_saved_as_cookeds_description(
     text, out = ok(await call(fake, "save_recipe", arguments), "save_recipe")
 
     body = {"title": "Shakshuka", "description": SHAKSHUKA_MD, "portions": portions}
-    assert sent(fake) == [("POST", SAVE_PATH, body)]
+    assert fake.api_calls() == [("POST", SAVE_PATH, body)]
     stored = fake.state.recipes[out["recipe_id"]]
     assert (stored.title, stored.description, stored.portions) == ("Shakshuka", SHAKSHUKA_MD, portions)
     assert out == {"source": "prepared", "saved": True, "recipe_id": stored.id}
@@ -169,7 +169,7 @@ async def test_url_import_that_cooked_saves_returns_the_new_recipe_id(fake: Fake
 
     text, out = ok(await call(fake, "save_recipe", {"source": "url", "url": url}), "save_recipe")
 
-    assert sent(fake) == [("POST", "/api/new", {"url": url})]
+    assert fake.api_calls() == [("POST", "/api/new", {"url": url})]
     new_id = out["recipe_id"]
     assert out == {"source": "url", "saved": True, "recipe_id": new_id}
     assert fake.state.recipes[new_id].title == "Green Curry"
@@ -198,7 +198,7 @@ async def test_url_import_that_makes_a_draft_returns_it_for_review_and_saves_not
 
     draft_id = out["draft"]["draft_id"]
     stored = fake.state.drafts[draft_id]
-    assert sent(fake) == [("POST", "/api/new", {"url": url}), ("GET", f"/api/extract/{draft_id}", None)]
+    assert fake.api_calls() == [("POST", "/api/new", {"url": url}), ("GET", f"/api/extract/{draft_id}", None)]
     assert saved_count(fake) == 0
     assert out == {
         "source": "url",
@@ -245,7 +245,7 @@ async def test_a_draft_stays_unsaved_through_other_calls_until_saved_by_its_id(f
         ]:
             await client.call_tool(tool, arguments)
         assert draft["draft_id"] in fake.state.drafts
-        assert not any(path.endswith("/save") for _, path, _ in sent(fake))
+        assert not any(path.endswith("/save") for _, path, _ in fake.api_calls())
 
         saved = await client.call_tool(
             "save_recipe",
@@ -272,7 +272,7 @@ async def test_a_reviewed_draft_is_saved_with_the_reviewed_markdown_and_portions
     text, out = ok(await call(fake, "save_recipe", arguments), "save_recipe")
 
     body = {"description": SHAKSHUKA_MD, "portions": portions}
-    assert sent(fake) == [("POST", f"/api/extract/{DRAFT_ID}/save", body)]
+    assert fake.api_calls() == [("POST", f"/api/extract/{DRAFT_ID}/save", body)]
     new_id = out["recipe_id"]
     assert out == {"source": "draft", "saved": True, "recipe_id": new_id}
     stored = fake.state.recipes[new_id]
@@ -292,7 +292,9 @@ async def test_an_existing_recipe_is_updated_by_its_id(fake: FakeCooked, portion
 
     text, out = ok(await call(fake, "save_recipe", arguments), "save_recipe")
 
-    assert sent(fake) == [("PUT", "/api/saved/r-0005", {"description": SHAKSHUKA_MD, "portions": portions})]
+    assert fake.api_calls() == [
+        ("PUT", "/api/saved/r-0005", {"description": SHAKSHUKA_MD, "portions": portions})
+    ]
     assert out == {"source": "existing", "saved": True, "recipe_id": "r-0005"}
     stored = fake.state.recipes["r-0005"]
     assert (stored.title, stored.description, stored.portions) == ("Tomato Soup", SHAKSHUKA_MD, portions)
@@ -363,7 +365,7 @@ async def test_save_needs_one_of_the_five_explicit_sources(fake: FakeCooked, sou
 async def test_delete_removes_the_recipe_and_names_its_id(fake: FakeCooked) -> None:
     text, out = ok(await call(fake, "delete_recipe", {"recipe_id": "r-0007"}), "delete_recipe")
 
-    assert sent(fake) == [("DELETE", "/api/saved/r-0007", None)]
+    assert fake.api_calls() == [("DELETE", "/api/saved/r-0007", None)]
     assert out == {"recipe_id": "r-0007", "deleted": True}
     assert "r-0007" not in fake.state.recipes
     assert text == "Deleted recipe r-0007 from Cooked. This cannot be undone."

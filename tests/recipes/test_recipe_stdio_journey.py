@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from recipe_support import failed, ok, sent
+from recipe_support import failed, ok
 from servers import server_env, stdio_client
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
@@ -88,7 +88,7 @@ async def test_find_read_import_review_save_update_and_delete_over_stdio(
         gone = failed(await client.call_tool("read", {"target": "recipe", "recipe_id": new_id}))
         assert "404" in gone and "read target=recipes" in gone
 
-    assert sent(fake) == [
+    assert fake.api_calls() == [
         ("GET", "/api/user/recipes/search", None),
         ("GET", f"/api/saved/{recipe_id}", None),
         ("POST", "/api/new", {"url": url}),

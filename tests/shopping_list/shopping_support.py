@@ -37,11 +37,6 @@ def structured(result: types.CallToolResult) -> dict[str, Any]:
     return dict(result.structured_content)
 
 
-def cooked_calls(fake: FakeCooked) -> list[tuple[str, str, Any]]:
-    """(method, path, JSON body) of every request Cooked received, login excluded."""
-    return [(r.method, r.path, r.json) for r in fake.requests if r.path != "/api/public/login"]
-
-
 def groups_now(fake: FakeCooked) -> dict[str, dict[str, Any]]:
     """The fake's product groups as the four editable fields, aisle from nesting."""
     with fake.state.lock:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from mcp import Client
 from pydantic import SecretStr
-from sessions import api_requests, cooked_session, text_of
+from sessions import cooked_session, text_of
 from shopping_support import GET_LIST, INGREDIENTS, LIST, REMOVE, SELECTED, change, group_path
 from strategies import valid_arguments
 
@@ -71,7 +71,7 @@ async def test_each_action_sends_the_fewest_requests_cooked_needs(
     async with cooked_session(fake) as client:
         result = await change(client, **arguments)
     assert not result.is_error, text_of(result)
-    assert api_requests(fake) == expected
+    assert [(m, p) for m, p, _ in fake.api_calls()] == expected
     assert result.structured_content is not None
     assert result.structured_content["action"] == arguments["action"]
 
@@ -131,7 +131,7 @@ async def test_no_action_but_clear_ever_deletes_the_list(
     running_fake.reset()
     async with cooked_session(running_fake) as client:
         await change(client, **arguments)
-    sent = api_requests(running_fake)
+    sent = [(m, p) for m, p, _ in running_fake.api_calls()]
     assert ("DELETE", LIST) not in sent
     assert len(sent) <= 2
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from sessions import cooked_session, text_of
-from shopping_support import INGREDIENTS, change, cooked_calls, groups_now, structured
+from shopping_support import INGREDIENTS, change, groups_now, structured
 
 from cooked_fake import DRAFT_ID, FakeCooked
 
@@ -26,7 +26,7 @@ async def test_newline_separated_lines_are_added_in_one_request_and_counted(fake
     assert text_of(result).startswith("Cooked added 2 ingredients from 2 lines sent.")
     assert "NOT added" not in text_of(result)
     # Blank lines are dropped and line ends normalised, so what is counted is exactly what is sent.
-    assert cooked_calls(fake) == [("POST", INGREDIENTS, {"text": "2 lemons\n250 g flour"})]
+    assert fake.api_calls() == [("POST", INGREDIENTS, {"text": "2 lemons\n250 g flour"})]
     names = {fields["name"] for fields in groups_now(fake).values()}
     assert {"Lemons", "Flour"} <= names
 
@@ -41,7 +41,7 @@ async def test_ingredients_can_belong_to_a_saved_recipe_or_an_import_draft(
     assert structured(result) == {"action": "add", "added_count": 1, "lines_sent": 1}
     assert f"linked to recipe {recipe_id}" in text_of(result)
     assert "read target=shopping_list" in text_of(result)
-    assert cooked_calls(fake) == [("POST", INGREDIENTS, {"text": "4 eggs", "recipe-id": recipe_id})]
+    assert fake.api_calls() == [("POST", INGREDIENTS, {"text": "4 eggs", "recipe-id": recipe_id})]
     assert recipe_id in fake.state.recipe_ids
 
 
@@ -51,7 +51,7 @@ async def test_lines_cooked_could_not_parse_are_reported_as_not_added(fake: Fake
         result = await change(client, action="add", ingredients="1 onion\n?? smudged\n# Sauce\n2 carrots")
     assert structured(result) == {"action": "add", "added_count": 2, "lines_sent": 4}
     assert "2 lines could not be parsed and were NOT added" in text_of(result)
-    assert len(cooked_calls(fake)) == 1
+    assert len(fake.api_calls()) == 1
 
 
 @pytest.mark.req("tools.RESPONSES.6", "shopping-list.ADD.3")

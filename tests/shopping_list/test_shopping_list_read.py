@@ -6,7 +6,7 @@ import re
 
 import pytest
 from sessions import cooked_session, text_of
-from shopping_support import GET_LIST, LIST, cooked_calls, read_list, structured
+from shopping_support import GET_LIST, LIST, read_list, structured
 
 from cooked_fake import EMPTY_AISLE_ID, INJECTION_LINE, FakeCooked, ProductGroup
 
@@ -52,7 +52,7 @@ async def test_structured_output_has_aisles_flat_groups_with_their_aisle_and_rec
         {"id": "pg-06", "name": "Baking paper", "selected": False, "aisle_id": "other"},
     ]
     assert output["recipe_ids"] == ["r-0001"]
-    assert [(method, path) for method, path, _ in cooked_calls(fake)] == [GET_LIST]
+    assert [(method, path) for method, path, _ in fake.api_calls()] == [GET_LIST]
 
 
 @pytest.mark.req(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from sessions import cooked_session, text_of
-from shopping_support import LIST, REMOVE, change, cooked_calls, groups_now, read_list, structured
+from shopping_support import LIST, REMOVE, change, groups_now, read_list, structured
 
 from cooked_fake import EMPTY_AISLE_ID, FakeCooked
 
@@ -23,7 +23,7 @@ async def test_remove_reports_what_cooked_removed_and_what_was_not_there(fake: F
         result = await change(
             client, action="remove", product_group_ids=["pg-03", "pg-404", "pg-05", "pg-03"]
         )
-    assert cooked_calls(fake) == [("POST", REMOVE, {"product-group-ids": ["pg-03", "pg-404", "pg-05"]})]
+    assert fake.api_calls() == [("POST", REMOVE, {"product-group-ids": ["pg-03", "pg-404", "pg-05"]})]
     assert structured(result) == {
         "action": "remove",
         "removed_ids": ["pg-03", "pg-05"],
@@ -71,8 +71,8 @@ async def test_clear_deletes_every_group_keeps_the_aisles_and_says_so(fake: Fake
     async with cooked_session(fake) as client:
         result = await change(client, action="clear")
         after = structured(await read_list(client))
-    assert cooked_calls(fake)[0] == ("DELETE", LIST, None)
-    assert len(cooked_calls(fake)) == 2
+    assert fake.api_calls()[0] == ("DELETE", LIST, None)
+    assert len(fake.api_calls()) == 2
     assert structured(result) == {"action": "clear", "cleared": True}
     assert text_of(result).startswith("Cleared the shopping list")
     assert "cannot be restored" in text_of(result)

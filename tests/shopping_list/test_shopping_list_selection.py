@@ -11,7 +11,6 @@ from shopping_support import (
     SEED_GROUP_IDS,
     SELECTED,
     change,
-    cooked_calls,
     selected_in_list_order,
     set_selection,
     structured,
@@ -45,7 +44,7 @@ async def test_add_selection_sends_the_union_current_order_first(
         result = await change(client, action="add_selection", product_group_ids=asked)
 
     union = list(dict.fromkeys([*current, *asked]))
-    assert cooked_calls(running_fake) == [(*GET_LIST, None), ("PUT", SELECTED, {"product-group-ids": union})]
+    assert running_fake.api_calls() == [(*GET_LIST, None), ("PUT", SELECTED, {"product-group-ids": union})]
     assert running_fake.state.selected == initial | set(asked)
     assert structured(result) == {"action": "add_selection", "selected_ids": union}
     assert text_of(result).startswith(f"Ticked now ({len(union)}): {', '.join(union)}.")
@@ -70,7 +69,7 @@ async def test_remove_selection_sends_the_difference_in_current_order(
         result = await change(client, action="remove_selection", product_group_ids=asked)
 
     difference = [gid for gid in current if gid not in asked]
-    assert cooked_calls(running_fake) == [
+    assert running_fake.api_calls() == [
         (*GET_LIST, None),
         ("PUT", SELECTED, {"product-group-ids": difference}),
     ]
@@ -90,7 +89,7 @@ async def test_replace_selection_sends_exactly_the_given_set_without_reading(fak
         result = await change(
             client, action="replace_selection", product_group_ids=["pg-05", "pg-01", "pg-05"]
         )
-    assert cooked_calls(fake) == [("PUT", SELECTED, {"product-group-ids": ["pg-05", "pg-01"]})]
+    assert fake.api_calls() == [("PUT", SELECTED, {"product-group-ids": ["pg-05", "pg-01"]})]
     assert fake.state.selected == {"pg-01", "pg-05"}
     assert structured(result) == {"action": "replace_selection", "selected_ids": ["pg-05", "pg-01"]}
     assert "Every other product group is unticked" in text_of(result)

@@ -13,7 +13,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from servers import server_env, stdio_client
-from sessions import api_requests, text_of
+from sessions import text_of
 from shopping_support import GET_LIST, INGREDIENTS, LIST, REMOVE, SELECTED, group_path
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
@@ -107,7 +107,7 @@ async def test_an_agent_shops_for_a_recipe_over_stdio(tmp_path: Path) -> None:
             assert emptied["product_groups"] == []
 
         assert fake.login_count == 1
-        shopping = [request for request in api_requests(fake) if request[1].startswith(LIST)]
+        shopping = [(m, p) for m, p, _ in fake.api_calls() if p.startswith(LIST)]
         assert shopping == [
             ("POST", INGREDIENTS),
             GET_LIST,

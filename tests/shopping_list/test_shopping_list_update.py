@@ -13,7 +13,6 @@ from shopping_support import (
     SEED_AISLE_IDS,
     SEED_GROUP_IDS,
     change,
-    cooked_calls,
     group_path,
     groups_now,
     read_list,
@@ -72,7 +71,7 @@ async def test_a_partial_update_sends_current_values_overridden_by_the_given_one
     expected = {**before, **changes}
     put = ("PUT", group_path(group_id), wire(expected))
     read_first = [(*GET_LIST, None)] if len(changes) < len(EDITABLE) else []
-    assert cooked_calls(running_fake) == [*read_first, put]
+    assert running_fake.api_calls() == [*read_first, put]
     assert groups_now(running_fake)[group_id] == expected
     output = structured(result)
     assert output["product_group_id"] == group_id
@@ -86,10 +85,10 @@ async def test_a_partial_update_sends_current_values_overridden_by_the_given_one
 async def test_null_quantity_is_a_given_value_and_an_omitted_one_is_kept(fake: FakeCooked) -> None:
     async with cooked_session(fake) as client:
         await change(client, action="update_item", product_group_id="pg-01", name="Plum tomatoes")
-        kept = cooked_calls(fake)[-1]
+        kept = fake.api_calls()[-1]
         fake.clear_requests()
         await change(client, action="update_item", product_group_id="pg-01", quantity=None)
-        cleared = cooked_calls(fake)[-1]
+        cleared = fake.api_calls()[-1]
     assert kept[2] == {"name": "Plum tomatoes", "quantity": "1 can", "aisle-id": "produce", "selected": False}
     assert cleared[2] == {"name": "Plum tomatoes", "quantity": None, "aisle-id": "produce", "selected": False}
     assert groups_now(fake)["pg-01"]["quantity"] is None
@@ -145,7 +144,7 @@ async def test_a_missing_group_is_a_tool_error_naming_it_and_nothing_is_written(
     assert result.is_error
     assert "'pg-404' is not on the shopping list" in text_of(result)
     assert "read target=shopping_list" in text_of(result)
-    assert [(method, path) for method, path, _ in cooked_calls(fake)] == [GET_LIST]
+    assert [(method, path) for method, path, _ in fake.api_calls()] == [GET_LIST]
 
 
 @pytest.mark.req("shopping-list.UPDATE_ITEM.7", "tools.RESPONSES.6")
@@ -157,7 +156,7 @@ async def test_a_group_gone_by_the_time_of_a_full_update_is_cookeds_404_as_a_too
         result = await change(client, action="update_item", product_group_id="pg-404", **full)
     assert result.is_error
     assert "404" in text_of(result) and "'pg-404' is not on the shopping list" in text_of(result)
-    assert [(method, path) for method, path, _ in cooked_calls(fake)] == [("PUT", group_path("pg-404"))]
+    assert [(method, path) for method, path, _ in fake.api_calls()] == [("PUT", group_path("pg-404"))]
 
 
 @pytest.mark.req("shopping-list.UPDATE_ITEM.6")
@@ -194,4 +193,4 @@ async def test_update_item_with_nothing_to_change_is_refused_before_any_request(
         result = await change(client, action="update_item", product_group_id="pg-01", **nothing)
     assert result.is_error
     assert "needs at least one field to change: name, quantity, aisle_id or selected" in text_of(result)
-    assert cooked_calls(fake) == []
+    assert fake.api_calls() == []

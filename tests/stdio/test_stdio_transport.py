@@ -16,7 +16,6 @@ from typing import IO, Any
 
 import pytest
 from servers import COOKED_MCP, INITIALIZE, server_env
-from sessions import api_requests
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.transports.stdio import MAX_MESSAGE_BYTES
@@ -126,7 +125,7 @@ def test_a_message_over_the_limit_is_answered_with_an_error_carrying_its_id_and_
     # The next message is read from its own first byte: nothing of the long one is left over.
     answer = client.request(_call(8, "read", {"target": "recipe", "recipe_id": "r-0001"}))
     assert answer["result"]["structuredContent"]["recipe"]["id"] == "r-0001"
-    assert api_requests(fake) == [("GET", "/api/saved/r-0001")]
+    assert [(m, p) for m, p, _ in fake.api_calls()] == [("GET", "/api/saved/r-0001")]
     assert "ignored a message longer than" in client.finish()
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping
 from types import TracebackType
+from typing import Any
 
 from . import api, control, faults
 from . import variants as _variants
 from .faults import Fault, JsonBody
-from .recording import RecordedRequest, Recorder
+from .recording import LOGIN_PATH, RecordedRequest, Recorder
 from .server import Server
 from .sessions import Sessions
 from .state import ImportResult, State
@@ -94,6 +95,18 @@ class FakeCooked:
     @property
     def requests(self) -> list[RecordedRequest]:
         return self._recorder.snapshot()
+
+    def api_requests(self, *, renewals: bool = True) -> list[RecordedRequest]:
+        """Every request but login, in arrival order: what the tools asked of Cooked.
+
+        ``renewals=False`` also leaves out requests refused with 401 because the session had
+        expired (the client logs in and sends them again), for tests that share one session.
+        """
+        return [r for r in self.requests if r.path != LOGIN_PATH and (renewals or r.status != 401)]
+
+    def api_calls(self, *, renewals: bool = True) -> list[tuple[str, str, Any]]:
+        """(method, raw path, JSON body) of each of ``api_requests()``: the shape tests compare."""
+        return [(r.method, r.path, r.json) for r in self.api_requests(renewals=renewals)]
 
     def clear_requests(self) -> None:
         """Forgets recorded requests; login_count is kept (only reset() zeroes it)."""
