@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -29,6 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 BIN = Path(sys.executable).parent
 COOKED_MCP = str(BIN / "cooked-mcp")
+MODULE = (sys.executable, "-m", "cooked_mcp")  # the same program started as ``python -m cooked_mcp``
 
 
 def server_env(home: Path, base_url: str, *, login: str, password: str, **extra: str) -> dict[str, str]:
@@ -52,10 +53,12 @@ def stdio_client(env: Mapping[str, str], *args: str) -> Client:
     )
 
 
-def run_server(env: Mapping[str, str], *args: str, timeout: float = 15) -> subprocess.CompletedProcess[str]:
-    """Run cooked-mcp to completion (for startup errors): stdin closed, output captured."""
+def run_server(
+    env: Mapping[str, str], *args: str, command: Sequence[str] = (COOKED_MCP,), timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
+    """Run cooked-mcp to completion (for startup errors): exactly ``env``, stdin closed, output captured."""
     return subprocess.run(
-        [COOKED_MCP, *args],
+        [*command, *args],
         env=dict(env),
         stdin=subprocess.DEVNULL,
         capture_output=True,

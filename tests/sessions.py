@@ -20,6 +20,11 @@ from cooked_mcp.config import DEFAULT_IMPORT_ANSWER_SECONDS
 from cooked_mcp.cooked.client import CookedClient
 
 
+def client_for(fake: FakeCooked, password: str = SEED_PASSWORD, **kwargs: Any) -> CookedClient:
+    """A client logging in to the fake Cooked as its seed account (over real HTTP on 127.0.0.1)."""
+    return CookedClient(fake.base_url, SEED_LOGIN, SecretStr(password), **kwargs)
+
+
 @asynccontextmanager
 async def cooked_session(
     fake: FakeCooked,
@@ -30,7 +35,7 @@ async def cooked_session(
 ) -> AsyncIterator[Client]:
     """A connected MCP client whose server talks to ``fake`` as the seed user (read-only when
     ``read_only_from`` names the setting that made it so)."""
-    cooked = CookedClient(fake.base_url, SEED_LOGIN, SecretStr(SEED_PASSWORD), **client_options)
+    cooked = client_for(fake, **client_options)
     server = build_server(cooked, read_only_from=read_only_from, import_answer_seconds=import_answer_seconds)
     async with cooked, Client(server) as client:
         yield client
@@ -39,8 +44,3 @@ async def cooked_session(
 def text_of(result: types.CallToolResult) -> str:
     """The text the agent sees."""
     return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
-
-
-def api_requests(fake: FakeCooked) -> list[tuple[str, str]]:
-    """(method, path) of every request Cooked received, login excluded."""
-    return [(r.method, r.path) for r in fake.requests if r.path != "/api/public/login"]

@@ -10,13 +10,12 @@ from typing import Any
 
 import httpx
 import pytest
-from pydantic import SecretStr
 from servers import COOKED_MCP, server_env
+from sessions import client_for
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.check import check_account
 from cooked_mcp.cooked import endpoints
-from cooked_mcp.cooked.client import CookedClient
 
 WRITE_ENDPOINTS = {
     endpoints.PREVIEW_RECIPE,
@@ -140,7 +139,7 @@ class FailOnce(httpx.AsyncBaseTransport):
 
 
 async def check_with(fake: FakeCooked, transport: httpx.AsyncBaseTransport | None = None) -> Any:
-    client = CookedClient(fake.base_url, SEED_LOGIN, SecretStr(SEED_PASSWORD), transport=transport)
+    client = client_for(fake, transport=transport)
     async with client:
         return await check_account(client, write=True)
 

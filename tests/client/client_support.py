@@ -12,7 +12,6 @@ import httpx
 import respx
 from pydantic import SecretStr
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.cooked import CookedClient
 
 BASE_URL = "https://cooked.test"
@@ -38,16 +37,5 @@ def make_client(router: respx.MockRouter, **kwargs: Any) -> CookedClient:
     return CookedClient(BASE_URL, LOGIN_NAME, SecretStr(PASSWORD), transport=transport, **kwargs)
 
 
-def client_for(fake: FakeCooked, password: str = SEED_PASSWORD, **kwargs: Any) -> CookedClient:
-    """A client logging in to the fake Cooked as its seed account (over real HTTP on 127.0.0.1)."""
-    return CookedClient(fake.base_url, SEED_LOGIN, SecretStr(password), **kwargs)
-
-
 def user_path(suffix: str = "") -> str:
     return f"/api/user/{CANONICAL_USERNAME}{suffix}"
-
-
-def assert_no_canary(*texts: object) -> None:
-    for text in texts:
-        for canary in CANARIES:
-            assert canary not in str(text), f"canary {canary!r} leaked into {text!r}"

@@ -6,7 +6,9 @@ import asyncio
 import logging
 
 import pytest
-from client_support import assert_no_canary, client_for
+from canaries import assert_no_canary
+from client_support import CANARIES
+from sessions import client_for
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
 from cooked_mcp.cooked import (
@@ -21,7 +23,7 @@ LOGIN = "/api/public/login"
 
 
 def _non_login(fake: FakeCooked) -> list[tuple[str, str, int]]:
-    return [(r.method, r.path, r.status) for r in fake.requests if r.path != LOGIN]
+    return [(r.method, r.path, r.status) for r in fake.api_requests()]
 
 
 @pytest.mark.req(
@@ -235,7 +237,7 @@ async def test_a_redirect_to_another_host_is_refused_and_the_cookie_stays_home(f
     assert caught.value.status == 302
     assert "127.0.0.2" in str(caught.value)
     assert [path for _, path, _ in _non_login(fake)].count("/api/saved/r-0001") == 1
-    assert_no_canary(str(caught.value))
+    assert_no_canary(CANARIES, str(caught.value))
 
 
 @pytest.mark.req("api-client.REQUESTS.3", "api-client.REQUESTS.4", "api-client.VERIFICATION.1")
@@ -247,7 +249,7 @@ async def test_hostile_ids_and_queries_reach_the_fake_as_data(fake: FakeCooked) 
         await client.search_recipes("soup&page=99 #x", 1)
 
     assert caught.value.status == 404
-    paths = [(r.path, r.query) for r in fake.requests if r.path != LOGIN]
+    paths = [(r.path, r.query) for r in fake.api_requests()]
     assert paths[0] == ("/api/saved/..%2Fuser%2Falice%2Fshopping-list", {})
     assert paths[1] == ("/api/user/recipes/search", {"query": ["soup&page=99 #x"], "page": ["1"]})
 

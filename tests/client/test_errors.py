@@ -9,15 +9,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 import respx
-from client_support import (
-    CANARIES,
-    LOGIN_NAME,
-    PASSWORD,
-    SESSION_COOKIE,
-    assert_no_canary,
-    make_client,
-    user_path,
-)
+from canaries import assert_no_canary
+from client_support import CANARIES, LOGIN_NAME, PASSWORD, SESSION_COOKIE, make_client, user_path
 
 from cooked_mcp.cooked import (
     CookedAuthError,
@@ -145,7 +138,7 @@ async def test_credentials_echoed_by_cooked_are_redacted_from_errors(router: res
 
     error = caught.value
     assert_no_canary(
-        str(error), repr(error), error.args, error.cooked_message, error.summary, error.next_step
+        CANARIES, str(error), repr(error), error.args, error.cooked_message, error.summary, error.next_step
     )
     assert "[redacted]" in (error.cooked_message or "")
 
@@ -231,7 +224,7 @@ async def test_network_failures_name_the_base_url_and_say_to_retry(
     assert "https://cooked.test" in text
     assert "retry later" in caught.value.next_step and "COOKED_BASE_URL" in caught.value.next_step
     assert caught.value.status is None
-    assert_no_canary(text)
+    assert_no_canary(CANARIES, text)
 
 
 @pytest.mark.req("api-client.ERRORS.5")
@@ -392,7 +385,7 @@ async def test_debug_logs_never_hold_credentials_cookies_or_bodies(
         "Cooked GET /api/user/{username}/shopping-list" in record.getMessage() for record in caplog.records
     )
     logged = "\n".join(record.getMessage() for record in caplog.records)
-    assert_no_canary(logged)
+    assert_no_canary(CANARIES, logged)
     assert "BODY-CANARY" not in logged
     assert all(canary not in logged for canary in CANARIES)
 
@@ -410,7 +403,7 @@ async def test_errors_carry_no_secrets_in_any_form(router: respx.MockRouter) -> 
             await client.get_shopping_list()
 
     error = caught.value
-    assert_no_canary(str(error), repr(error), error.args, vars(error))
+    assert_no_canary(CANARIES, str(error), repr(error), error.args, vars(error))
 
 
 @pytest.mark.req("authentication.SECRETS.1")

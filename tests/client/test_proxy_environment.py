@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from pydantic import SecretStr
+from sessions import client_for
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.cooked.client import CookedClient
@@ -103,7 +104,7 @@ async def test_no_proxy_sends_the_host_directly(
 ) -> None:
     monkeypatch.setenv("ALL_PROXY", proxy.url)
     monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
-    async with CookedClient(fake.base_url, SEED_LOGIN, SecretStr(SEED_PASSWORD)) as client:
+    async with client_for(fake) as client:
         assert (await client.get_shopping_list()).aisles
     assert proxy.seen == []
     assert [request.path for request in fake.requests] == [

@@ -15,10 +15,10 @@ import tracemalloc
 import httpx
 import pytest
 import respx
-from client_support import LOGIN_PATH, SESSION_COOKIE, client_for, make_client, user_path
+from client_support import LOGIN_PATH, SESSION_COOKIE, make_client, user_path
 from pydantic import SecretStr
 from servers import free_port
-from sessions import cooked_session, text_of
+from sessions import client_for, cooked_session, text_of
 
 from cooked_fake import SEED_USERNAME, FakeCooked
 from cooked_mcp.cooked import (

@@ -10,14 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 import respx
-from client_support import (
-    LOGIN_PATH,
-    SESSION_COOKIE,
-    assert_no_canary,
-    login_response,
-    make_client,
-    user_path,
-)
+from canaries import assert_no_canary
+from client_support import CANARIES, LOGIN_PATH, SESSION_COOKIE, login_response, make_client, user_path
 
 from cooked_mcp.cooked import CookedAuthError, CookedError
 from cooked_mcp.cooked.session import LOGIN_BACKOFF_SECONDS
@@ -117,7 +111,7 @@ async def test_a_retry_that_is_rejected_again_is_an_auth_error_without_another_r
     assert shopping.call_count == 2
     assert caught.value.status == 401
     assert "COOKED_BASE_URL" in caught.value.next_step
-    assert_no_canary(str(caught.value), repr(caught.value))
+    assert_no_canary(CANARIES, str(caught.value), repr(caught.value))
 
 
 @pytest.mark.req("authentication.LOGIN.4", "authentication.SECRETS.3", "api-client.ERRORS.5")
@@ -142,7 +136,7 @@ async def test_a_rejected_login_is_an_auth_error_naming_the_settings_not_the_val
     text = str(error)
     for setting in ("COOKED_LOGIN_USERNAME", "COOKED_LOGIN_PASSWORD", "user.name", "user.password"):
         assert setting in text
-    assert_no_canary(text, repr(error), error.args)
+    assert_no_canary(CANARIES, text, repr(error), error.args)
 
 
 @pytest.mark.req("authentication.LOGIN.4", "api-client.ERRORS.2")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from config_support import run_cli
+from servers import MODULE, run_server
 
 from cooked_mcp.config import ConfigError, environment_variables, load_settings, schema_keys
 
@@ -12,7 +12,7 @@ from cooked_mcp.config import ConfigError, environment_variables, load_settings,
 def test_help_lists_every_variable_and_key_on_one_screen_and_points_at_the_readme(
     proc_env: dict[str, str],
 ) -> None:
-    done = run_cli(["--help"], proc_env)
+    done = run_server(proc_env, "--help", command=MODULE)
     assert done.returncode == 0
     for name in (*environment_variables(), *schema_keys()):
         assert name in done.stdout, name
@@ -24,16 +24,18 @@ def test_help_lists_every_variable_and_key_on_one_screen_and_points_at_the_readm
 
 @pytest.mark.req("server.CONFIG.8", "server.TRANSPORT.2-2", "server.TRANSPORT.3")
 def test_http_addr_alone_implies_the_http_transport_as_help_says(proc_env: dict[str, str]) -> None:
-    assert "implies --transport http" in " ".join(run_cli(["--help"], proc_env).stdout.split())
+    assert "implies --transport http" in " ".join(
+        run_server(proc_env, "--help", command=MODULE).stdout.split()
+    )
     # Port 99999 is refused while parsing the address, which happens for either transport;
     # the wildcard host without a token is refused only for http: it proves http was chosen.
-    done = run_cli(["--http-addr", "0.0.0.0:8123"], proc_env)
+    done = run_server(proc_env, "--http-addr", "0.0.0.0:8123", command=MODULE)
     assert done.returncode == 2 and "without a bearer token" in done.stderr, done.stderr
 
 
 @pytest.mark.req("server.CONFIG.8", "server.TRANSPORT.2-1")
 def test_http_addr_with_the_stdio_transport_is_refused(proc_env: dict[str, str]) -> None:
-    done = run_cli(["--transport", "stdio", "--http-addr", "127.0.0.1:8123"], proc_env)
+    done = run_server(proc_env, "--transport", "stdio", "--http-addr", "127.0.0.1:8123", command=MODULE)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [
         "cooked-mcp: --http-addr needs the http transport: drop --transport stdio or --http-addr"

@@ -7,7 +7,8 @@ import logging
 from pathlib import Path
 
 import pytest
-from config_support import PASSWORD, USERNAME, assert_no_canary, write
+from canaries import assert_no_canary
+from config_support import CANARIES, PASSWORD, USERNAME, write
 
 from cooked_mcp.config import ConfigError, Settings, load_settings
 from cooked_mcp.credential_command import CredentialCommandError
@@ -93,7 +94,7 @@ def test_password_and_password_cmd_together_are_refused_even_when_the_variable_i
 
     assert "user.password and user.password_cmd are both set" in str(caught.value)
     assert str(caught.value).startswith(f"{path}:2:")
-    assert_no_canary(str(caught.value))
+    assert_no_canary(CANARIES, str(caught.value))
 
 
 @pytest.mark.req("authentication.CREDENTIALS.9")
@@ -114,7 +115,7 @@ def test_a_missing_credential_names_every_way_to_set_it(
     message = str(caught.value)
     assert all(name in message for name in names)
     assert str(home / ".config" / "cooked-mcp" / "config.toml") in message  # where the file would be
-    assert_no_canary(message)
+    assert_no_canary(CANARIES, message)
 
 
 @pytest.mark.req("authentication.CREDENTIALS.9")
@@ -148,7 +149,7 @@ def test_a_failing_password_command_stops_startup_without_its_output(
     # Like every other config error, it names the file and line first.
     assert str(caught.value).startswith(f"{path}:3: user.password_cmd command failed with exit status 4")
     assert "STDERR-CANARY" not in str(caught.value)
-    assert_no_canary(str(caught.value))
+    assert_no_canary(CANARIES, str(caught.value))
 
 
 @pytest.mark.req("authentication.CREDENTIALS.7-2")
@@ -181,8 +182,10 @@ def test_settings_never_show_the_credentials(env: dict[str, str], caplog: pytest
     settings = load_settings(config_path=None, environ=env, transport="http")
 
     assert settings.http_token is not None
-    assert_no_canary(repr(settings), str(settings), repr(settings.password), str(settings.http_token))
-    assert_no_canary(*(record.getMessage() for record in caplog.records))
+    assert_no_canary(
+        CANARIES, repr(settings), str(settings), repr(settings.password), str(settings.http_token)
+    )
+    assert_no_canary(CANARIES, *(record.getMessage() for record in caplog.records))
     assert settings.password.get_secret_value() == PASSWORD
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from config_support import PASSWORD, USERNAME, assert_no_canary, write
+from canaries import assert_no_canary
+from config_support import CANARIES, PASSWORD, USERNAME, write
 
 from cooked_mcp.config import ConfigError, load_settings
 
@@ -28,7 +29,7 @@ def test_each_setting_names_its_source(env: dict[str, str], tmp_path: Path) -> N
         f"the username from the environment variable COOKED_LOGIN_USERNAME (overriding user.name in "
         f"{path}:5) and the password from user.password_cmd in {path}:6"
     )
-    assert_no_canary(settings.sources, repr(settings))
+    assert_no_canary(CANARIES, settings.sources, repr(settings))
 
 
 @pytest.mark.req("server.CONFIG.8", "server.CONFIG.8-1")

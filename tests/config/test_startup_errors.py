@@ -6,19 +6,19 @@ to contact Cooked, and the base URL is never the real service.
 
 from __future__ import annotations
 
-import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
-from config_support import PASSWORD, TOKEN, USERNAME, run_cli, write
+from config_support import PASSWORD, TOKEN, USERNAME, write
+from servers import COOKED_MCP, MODULE, run_server
 
-SCRIPT = Path(sys.executable).parent / "cooked-mcp"
 
-
-def run(args: list[str], env: dict[str, str], **options: Any) -> tuple[int, str, str]:
-    done = run_cli(args, env, **options)
+def run(
+    args: list[str], env: dict[str, str], *, command: Sequence[str] = MODULE, timeout: float = 30
+) -> tuple[int, str, str]:
+    done = run_server(env, *args, command=command, timeout=timeout)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -143,6 +143,6 @@ def test_a_public_listener_without_a_token_stops_startup(proc_env: dict[str, str
 def test_the_console_script_reports_the_same_way(proc_env: dict[str, str], tmp_path: Path) -> None:
     path = write(tmp_path / "config.toml", f'[mcp]\nhttp_token = "{TOKEN}"\nhttp_token_cmd = "echo x"\n')
     assert_one_line_error(
-        *run(["--config", str(path)], proc_env, command=[str(SCRIPT)]),
+        *run(["--config", str(path)], proc_env, command=[COOKED_MCP]),
         "mcp.http_token and mcp.http_token_cmd are both set",
     )

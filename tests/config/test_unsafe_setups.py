@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from config_support import PASSWORD, USERNAME, assert_no_canary, run_cli, write
+from canaries import assert_no_canary
+from config_support import CANARIES, PASSWORD, USERNAME, write
+from servers import MODULE, run_server
 
 from cooked_mcp.config import ConfigError, load_settings
 
@@ -20,7 +22,7 @@ def test_a_plain_http_base_url_off_this_machine_is_refused(env: dict[str, str], 
     assert (
         "plain-http" in message and "COOKED_BASE_URL" in message and "COOKED_ALLOW_INSECURE_HTTP" in message
     )
-    assert_no_canary(message)
+    assert_no_canary(CANARIES, message)
 
 
 @pytest.mark.req("server.CONFIG.5", "server.CONFIG.4-2")
@@ -50,7 +52,7 @@ def test_a_plaintext_secret_others_can_read_is_warned_about(
     (warning,) = load_settings(config_path=str(path), environ=bare_env).warnings
     assert str(path) in warning and "user.password" in warning and f"chmod 600 {path}" in warning
     assert "\n" not in warning
-    assert_no_canary(warning)
+    assert_no_canary(CANARIES, warning)
 
 
 @pytest.mark.req("server.CONFIG.2", "authentication.CREDENTIALS.6", "authentication.CREDENTIALS.15")
@@ -91,7 +93,7 @@ def test_a_misspelt_variable_is_warned_about_with_the_nearest_name(
     env[name] = PASSWORD
     (warning,) = load_settings(config_path=None, environ=env).warnings
     assert name in warning and f"did you mean {nearest}?" in warning
-    assert_no_canary(warning)  # the name only, never the value
+    assert_no_canary(CANARIES, warning)  # the name only, never the value
 
 
 @pytest.mark.req("server.CONFIG.1")
@@ -107,8 +109,8 @@ def test_the_process_prints_each_warning_as_one_stderr_line(proc_env: dict[str, 
     path.chmod(0o644)
     proc_env["COOKED_LOGIN_PASWORD"] = "x"
     del proc_env["COOKED_LOGIN_PASSWORD"]
-    done = run_cli(["--config", str(path)], proc_env)
+    done = run_server(proc_env, "--config", str(path), command=MODULE)
     warnings = [line for line in done.stderr.splitlines() if line.startswith("cooked-mcp: warning: ")]
     assert len(warnings) == 2, done.stderr
     assert f"chmod 600 {path}" in warnings[0] and "did you mean COOKED_LOGIN_PASSWORD?" in warnings[1]
-    assert_no_canary(done.stderr)
+    assert_no_canary(CANARIES, done.stderr)

@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from config_support import PASSWORD, assert_no_canary, write
+from canaries import assert_no_canary
+from config_support import CANARIES, PASSWORD, write
 
 from cooked_mcp.config import ConfigError, load_settings
 
@@ -56,7 +57,7 @@ def test_invalid_base_urls_are_refused_with_the_reason(env: dict[str, str], url:
     assert "COOKED_BASE_URL" in message
     assert "https://cooked.wiki" in message  # the example of a correct value
     assert "\n" not in message
-    assert_no_canary(message)
+    assert_no_canary(CANARIES, message)
 
 
 @pytest.mark.req("server.CONFIG.5", "server.CONFIG.4-2")
@@ -187,4 +188,4 @@ def test_toml_errors_never_quote_the_values_in_the_file(env: dict[str, str], tmp
         load_settings(config_path=str(path), environ=env)
 
     assert "unknown key user.extra" in str(caught.value)
-    assert_no_canary(str(caught.value), repr(caught.value))
+    assert_no_canary(CANARIES, str(caught.value), repr(caught.value))

@@ -1,7 +1,8 @@
-"""HTTP settings at the config level: address, bearer token sources, listener and host policy.
+"""HTTP settings at the config level: address, bearer token sources, precedence, the shared command
+rules, emptiness, listener and host policy.
 
 Process-level counterparts (the same rules seen from the command line) are in
-test_http_startup.py; these are the fast, exhaustive ones.
+tests/http/test_http_startup.py; these are the fast, exhaustive ones.
 """
 
 from __future__ import annotations
@@ -10,41 +11,43 @@ import functools
 from pathlib import Path
 
 import pytest
+from canaries import assert_no_canary
+from config_support import CANARIES, TOKEN, write
 from servers import python_command
 
 from cooked_mcp import credential_command
 from cooked_mcp.config import ConfigError, Settings, load_settings
+from cooked_mcp.credential_command import CredentialCommandError
 from cooked_mcp.transports.http import transport_security
 
-TOKEN = "CANARY-http-token-5e1f"
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    """Credentials only, and a HOME without a config file."""
-    return {"HOME": str(tmp_path), "COOKED_LOGIN_USERNAME": "alice", "COOKED_LOGIN_PASSWORD": "pw"}
+PRINT_PADDED_TOKEN = f"print(' \\t{TOKEN}  ')"
 
 
 def toml(tmp_path: Path, text: str) -> str:
-    path = tmp_path / "config.toml"
-    path.write_text(text, encoding="utf-8")
-    return str(path)
+    return str(write(tmp_path / "config.toml", text))
 
 
 def http(env: dict[str, str], config: str | None = None, addr: str | None = None) -> Settings:
     return load_settings(config_path=config, environ=env, transport="http", http_addr=addr)
 
 
-def refused(env: dict[str, str], config: str | None = None, addr: str | None = None) -> str:
-    with pytest.raises(ConfigError) as caught:
-        http(env, config, addr)
+def token_of(settings: Settings) -> str | None:
+    return None if settings.http_token is None else settings.http_token.get_secret_value()
+
+
+def refused(
+    env: dict[str, str],
+    config: str | None = None,
+    addr: str | None = None,
+    *,
+    transport: str = "http",
+    error: type[ConfigError] = ConfigError,
+) -> str:
+    with pytest.raises(error) as caught:
+        load_settings(config_path=config, environ=env, transport=transport, http_addr=addr)
     message = str(caught.value)
     assert "\n" not in message and TOKEN not in message
     return message
-
-
-def token_of(settings: Settings) -> str | None:
-    return None if settings.http_token is None else settings.http_token.get_secret_value()
 
 
 @pytest.mark.req("server.TRANSPORT.3-1", "server.TRANSPORT.2-2")
@@ -53,6 +56,9 @@ def test_http_listens_on_127_0_0_1_port_8123_without_flag_environment_or_file(en
     assert settings.transport == "http"
     assert (settings.http_host, settings.http_port) == ("127.0.0.1", 8123)
     assert settings.http_token is None
+
+
+# --- where the token comes from ------------------------------------------------------------------
 
 
 @pytest.mark.req("server.SECURITY.4", "server.SECURITY.3")
@@ -70,10 +76,29 @@ def test_the_token_comes_from_toml_http_token(env: dict[str, str], tmp_path: Pat
 
 
 @pytest.mark.req("server.SECURITY.5", "server.SECURITY.10")
-def test_the_token_comes_from_toml_http_token_cmd_trimmed(env: dict[str, str], tmp_path: Path) -> None:
-    command = python_command(f"print(' \\t{TOKEN}  ')")
-    config = toml(tmp_path, f"[mcp]\nhttp_token_cmd = '''{command}'''\n")
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"http_token_cmd = \"printf ' {TOKEN}\\\\n\\\\n'\"",
+        f"http_token_cmd = '''{python_command(PRINT_PADDED_TOKEN)}'''",
+    ],
+    ids=["printf", "python"],
+)
+def test_the_token_comes_from_toml_http_token_cmd_trimmed(
+    env: dict[str, str], tmp_path: Path, line: str
+) -> None:
+    config = toml(tmp_path, f"[mcp]\n{line}\n")
     assert token_of(http(env, config)) == TOKEN
+
+
+@pytest.mark.req("server.SECURITY.5", "server.SECURITY.10")
+def test_the_token_command_runs_only_for_the_http_transport(env: dict[str, str], tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    config = toml(tmp_path, f'[mcp]\nhttp_token_cmd = "touch {marker}; echo {TOKEN}"\n')
+    settings = load_settings(config_path=config, environ=env, transport="stdio")
+    assert settings.http_token is None and not marker.exists()
+    assert token_of(http(env, config)) == TOKEN
+    assert marker.exists()
 
 
 @pytest.mark.req("server.SECURITY.9", "server.SECURITY.4")
@@ -88,48 +113,47 @@ def test_the_environment_token_wins_over_the_file(env: dict[str, str], tmp_path:
 
 
 @pytest.mark.req("server.SECURITY.8")
+@pytest.mark.parametrize("transport", ["http", "stdio"])
 @pytest.mark.parametrize("with_env_token", [False, True])
 def test_http_token_and_http_token_cmd_together_are_refused(
-    env: dict[str, str], tmp_path: Path, with_env_token: bool
+    env: dict[str, str], tmp_path: Path, with_env_token: bool, transport: str
 ) -> None:
-    config = toml(tmp_path, f'[mcp]\nhttp_token = "{TOKEN}"\nhttp_token_cmd = "echo other"\n')
+    config = toml(tmp_path, f'[mcp]\nhttp_token = "{TOKEN}"\nhttp_token_cmd = "echo x"\n')
     if with_env_token:
         env["COOKED_MCP_HTTP_TOKEN"] = "env-token"  # a mistake in the file is reported all the same
-    message = refused(env, config)
+    message = refused(env, config, transport=transport)
+    assert message == f"{config}:3: mcp.http_token and mcp.http_token_cmd are both set; keep only one of them"
     assert "mcp.http_token and mcp.http_token_cmd are both set" in message
     assert "config.toml:3" in message
 
 
-@pytest.mark.req("server.SECURITY.11")
-@pytest.mark.parametrize("value", ["", " ", "\t\n"])
-def test_an_empty_environment_token_is_refused(env: dict[str, str], value: str) -> None:
-    env["COOKED_MCP_HTTP_TOKEN"] = value
-    assert "COOKED_MCP_HTTP_TOKEN is empty" in refused(env)
+# --- the command runs by the credential command rules ---------------------------------------------
 
 
-@pytest.mark.req("server.SECURITY.11")
-def test_an_empty_toml_token_is_refused(env: dict[str, str], tmp_path: Path) -> None:
-    config = toml(tmp_path, '[mcp]\nhttp_token = "  "\n')
-    assert "mcp.http_token is empty" in refused(env, config)
-
-
-@pytest.mark.req("server.SECURITY.11", "server.SECURITY.10")
-def test_a_token_command_printing_only_whitespace_is_refused(env: dict[str, str], tmp_path: Path) -> None:
-    config = toml(tmp_path, "[mcp]\nhttp_token_cmd = \"printf ' \\\\n'\"\n")
-    assert "mcp.http_token_cmd command produced no output" in refused(env, config)
-
-
-@pytest.mark.req("server.SECURITY.11")
-def test_a_token_with_inner_whitespace_is_refused(env: dict[str, str]) -> None:
-    env["COOKED_MCP_HTTP_TOKEN"] = "two words"
-    assert "visible ASCII" in refused(env)
-
-
-@pytest.mark.req("server.SECURITY.10", "server.SECURITY.2")
-def test_a_failing_token_command_is_reported_without_its_output(env: dict[str, str], tmp_path: Path) -> None:
-    config = toml(tmp_path, f'[mcp]\nhttp_token_cmd = "echo {TOKEN}; echo {TOKEN} >&2; exit 3"\n')
-    message = refused(env, config)
-    assert message.startswith(f"{config}:2: mcp.http_token_cmd command failed with exit status 3")
+@pytest.mark.req("server.SECURITY.10", "server.SECURITY.2", "server.SECURITY.11")
+@pytest.mark.parametrize(
+    ("command", "problem"),
+    [
+        pytest.param(
+            f"echo STDOUT-CANARY {TOKEN}; echo STDERR-CANARY {TOKEN} >&2; exit 3",
+            "failed with exit status 3",
+            id="failing",
+        ),
+        pytest.param("printf '\\n'", "produced no output", id="no-output"),
+        # Only whitespace trims to an empty token: refused before serving (server.SECURITY.11).
+        pytest.param("printf ' \\\\n'", "produced no output", id="only-whitespace"),
+        pytest.param(
+            "head -c 70000 /dev/zero | tr '\\\\0' a", "produced more than 64 KiB of output", id="flood"
+        ),
+    ],
+)
+def test_the_token_command_follows_the_credential_command_rules(
+    env: dict[str, str], tmp_path: Path, command: str, problem: str
+) -> None:
+    config = toml(tmp_path, f'[mcp]\nhttp_token_cmd = "{command}"\n')
+    message = refused(env, config, error=CredentialCommandError)
+    assert message.startswith(f"{config}:2: mcp.http_token_cmd command {problem}")
+    assert "CANARY" not in message and "aaaa" not in message
 
 
 @pytest.mark.req("server.SECURITY.10")
@@ -150,33 +174,77 @@ def test_a_hanging_token_command_times_out_like_a_credential_command(
     assert calls == ["mcp.http_token_cmd"]
 
 
-@pytest.mark.req("server.SECURITY.10")
-def test_the_token_command_runs_only_for_the_http_transport(env: dict[str, str], tmp_path: Path) -> None:
-    marker = tmp_path / "ran"
-    config = toml(tmp_path, f'[mcp]\nhttp_token_cmd = "touch {marker}; echo t"\n')
-    settings = load_settings(config_path=config, environ=env, transport="stdio")
-    assert settings.http_token is None and not marker.exists()
+# --- empty and malformed tokens ---------------------------------------------------------------------
 
 
-@pytest.mark.req("server.SECURITY.1")
-@pytest.mark.parametrize("addr", ["0.0.0.0:8123", "[::]:8123", "192.0.2.10:8123", "cooked.example:8123"])
-def test_non_loopback_listeners_are_refused_without_a_token(env: dict[str, str], addr: str) -> None:
+@pytest.mark.req("server.SECURITY.11")
+@pytest.mark.parametrize("value", ["", " ", "\t\n"])
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+def test_an_empty_environment_token_is_refused(env: dict[str, str], value: str, transport: str) -> None:
+    env["COOKED_MCP_HTTP_TOKEN"] = value
+    assert "COOKED_MCP_HTTP_TOKEN is empty" in refused(env, transport=transport)
+
+
+@pytest.mark.req("server.SECURITY.11")
+@pytest.mark.parametrize("value", ["", "  ", "   "])
+def test_an_empty_toml_token_is_refused(env: dict[str, str], tmp_path: Path, value: str) -> None:
+    config = toml(tmp_path, f'[mcp]\nhttp_token = "{value}"\n')
+    message = refused(env, config)
+    assert message.startswith(f"{config}:2: mcp.http_token is empty")
+    assert "mcp.http_token is empty" in message
+
+
+@pytest.mark.req("server.SECURITY.11")
+def test_a_token_with_inner_whitespace_is_refused(env: dict[str, str]) -> None:
+    env["COOKED_MCP_HTTP_TOKEN"] = "two words"
+    message = refused(env)
+    assert "only visible ASCII" in message
+    assert "visible ASCII" in message
+
+
+@pytest.mark.req("server.SECURITY.2")
+def test_the_token_never_shows_in_reprs_or_errors(env: dict[str, str], tmp_path: Path) -> None:
+    env["COOKED_MCP_HTTP_TOKEN"] = TOKEN
+    settings = http(env)
+    assert_no_canary(CANARIES, repr(settings), repr(settings.http_token), str(settings.http_token))
+
+    config = toml(tmp_path, f'[mcp]\nhttp_token = "{TOKEN}"\nhttp_token_cmd = "echo {TOKEN}"\n')
+    with pytest.raises(ConfigError) as caught:
+        http(env, config)
+    assert_no_canary(CANARIES, str(caught.value))
+
+
+# --- listeners, hosts and origins -----------------------------------------------------------------
+
+
+@pytest.mark.req("server.SECURITY.1", "server.SECURITY.3")
+@pytest.mark.parametrize(
+    "addr",
+    [
+        "0.0.0.0:8123",
+        "[::]:8123",
+        "192.168.1.5:8123",
+        "192.0.2.10:8123",
+        "myhost.lan:8123",
+        "cooked.example:8123",
+    ],
+)
+def test_non_loopback_listeners_need_a_token(env: dict[str, str], addr: str) -> None:
     message = refused(env, addr=addr)
     assert "without a bearer token" in message
     assert "COOKED_MCP_HTTP_TOKEN" in message and "127.0.0.1" in message
 
+    env["COOKED_MCP_HTTP_TOKEN"] = TOKEN
+    assert http(env, addr=addr).http_token is not None
+    assert token_of(http(env, addr=addr)) == TOKEN
+
 
 @pytest.mark.req("server.SECURITY.1")
-@pytest.mark.parametrize("addr", ["127.0.0.1:8123", "127.0.0.2:8123", "[::1]:8123", "localhost:8123"])
+@pytest.mark.parametrize(
+    "addr", ["127.0.0.1:8123", "127.0.0.2:8123", "127.3.4.5:8123", "[::1]:8123", "localhost:8123"]
+)
 def test_loopback_listeners_need_no_token(env: dict[str, str], addr: str) -> None:
     assert http(env, addr=addr).http_token is None
-
-
-@pytest.mark.req("server.SECURITY.1", "server.SECURITY.3")
-@pytest.mark.parametrize("addr", ["0.0.0.0:8123", "[::]:8123"])
-def test_non_loopback_listeners_are_allowed_with_a_token(env: dict[str, str], addr: str) -> None:
-    env["COOKED_MCP_HTTP_TOKEN"] = TOKEN
-    assert token_of(http(env, addr=addr)) == TOKEN
 
 
 @pytest.mark.req("server.SECURITY.1")
