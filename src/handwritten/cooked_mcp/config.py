@@ -42,6 +42,8 @@ from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
+from cooked_mcp.text import ASCII_WHITESPACE, printable
+
 __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_HTTP_ADDR",
@@ -76,7 +78,6 @@ ENV_ALLOW_INSECURE_HTTP = "COOKED_ALLOW_INSECURE_HTTP"
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
-_ASCII_WHITESPACE = " \t\r\n\v\f"
 
 _STRING = "a string"
 _BOOLEAN = "a boolean (true or false)"
@@ -254,7 +255,7 @@ def load_settings(
     # implements: server.SECURITY.1
     if chosen_transport == "http" and token_source is None and not is_loopback(http_host):
         raise ConfigError(
-            f"refusing to serve HTTP on non-loopback address {_one_line(addr)} without a bearer token: "
+            f"refusing to serve HTTP on non-loopback address {printable(addr)} without a bearer token: "
             f"set {ENV_HTTP_TOKEN} (or mcp.http_token / mcp.http_token_cmd), or listen on 127.0.0.1"
         )
 
@@ -267,7 +268,7 @@ def load_settings(
                     f"(or mcp.http_token / mcp.http_token_cmd), or remove mcp.{key}"
                 )
 
-    username = username_source.resolve().strip(_ASCII_WHITESPACE)
+    username = username_source.resolve().strip(ASCII_WHITESPACE)
     password = SecretStr(password_source.resolve())
     http_token = None
     if chosen_transport == "http" and token_source is not None:
@@ -385,7 +386,7 @@ def _syntax_message(path: Path, message: str) -> str:
         match_eof = re.search(r"\s*\(at end of document\)\s*$", message)
         reason = message[: match_eof.start()] if match_eof else message
         where = f"{path} (at the end)" if match_eof else str(path)
-    return f"{where}: invalid TOML: {_one_line(reason)}; fix the syntax there"
+    return f"{where}: invalid TOML: {printable(reason)}; fix the syntax there"
 
 
 def _check_schema(file: _File, data: Mapping[str, object]) -> dict[str, dict[str, object]]:
@@ -396,11 +397,11 @@ def _check_schema(file: _File, data: Mapping[str, object]) -> dict[str, dict[str
             if isinstance(content, dict):
                 where = file.where(table, None)
                 raise ConfigError(
-                    f"{where}: unknown table [{_one_line(table)}]: remove it or fix its name "
+                    f"{where}: unknown table [{printable(table)}]: remove it or fix its name "
                     f"(known tables: {known_tables})"
                 )
             raise ConfigError(
-                f"{file.where(None, table)}: unknown key {_one_line(table)}: remove it or move it into "
+                f"{file.where(None, table)}: unknown key {printable(table)}: remove it or move it into "
                 f"one of the tables {known_tables}"
             )
         if not isinstance(content, dict):
@@ -412,7 +413,7 @@ def _check_schema(file: _File, data: Mapping[str, object]) -> dict[str, dict[str
         for key, value in content.items():
             if key not in keys:
                 raise ConfigError(
-                    f"{file.where(table, key)}: unknown key {table}.{_one_line(key)}: remove it or fix its "
+                    f"{file.where(table, key)}: unknown key {table}.{printable(key)}: remove it or fix its "
                     f"spelling (known keys in [{table}]: {', '.join(keys)})"
                 )
             if not _has_type(value, keys[key]):
@@ -501,7 +502,7 @@ def _parse_transport(transport: str | None) -> Transport:
     if transport == "http":
         return "http"
     raise ConfigError(
-        f"unknown transport '{_one_line(transport)}': use --transport stdio or --transport http"
+        f"unknown transport '{printable(transport)}': use --transport stdio or --transport http"
     )
 
 
@@ -602,12 +603,12 @@ def _allowed(file: _File, key: str) -> tuple[str, ...]:
             scheme, sep, rest = value.partition("://")
             if not sep or scheme not in ("http", "https") or not rest or "/" in rest:
                 raise ConfigError(
-                    f"{file.where('mcp', key)}: mcp.{key} entry {_one_line(value)!r} is not an origin: "
+                    f"{file.where('mcp', key)}: mcp.{key} entry {printable(value)!r} is not an origin: "
                     "write it as http://NAME:PORT or https://NAME (no path), as browsers send it"
                 )
         elif "/" in value or "@" in value:
             raise ConfigError(
-                f"{file.where('mcp', key)}: mcp.{key} entry {_one_line(value)!r} is not a Host value: "
+                f"{file.where('mcp', key)}: mcp.{key} entry {printable(value)!r} is not a Host value: "
                 "write it as NAME:PORT, NAME:* or [IPv6]:PORT (no scheme, no path)"
             )
     return tuple(values)
@@ -745,7 +746,7 @@ def _unknown_variable_warnings(environ: Mapping[str, str]) -> list[str]:
             continue
         nearest = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
         hint = f"did you mean {nearest[0]}?" if nearest else "see cooked-mcp --help for the names"
-        warnings.append(f"environment variable {_one_line(name)} is not a cooked-mcp setting: {hint}")
+        warnings.append(f"environment variable {printable(name)} is not a cooked-mcp setting: {hint}")
     return warnings
 
 
@@ -791,13 +792,13 @@ def _exclusive(file: _File, table: str, key: str) -> _SecretSource | None:
             f"keep only one of them"
         )
     if value is not None:
-        if not value.strip(_ASCII_WHITESPACE):
+        if not value.strip(ASCII_WHITESPACE):
             raise ConfigError(f"{file.where(table, key)}: {table}.{key} is empty: set a value or remove it")
         return _SecretSource(
             setting=f"{table}.{key}", value=value, is_command=False, where=file.where(table, key)
         )
     if command is not None:
-        if not command.strip(_ASCII_WHITESPACE):
+        if not command.strip(ASCII_WHITESPACE):
             raise ConfigError(
                 f"{file.where(table, f'{key}_cmd')}: {table}.{key}_cmd is empty: set a command or remove it"
             )
@@ -816,7 +817,7 @@ def _credential(environ: Mapping[str, str], env: str, file: _File, key: str, nou
     value = environ.get(env, "")
     if key == "name":
         # Like a command's output: a username never has surrounding whitespace, a paste often does.
-        value = value.strip(_ASCII_WHITESPACE)
+        value = value.strip(ASCII_WHITESPACE)
     if value:
         return _SecretSource(setting=env, value=value, is_command=False)
     if from_file is not None:
@@ -840,7 +841,7 @@ def _http_token(environ: Mapping[str, str], file: _File) -> _SecretSource | None
 # implements: server.SECURITY.11
 def _check_token(token: str, setting: str) -> str:
     """A bearer token travels in an HTTP header: it must be visible ASCII, and never empty."""
-    stripped = token.strip(_ASCII_WHITESPACE)
+    stripped = token.strip(ASCII_WHITESPACE)
     if not stripped:
         raise ConfigError(f"{setting} is empty: set a non-empty HTTP bearer token or unset it")
     if not all(0x21 <= ord(char) <= 0x7E for char in stripped):
@@ -848,9 +849,3 @@ def _check_token(token: str, setting: str) -> str:
             f"{setting} must contain only visible ASCII characters (no spaces), as HTTP headers require"
         )
     return stripped
-
-
-def _one_line(text: str, limit: int = 80) -> str:
-    """User-supplied text shown in a message: printable, one line, short."""
-    cleaned = "".join(char if char.isprintable() else "?" for char in text)
-    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"

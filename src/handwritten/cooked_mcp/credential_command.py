@@ -17,11 +17,9 @@ import subprocess
 import time
 
 from cooked_mcp.config import ConfigError
+from cooked_mcp.text import ASCII_WHITESPACE
 
-__all__ = ["ASCII_WHITESPACE", "CredentialCommandError", "run_secret_command"]
-
-#: What the spec calls ASCII whitespace; str.strip() without arguments would also eat Unicode spaces.
-ASCII_WHITESPACE = " \t\r\n\v\f"
+__all__ = ["CredentialCommandError", "run_secret_command"]
 
 _SHELL = "/bin/sh"
 _CHUNK = 8192

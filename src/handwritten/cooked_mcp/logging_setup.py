@@ -35,6 +35,7 @@ __all__ = [
     "RedactionFilter",
     "SecretSource",
     "configure_logging",
+    "quiet_library_loggers",
     "register_secret_source",
 ]
 
@@ -113,10 +114,22 @@ def configure_logging(level: str, secrets: Iterable[str] = ()) -> RedactionFilte
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    for name in QUIET_LIBRARY_LOGGERS:
-        logging.getLogger(name).setLevel(logging.WARNING)
+    quiet_library_loggers()
     _active = redaction
     return redaction
+
+
+def quiet_library_loggers() -> None:
+    """Raise each of ``QUIET_LIBRARY_LOGGERS`` to WARNING unless it is already quieter.
+
+    Called by ``configure_logging`` and by every Cooked client, so embedded uses of the client
+    (tests, a host application) get the same protection. Setting the parent loggers' level is
+    enough: their child loggers (``httpcore.http11``...) inherit it.
+    """
+    for name in QUIET_LIBRARY_LOGGERS:
+        library_logger = logging.getLogger(name)
+        if library_logger.level < logging.WARNING:  # NOTSET (0) included: it would inherit the root's
+            library_logger.setLevel(logging.WARNING)
 
 
 def register_secret_source(source: SecretSource) -> None:

@@ -19,7 +19,7 @@ from cooked_mcp.cooked.models import RecipeList
 from cooked_mcp.cooked.shape import shape_of
 from cooked_mcp.cooked.wire import MAX_SUCCESS_BODY_BYTES, Reply
 
-__all__ = ["UnexpectedAnswer", "decode", "describe_validation_error"]
+__all__ = ["UnexpectedAnswer", "decode"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -68,10 +68,10 @@ def decode(
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise fail(f"has an unexpected shape: {describe_validation_error(exc)}") from None
+        raise fail(f"has an unexpected shape: {_first_bad_field(exc)}") from None
 
 
-def describe_validation_error(error: ValidationError) -> str:
+def _first_bad_field(error: ValidationError) -> str:
     """``items[3].id: field required (and 2 more problems)``, without the offending input."""
     problems = error.errors(include_url=False, include_input=False, include_context=False)
     first = problems[0]

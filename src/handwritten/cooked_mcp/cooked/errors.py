@@ -13,12 +13,12 @@ import json
 import math
 import socket
 import ssl
-import unicodedata
 from collections.abc import Callable, Iterator
 
 import anyio
 
 from cooked_mcp.cooked.endpoints import Key
+from cooked_mcp.text import one_line
 
 __all__ = [
     "MAX_ERROR_BODY_BYTES",
@@ -28,7 +28,6 @@ __all__ = [
     "CookedResponseError",
     "CookedUnavailable",
     "base_url_setting",
-    "clean_text",
     "connect_failure",
     "error_from_response",
     "parse_retry_after",
@@ -166,24 +165,9 @@ def _parse_error_body(body: bytes, redact: Callable[[str], str] | None) -> tuple
         code = redact(code) if isinstance(code, str) else code
         message = redact(message) if isinstance(message, str) else message
     return (
-        clean_text(code, _MAX_CODE_CHARS) if isinstance(code, str) else None,
-        clean_text(message, _MAX_MESSAGE_CHARS) if isinstance(message, str) else None,
+        (one_line(code, "", _MAX_CODE_CHARS) or None) if isinstance(code, str) else None,
+        (one_line(message, "", _MAX_MESSAGE_CHARS) or None) if isinstance(message, str) else None,
     )
-
-
-def clean_text(text: str, limit: int = _MAX_MESSAGE_CHARS) -> str | None:
-    """Untrusted text made safe to show: no control or format characters, one line, bounded."""
-    # Printable text holds none of those categories, so the per-character scan (the slow
-    # part, on every product name of a shopping list) is only needed for the rest.
-    kept = (
-        text
-        if text.isprintable()
-        else "".join(" " if unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"} else char for char in text)
-    )
-    collapsed = " ".join(kept.split())
-    if not collapsed:
-        return None
-    return collapsed if len(collapsed) <= limit else collapsed[: limit - 1].rstrip() + "…"
 
 
 def parse_retry_after(value: str | None) -> float | None:

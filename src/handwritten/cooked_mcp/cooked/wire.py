@@ -39,7 +39,7 @@ from cooked_mcp.cooked.errors import (
     base_url_setting,
     connect_failure,
 )
-from cooked_mcp.logging_setup import QUIET_LIBRARY_LOGGERS
+from cooked_mcp.logging_setup import quiet_library_loggers
 
 __all__ = [
     "MAX_COOKIES",
@@ -48,7 +48,6 @@ __all__ = [
     "Reply",
     "Timeouts",
     "Wire",
-    "quiet_http_library_logs",
 ]
 
 logger = logging.getLogger("cooked_mcp.cooked")
@@ -108,20 +107,6 @@ class Reply:
         return self.status == 401 or self.header_too_large
 
 
-def quiet_http_library_logs() -> None:
-    """Keep the noisy libraries below the level where they log URLs, headers and bodies.
-
-    Done here too, not only by ``configure_logging``: embedded uses of the client (tests, a
-    host application) get the same protection. Setting the parent loggers' level is enough:
-    their child loggers (``httpcore.http11``...) inherit it. Our own DEBUG line per request
-    replaces what is lost.
-    """
-    for name in QUIET_LIBRARY_LOGGERS:
-        library_logger = logging.getLogger(name)
-        if library_logger.level < logging.WARNING:  # NOTSET (0) included: it would inherit the root's
-            library_logger.setLevel(logging.WARNING)
-
-
 class Wire:
     def __init__(
         self,
@@ -132,7 +117,7 @@ class Wire:
         base_url_from: str | None = None,
     ) -> None:
         """``base_url_from`` is where the base URL was set, for the messages that ask to check it."""
-        quiet_http_library_logs()
+        quiet_library_loggers()
         self.base_url = base_url.rstrip("/")
         #: The base URL and its source, as messages that point at the setting name it.
         self.base_url_setting = base_url_setting(self.base_url, base_url_from)

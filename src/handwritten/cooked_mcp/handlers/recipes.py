@@ -39,8 +39,9 @@ from cooked_mcp_runtime.results import ProgressReporter, ToolCall, ToolResult
 from ..config import DEFAULT_IMPORT_ANSWER_SECONDS
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
+from ..text import one_line
 from .errors import cooked_errors
-from .formatting import fence, one_line, portions_phrase, tool_call
+from .formatting import fence, portions_phrase, tool_call
 from .url_imports import UrlImports
 
 logger = logging.getLogger("cooked_mcp.handlers")

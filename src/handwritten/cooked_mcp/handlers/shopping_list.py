@@ -37,9 +37,9 @@ from cooked_mcp_runtime.results import ToolError, ToolResult
 
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
-from ..cooked.errors import clean_text
+from ..text import one_line
 from .errors import cooked_errors
-from .formatting import fence, one_line, tool_call
+from .formatting import fence, tool_call
 
 #: Group lines shown in a read's text; the structured output always has every group.
 MAX_LISTED_GROUPS: Final = 100
@@ -153,8 +153,8 @@ class ShoppingListTools:
             )
         item = ProductGroup(
             id=changed_id,
-            name=_value(fields.name) or "",
-            quantity=_value(fields.quantity),
+            name=one_line(fields.name, "", MAX_VALUE_CHARS),
+            quantity=one_line(fields.quantity, "", MAX_VALUE_CHARS) or None,
             selected=fields.selected,
             aisle_id=fields.aisle_id,
         )
@@ -224,7 +224,11 @@ def _selected_ids(listing: cooked.ShoppingList) -> list[str]:
 
 # implements: shopping-list.READ.2, shopping-list.READ.3
 def _aisle(aisle: cooked.Aisle) -> Aisle:
-    return Aisle(id=aisle.id, name=_value(aisle.name) or "", product_group_count=len(aisle.product_groups))
+    return Aisle(
+        id=aisle.id,
+        name=one_line(aisle.name, "", MAX_VALUE_CHARS),
+        product_group_count=len(aisle.product_groups),
+    )
 
 
 # implements: shopping-list.READ.4, shopping-list.READ.5, shopping-list.READ.6, shopping-list.READ.7, shopping-list.READ.8
@@ -232,15 +236,11 @@ def _group(group: cooked.ProductGroup, aisle_id: str) -> ProductGroup:
     """Cooked nests groups in aisles instead of naming the aisle; the agent gets it flat."""
     return ProductGroup(
         id=group.id,
-        name=_value(group.name) or "",
-        quantity=_value(group.quantity),
+        name=one_line(group.name, "", MAX_VALUE_CHARS),
+        quantity=one_line(group.quantity, "", MAX_VALUE_CHARS) or None,
         selected=group.selected,
         aisle_id=aisle_id,
     )
-
-
-def _value(text: str | None) -> str | None:
-    return None if text is None else clean_text(text, MAX_VALUE_CHARS)
 
 
 def _unique(ids: Iterable[str]) -> list[str]:

@@ -20,6 +20,8 @@ import logging
 from pydantic import SecretStr
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from cooked_mcp.text import printable
+
 __all__ = ["BearerTokenMiddleware"]
 
 logger = logging.getLogger(__name__)
@@ -62,7 +64,7 @@ class BearerTokenMiddleware:
             await self._app(scope, receive, send)
             return
         path = self._served_path if scope.get("path") == self._served_path else "(another path)"
-        logger.info("refused %s %s: %s", _printable(scope.get("method", "?")), path, problem)
+        logger.info("refused %s %s: %s", printable(scope.get("method", "?"))[:20], path, problem)
         await _unauthorized(send, invalid=problem == "wrong token")
 
     def _problem(self, scope: Scope) -> str | None:
@@ -82,10 +84,6 @@ class BearerTokenMiddleware:
         if not hmac.compare_digest(credentials, self._token):
             return "wrong token"
         return None
-
-
-def _printable(text: object) -> str:
-    return "".join(char if char.isprintable() else "?" for char in str(text))[:20]
 
 
 async def _unauthorized(send: Send, *, invalid: bool) -> None:

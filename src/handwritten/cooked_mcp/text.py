@@ -1,0 +1,51 @@
+"""Text from elsewhere, made safe to put inside one of our own sentences.
+
+Two kinds of text end up inside our messages, and each has one rule here:
+
+- ``one_line``: text from Cooked or a web page (a recipe title, an error message Cooked
+  sent). It may hold line breaks, terminal escapes or bidi overrides meant to forge a line
+  of ours, so those become spaces and the whole is squeezed onto one bounded line.
+- ``printable``: text the user typed (a config key, an address, an HTTP method). It is
+  shown as typed, so a typo stays visible, with each character that would not print as "?".
+
+Names a caller made up (unknown tool and parameter names) are quoted with ``repr`` by
+``cooked_mcp_runtime.arguments.shown_name``: the generated side cannot import this package.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["ASCII_WHITESPACE", "MAX_INLINE_CHARS", "one_line", "printable"]
+
+#: What the spec calls ASCII whitespace; str.strip() without arguments would also eat Unicode spaces.
+ASCII_WHITESPACE = " \t\r\n\v\f"
+
+#: Enough for any real title in a list line; the structured output keeps the whole title.
+MAX_INLINE_CHARS = 120
+
+#: Control, format (bidi overrides, zero-width) and line/paragraph separator characters.
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def one_line(text: str | None, fallback: str, limit: int = MAX_INLINE_CHARS) -> str:
+    """Untrusted ``text`` on one line of at most ``limit`` characters, or ``fallback`` when nothing is left."""
+    if text is None:
+        return fallback
+    # Printable text holds none of the unsafe categories, so the per-character scan (the slow
+    # part, on every product name of a shopping list) is only needed for the rest.
+    kept = (
+        text
+        if text.isprintable()
+        else "".join(" " if unicodedata.category(char) in _UNSAFE_CATEGORIES else char for char in text)
+    )
+    collapsed = " ".join(kept.split())
+    if not collapsed:
+        return fallback
+    return collapsed if len(collapsed) <= limit else collapsed[: limit - 1].rstrip() + "…"
+
+
+def printable(text: object, limit: int = 80) -> str:
+    """``text`` as typed but with "?" for each character that would not print, cut with "…" past ``limit``."""
+    shown = "".join(char if char.isprintable() else "?" for char in str(text))
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
