@@ -15,7 +15,7 @@ from .procs import PYTHON
 
 SECTION = "startup"
 #: Start-up may take at most this multiple of the bare SDK server's.
-MAX_RATIO = 1.5
+MAX_RATIO = 1.15
 IMPORTS = "import cooked_mcp.cli, cooked_mcp.app"
 BASELINE_IMPORTS = "import mcp.server, mcp.server.stdio"
 TOP = 10

@@ -9,9 +9,11 @@ nowhere (``cooked.test``) can only be reached through it.
 from __future__ import annotations
 
 import http.client
+import ssl
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -111,3 +113,26 @@ async def test_no_proxy_sends_the_host_directly(
         "/api/public/login",
         "/api/user/alice/shopping-list",
     ]
+
+
+async def test_the_proxy_is_chosen_at_start_up_and_the_trust_store_loaded_at_the_first_request(
+    proxy: RecordingProxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading the TLS trust store was the largest part of start-up that is cooked-mcp's own
+    (bench/results.md): it waits for the first request, the proxy choice does not."""
+    contexts: list[object] = []
+    create_default_context = ssl.create_default_context
+
+    def counted(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        contexts.append(args or kwargs)
+        return create_default_context(*args, **kwargs)
+
+    monkeypatch.setattr(ssl, "create_default_context", counted)
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    async with CookedClient("http://cooked.test", SEED_LOGIN, SecretStr(SEED_PASSWORD)) as client:
+        monkeypatch.delenv("HTTP_PROXY")
+        assert contexts == []
+        assert (await client.get_shopping_list()).aisles
+        await client.get_shopping_list()
+    assert len(contexts) == 1
+    assert proxy.seen[0] == "http://cooked.test/api/public/login"

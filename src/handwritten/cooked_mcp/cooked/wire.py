@@ -21,6 +21,7 @@ bodies at all, and a bounded cookie jar.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import urllib.request
 from collections.abc import Mapping
@@ -121,7 +122,12 @@ class Wire:
         #: The base URL and its source, as messages that point at the setting name it.
         self.base_url_setting = base_url_setting(self.base_url, base_url_from)
         self._timeouts = timeouts or Timeouts()
-        self._transport = transport or _environment_transport(httpx.URL(self.base_url))
+        self._given_transport = transport
+        # Chosen now (the environment as it is at start-up); built at the first request, because
+        # building it loads the TLS trust store, the largest part of start-up that is ours.
+        self._proxy = None if transport else _environment_proxy(httpx.URL(self.base_url))
+        if self._proxy is not None:
+            httpx.Proxy(self._proxy)  # a malformed proxy setting still fails here, at start-up
         # implements: authentication.SESSION.7, authentication.SESSION.8
         self._cookies = httpx.Cookies()
         # implements: api-client.REQUESTS.2
@@ -142,8 +148,13 @@ class Wire:
         """Cookie values held right now, only so that error text can be scrubbed of them."""
         return [cookie.value for cookie in self._cookies.jar if cookie.value]
 
+    @functools.cached_property
+    def _transport(self) -> httpx.AsyncBaseTransport:
+        return self._given_transport or httpx.AsyncHTTPTransport(proxy=self._proxy)
+
     async def aclose(self) -> None:
-        await self._transport.aclose()
+        if "_transport" in self.__dict__ or self._given_transport is not None:
+            await self._transport.aclose()
 
     # implements: api-client.REQUESTS.1, api-client.REQUESTS.4, authentication.SESSION.1, authentication.SESSION.2, authentication.LOGIN.3, api-client.LIMITS.1
     async def send(
@@ -293,8 +304,8 @@ class Wire:
         )
 
 
-def _environment_transport(base_url: httpx.URL) -> httpx.AsyncHTTPTransport:
-    """The transport ``httpx.AsyncClient`` would pick for ``base_url`` from the environment.
+def _environment_proxy(base_url: httpx.URL) -> str | None:
+    """The proxy ``httpx.AsyncClient`` would pick for ``base_url`` from the environment.
 
     ``urllib.request`` reads the same variables httpx does (on macOS and Windows also the
     system settings); the transport itself reads ``SSL_CERT_FILE`` and ``SSL_CERT_DIR``.
@@ -305,7 +316,7 @@ def _environment_transport(base_url: httpx.URL) -> httpx.AsyncHTTPTransport:
         proxy = None
     if proxy and "://" not in proxy:
         proxy = f"http://{proxy}"
-    return httpx.AsyncHTTPTransport(proxy=proxy or None)
+    return proxy or None
 
 
 def _log(endpoint: Endpoint, outcome: str) -> None:
