@@ -377,12 +377,18 @@ async def test_json_answers_and_a_progress_stream_share_a_session_without_crossi
 
 
 async def answer_to_an_import_interrupted_by(
-    session: RawSession, fake: FakeCooked, interrupt: Callable[[dict[str, object]], Awaitable[None]]
+    session: RawSession,
+    fake: FakeCooked,
+    interrupt: Callable[[dict[str, object]], Awaitable[None]],
+    *,
+    progress_token: str | None = None,
 ) -> tuple[dict[str, object], httpx.Response]:
-    """A URL import (asking for no progress) that ``interrupt`` cuts into while Cooked is still working
-    on it, and the HTTP answer the import then got."""
+    """A URL import (asking for progress only with ``progress_token``) that ``interrupt`` cuts into
+    while Cooked is still working on it, and the HTTP answer the import then got."""
     fake.fail_with("slow", "POST", "/api/new", seconds=5)
-    request = session.call("save_recipe", {"source": "url", "url": new_import_url()})
+    request = session.call(
+        "save_recipe", {"source": "url", "url": new_import_url()}, progress_token=progress_token
+    )
     answers: list[httpx.Response] = []
 
     async def post() -> None:
@@ -420,20 +426,9 @@ async def test_a_cancelled_call_gets_no_answer(session: RawSession, fake: FakeCo
 async def test_a_cancelled_streaming_call_ends_its_stream_without_an_answer(
     session: RawSession, fake: FakeCooked
 ) -> None:
-    fake.set_import_result(IMPORT_URL, "saved")
-    fake.fail_with("slow", "POST", "/api/new", seconds=5)
-    request = session.call("save_recipe", {"source": "url", "url": IMPORT_URL}, progress_token="cancel-me")
-    answers: list[httpx.Response] = []
-
-    async def post() -> None:
-        answers.append(await session.post(request))
-
-    with anyio.fail_after(4):  # well before the import would have answered
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(post)
-            await anyio.sleep(0.5)
-            await cancel(session, request)
-    [answer] = answers
+    _, answer = await answer_to_an_import_interrupted_by(
+        session, fake, partial(cancel, session), progress_token="cancel-me"
+    )
     assert answer.headers["content-type"].startswith("text/event-stream")
     assert [m for m in sse_messages(answer) if "id" in m] == []
 

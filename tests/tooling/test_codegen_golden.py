@@ -36,15 +36,13 @@ def test_the_fixture_spec_renders_byte_for_byte_to_the_golden_files() -> None:
         assert text == committed[name], f"{name} drifted from the golden file; {REFRESH}"
 
 
+def fixture_arguments(out: Path) -> list[str]:
+    """The codegen command line that renders the fixture spec into ``out``."""
+    return ["--features", str(SPEC / "features"), "--table", str(SPEC / "tools.yaml"), "--out", str(out)]
+
+
 def test_codegen_writes_the_fixture_into_another_directory(tmp_path: Path) -> None:
-    arguments = [
-        "--features",
-        str(SPEC / "features"),
-        "--table",
-        str(SPEC / "tools.yaml"),
-        "--out",
-        str(tmp_path),
-    ]
+    arguments = fixture_arguments(tmp_path)
     assert main(arguments) == 0
     written = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     assert written == {p.relative_to(EXPECTED): p.read_bytes() for p in EXPECTED.rglob("*") if p.is_file()}
@@ -54,14 +52,7 @@ def test_codegen_writes_the_fixture_into_another_directory(tmp_path: Path) -> No
 def test_check_prints_a_unified_diff_of_what_drifted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    arguments = [
-        "--features",
-        str(SPEC / "features"),
-        "--table",
-        str(SPEC / "tools.yaml"),
-        "--out",
-        str(tmp_path),
-    ]
+    arguments = fixture_arguments(tmp_path)
     main(arguments)
     models = tmp_path / "src" / "generated" / "cooked_mcp_generated" / "models.py"
     models.write_text(
