@@ -16,7 +16,7 @@ citations.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -212,23 +212,40 @@ def render(
         f"**{len(requirements) - len(without_code)} of {len(requirements)} name code; "
         f"{len(without_code)} do not yet** (listed at the end).",
     ]
+
+    def row(rid: str, req: Requirement) -> list[str]:
+        code_cell = "<br>".join(p.markdown() for p in code.get(rid, [])) or "**none**"
+        test_cell = "<br>".join(tests.get(rid, [])) or ("**pending**" if rid in pending else "**none**")
+        return [_cell(req.text), code_cell, test_cell]
+
+    lines += group_tables(requirements, ["code", "tests"], row)
+    lines += ["", "## Requirements without a code location", ""]
+    lines += [f"- `{rid}`" for rid in without_code] or ["None."]
+    return "\n".join(lines) + "\n"
+
+
+def group_tables(
+    requirements: Mapping[str, Requirement],
+    columns: list[str],
+    row: Callable[[str, Requirement], list[str]],
+) -> list[str]:
+    """One markdown table per feature group, ``ID | requirement | *columns``; ``row`` gives the
+    cells after the ID. Shared by docs/requirements.md and the coverage report."""
+    lines: list[str] = []
     current = None
     for rid, req in requirements.items():
         if (req.feature, req.group) != current:
             current = (req.feature, req.group)
+            header = ["ID", "requirement", *columns]
             lines += [
                 "",
                 f"## {req.feature} · {req.group}",
                 "",
-                "| ID | requirement | code | tests |",
-                "| --- | --- | --- | --- |",
+                "| " + " | ".join(header) + " |",
+                "| " + " | ".join("---" for _ in header) + " |",
             ]
-        code_cell = "<br>".join(p.markdown() for p in code.get(rid, [])) or "**none**"
-        test_cell = "<br>".join(tests.get(rid, [])) or ("**pending**" if rid in pending else "**none**")
-        lines.append(f"| `{rid}` | {_cell(req.text)} | {code_cell} | {test_cell} |")
-    lines += ["", "## Requirements without a code location", ""]
-    lines += [f"- `{rid}`" for rid in without_code] or ["None."]
-    return "\n".join(lines) + "\n"
+        lines.append("| " + " | ".join([f"`{rid}`", *row(rid, req)]) + " |")
+    return lines
 
 
 def _cell(text: str) -> str:

@@ -136,21 +136,15 @@ def write_report(trace: Trace, pending: list[str], path: Path | None = None) -> 
         f"{summary(trace, pending)}" + ("" if trace.full_run else " (partial run)"),
         "",
     ]
-    current = None
-    for rid, req in REQUIREMENTS.items():
-        if (req.feature, req.group) != current:
-            current = (req.feature, req.group)
-            lines += [
-                "",
-                f"## {req.feature} · {req.group}",
-                "",
-                "| ID | requirement | tests |",
-                "| --- | --- | --- |",
-            ]
-        tests = "<br>".join(f"`{t}`" for t in trace.citations.get(rid, [])) or (
-            "**pending**" if rid in pending else "**none**"
-        )
-        lines.append(f"| `{rid}` | {req.text} | {tests} |")
+    lines += requirement_map.group_tables(
+        REQUIREMENTS,
+        ["tests"],
+        lambda rid, req: [
+            req.text,
+            "<br>".join(f"`{t}`" for t in trace.citations.get(rid, []))
+            or ("**pending**" if rid in pending else "**none**"),
+        ],
+    )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert proven <= len(REQUIREMENTS)
 
