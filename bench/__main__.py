@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 
-from . import concurrency, latency, memory, overhead, report, requests_count, startup
+from . import concurrency, latency, memory, overhead, report, requests_count, startup, wire_ab
 from .context import Context, Plan
 from .fake import remote_fake
 from .results import Results
@@ -36,6 +36,7 @@ SECTIONS: tuple[tuple[str, Section, float], ...] = (
     ("concurrency", concurrency.run, 240.0),
     ("memory", memory.run, 240.0),
     ("latency", latency.run, 180.0),
+    ("http_layer", wire_ab.run, 180.0),
 )
 
 

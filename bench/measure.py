@@ -62,12 +62,20 @@ async def timed(call: Callable[[], Awaitable[object]]) -> float:
     return time.perf_counter() - start
 
 
-async def interleaved(count: int, *calls: Callable[[], Awaitable[object]]) -> list[list[float]]:
+async def interleaved(
+    count: int, *calls: Callable[[], Awaitable[object]], alternate: bool = False
+) -> list[list[float]]:
     """Time ``calls`` in turn ``count`` times each (A,B,C,A,B,C...), one series per call, so
-    drift in machine load hits every series alike."""
+    drift in machine load hits every series alike.
+
+    ``alternate`` reverses the order every other round (A,B,B,A,...): two calls over the same
+    connection pool otherwise differ by which one always comes second (about 0.3 ms in
+    bench/wire_ab.py, more than the difference measured there).
+    """
     series: list[list[float]] = [[] for _ in calls]
-    for _ in range(count):
-        for call, times in zip(calls, series, strict=True):
+    pairs = list(zip(calls, series, strict=True))
+    for round_ in range(count):
+        for call, times in reversed(pairs) if alternate and round_ % 2 else pairs:
             times.append(await timed(call))
     return series
 
