@@ -52,10 +52,18 @@ class McpClient:
         return (await self.client.list_tools()).tools
 
 
-def stdio_params(env: Mapping[str, str], *, baseline: bool = False) -> StdioServerParameters:
+def baseline_argv(replay: Path | None = None) -> list[str]:
+    """The bare SDK server's command line; ``replay``: the recorded results it also serves."""
+    return [PYTHON, BASELINE_SERVER, *(["--replay", str(replay)] if replay else [])]
+
+
+def stdio_params(
+    env: Mapping[str, str], *, baseline: bool = False, replay: Path | None = None
+) -> StdioServerParameters:
     """cooked-mcp, or the bare SDK server, spawned the same way with the same environment."""
     if baseline:
-        return StdioServerParameters(command=PYTHON, args=[BASELINE_SERVER], env=dict(env))
+        command, *args = baseline_argv(replay)
+        return StdioServerParameters(command=command, args=args, env=dict(env))
     return StdioServerParameters(command=COOKED_MCP, args=[], env=dict(env))
 
 

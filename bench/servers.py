@@ -5,12 +5,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from tests.servers import http_server
 
-from .clients import BASELINE_SERVER, McpClient, connect_http, connect_stdio, stdio_params
+from .clients import McpClient, baseline_argv, connect_http, connect_stdio, stdio_params
 from .context import Context, new_token
-from .procs import COOKED_MCP, HOST, PYTHON, child_pids, cmdline, free_port, spawn, wait_for_port
+from .procs import COOKED_MCP, HOST, child_pids, cmdline, free_port, spawn, wait_for_port
 
 
 @dataclass(frozen=True)
@@ -32,10 +33,11 @@ async def cooked_stdio(ctx: Context) -> AsyncIterator[StdioServer]:
 
 
 @contextlib.asynccontextmanager
-async def baseline_stdio(ctx: Context) -> AsyncIterator[McpClient]:
+async def baseline_stdio(ctx: Context, replay: Path | None = None) -> AsyncIterator[McpClient]:
     """The bare SDK server (bench/baseline_server.py), spawned like cooked-mcp."""
+    params = stdio_params(ctx.env(), baseline=True, replay=replay)
     with ctx.errlog("baseline-stdio") as errlog:
-        async with connect_stdio(stdio_params(ctx.env(), baseline=True), errlog, ctx.plan.mode) as client:
+        async with connect_stdio(params, errlog, ctx.plan.mode) as client:
             yield client
 
 
@@ -61,10 +63,10 @@ def cooked_http(ctx: Context) -> Iterator[HttpServer]:
 
 
 @contextlib.contextmanager
-def baseline_http(ctx: Context) -> Iterator[HttpServer]:
+def baseline_http(ctx: Context, replay: Path | None = None) -> Iterator[HttpServer]:
     """The bare SDK server over Streamable HTTP (uvicorn configured like cooked-mcp's, no token check)."""
     port = free_port()
-    argv = [PYTHON, BASELINE_SERVER, "--http", f"{HOST}:{port}"]
+    argv = [*baseline_argv(replay), "--http", f"{HOST}:{port}"]
     with spawn("bare SDK server --http", argv, ctx.env(), ctx.logs / "baseline-http.log") as child:
         wait_for_port(child, port)
         yield HttpServer(f"http://{HOST}:{port}/mcp", new_token(), child.pid)

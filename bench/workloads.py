@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -33,6 +34,11 @@ class Workload:
 
     def direct_call(self, cooked: DirectCooked) -> Callable[[], Awaitable[object]]:
         return lambda: self.direct(cooked)
+
+    @property
+    def replay_tool(self) -> str:
+        """The bare SDK server's tool that answers with this call's recorded result."""
+        return "replay_" + re.sub(r"[^A-Za-z0-9]+", "_", self.name)
 
 
 READ_RECIPE = Workload(
