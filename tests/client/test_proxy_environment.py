@@ -1,7 +1,7 @@
-"""The Cooked client honours the proxy environment variables, as httpx.AsyncClient would.
+"""The Cooked client honours the proxy environment variables, as any httpx.AsyncClient does.
 
-The client sends requests straight to an httpx transport (cooked/wire.py), so choosing a
-proxy from ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY`` and ``NO_PROXY`` is its own job.
+The client is an ``httpx.AsyncClient(trust_env=True)`` (cooked/wire.py), built at the first
+request: ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY`` and ``NO_PROXY`` are read then, once.
 A recording forward proxy on 127.0.0.1 relays to the fake Cooked: a name that exists
 nowhere (``cooked.test``) can only be reached through it.
 """
@@ -115,11 +115,12 @@ async def test_no_proxy_sends_the_host_directly(
     ]
 
 
-async def test_the_proxy_is_chosen_at_start_up_and_the_trust_store_loaded_at_the_first_request(
+async def test_the_proxy_is_chosen_and_the_trust_store_loaded_once_at_the_first_request(
     proxy: RecordingProxy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Loading the TLS trust store was the largest part of start-up that is cooked-mcp's own
-    (bench/results.md): it waits for the first request, the proxy choice does not."""
+    (bench/results.md): it waits for the first request, and so does the proxy choice (httpx
+    makes both when the client is built); both are made once, not per request."""
     contexts: list[object] = []
     create_default_context = ssl.create_default_context
 
@@ -130,9 +131,10 @@ async def test_the_proxy_is_chosen_at_start_up_and_the_trust_store_loaded_at_the
     monkeypatch.setattr(ssl, "create_default_context", counted)
     monkeypatch.setenv("HTTP_PROXY", proxy.url)
     async with CookedClient("http://cooked.test", SEED_LOGIN, SecretStr(SEED_PASSWORD)) as client:
-        monkeypatch.delenv("HTTP_PROXY")
         assert contexts == []
         assert (await client.get_shopping_list()).aisles
+        monkeypatch.delenv("HTTP_PROXY")
         await client.get_shopping_list()
     assert len(contexts) == 1
     assert proxy.seen[0] == "http://cooked.test/api/public/login"
+    assert len(proxy.seen) == 3  # the second read too: the choice is not made again per request

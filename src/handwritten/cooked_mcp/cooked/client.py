@@ -1,8 +1,9 @@
 """``CookedClient``: Cooked's customer API as typed async methods, HTTP hidden.
 
 Callers (the tool handlers) see models and ``CookedError``s only. Every authenticated
-call goes through ``_call``, the one place that applies the session rules: log in
-lazily, and on a 401 renew the session once and retry the request once, never more.
+call goes through ``_call``, which sends it with the session (``session.Session``, an
+``httpx.Auth`` flow): log in lazily, and on a 401 renew the session once and retry the
+request once, never more.
 The account is fixed at construction: no method takes a username, so no tool call can
 select or change the Cooked user.
 """
@@ -216,20 +217,17 @@ class CookedClient:
         body: Mapping[str, Any] | None = None,
         allow_empty: bool = False,
     ) -> M:
-        generation, username = await self._session.current()
+        _, username = await self._session.current()
         reply = await self._send(endpoint, username, path, params, body)
-        if reply.session_lost:
-            generation, username = await self._session.renew(generation)
-            reply = await self._send(endpoint, username, path, params, body)
-            if reply.status == 401:
-                error = self._error(endpoint, reply)
-                raise CookedAuthError(
-                    f"Cooked rejected the {endpoint.name} request even right after a fresh login",
-                    status=401,
-                    code=error.code,
-                    cooked_message=error.cooked_message,
-                    next_step=_session_rejected_hint(self._wire.base_url_setting),
-                )
+        if reply.status == 401:  # the session flow has already logged in again and retried once
+            error = self._error(endpoint, reply)
+            raise CookedAuthError(
+                f"Cooked rejected the {endpoint.name} request even right after a fresh login",
+                status=401,
+                code=error.code,
+                cooked_message=error.cooked_message,
+                next_step=_session_rejected_hint(self._wire.base_url_setting),
+            )
         if not reply.ok:
             raise self._error(endpoint, reply)
         if allow_empty and not reply.body.strip():
@@ -246,15 +244,21 @@ class CookedClient:
         body: Mapping[str, Any] | None,
     ) -> Reply:
         values = dict(path_params or {})
-        if endpoint.user_scoped:
-            values[USERNAME_PARAM] = username
+
+        def path_for(username: str) -> str:
+            if endpoint.user_scoped:
+                values[USERNAME_PARAM] = username
+            return endpoint.path(**values)
+
         try:
-            path = endpoint.path(**values)
+            path = path_for(username)
         except InvalidPathValue as exc:
             raise CookedRequestError(
                 f"Nothing was sent to Cooked: {exc}", next_step="use an ID exactly as Cooked returned it"
             ) from None
-        return await self._wire.send(endpoint, path, params=params, body=body)
+        return await self._wire.send(
+            endpoint, path, params=params, body=body, auth=self._session, repath=path_for
+        )
 
     def _error(self, endpoint: Endpoint, reply: Reply) -> CookedError:
         return error_from_response(

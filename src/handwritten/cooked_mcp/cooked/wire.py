@@ -1,20 +1,21 @@
 """One HTTP exchange with Cooked: build, send, read a bounded body, map transport failures.
 
-This is the only module that touches httpx directly. It owns the process's one httpx
-transport (its connection pool) and one cookie jar: cookies live in that in-memory jar
-only, are set by Cooked's ``Set-Cookie`` and put on each request by the jar, and never
-follow a redirect, because redirects are not followed at all.
+This is the only module that touches httpx directly. It owns the process's one
+``httpx.AsyncClient``: its connection pool, the proxy it takes from the environment
+(``HTTPS_PROXY``, ``HTTP_PROXY`` or ``ALL_PROXY`` unless ``NO_PROXY`` covers the host), the CA
+settings ``SSL_CERT_FILE`` and ``SSL_CERT_DIR``, and its cookie jar: cookies live in that
+in-memory jar only, are set by Cooked's ``Set-Cookie`` and put on each request by the client,
+and never follow a redirect, because redirects are not followed at all. Login and the one
+re-login on a lost session are the ``httpx.Auth`` flow of ``session.Session``.
 
-Requests go straight to the transport rather than through ``httpx.AsyncClient``: the
-client's per-request work (merging a base URL, headers, cookies and parameters; auth and
-redirect machinery) is of no use here, where every request goes to one origin with fixed
-headers, and it cost about 0.5 ms of CPU per Cooked request (``make bench``). What the
-client would take from the environment is kept: a proxy from ``HTTPS_PROXY``,
-``HTTP_PROXY`` or ``ALL_PROXY`` unless ``NO_PROXY`` covers the host, and the CA settings
-``SSL_CERT_FILE`` and ``SSL_CERT_DIR``.
+The client is built at the first request, because building it loads the TLS trust store,
+the largest part of start-up that is ours; the environment is read then. Going through the
+client rather than straight to the transport costs under 0.1 ms per request (``make bench``,
+section ``http_layer``; issue 19 set 0.3 ms as the most worth saving).
 
 Every bound that keeps a misbehaving Cooked (or a proxy in front of it) from holding the
-process lives here: one overall deadline per exchange, bounded body reads, no compressed
+process lives here: one overall deadline per exchange, bounded body reads (an error body is
+cut to its bound as soon as it arrives, before the auth flow or httpx read it), no compressed
 bodies at all, and a bounded cookie jar.
 """
 
@@ -23,8 +24,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import urllib.request
-from collections.abc import Mapping
+from collections.abc import AsyncIterable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,7 @@ __all__ = [
     "Reply",
     "Timeouts",
     "Wire",
+    "session_lost",
 ]
 
 logger = logging.getLogger("cooked_mcp.cooked")
@@ -85,26 +86,34 @@ class Timeouts:
 
 @dataclass(frozen=True)
 class Reply:
-    """A received answer: status, the (bounded) body, and whether the body was cut short.
-
-    ``header_too_large``: the request was refused for its size (431, or a proxy's 400 about its
-    headers or cookies) while it carried cookies, which only a cookie jar grown too big explains.
-    """
+    """A received answer: status, the (bounded) body, and whether the body was cut short."""
 
     status: int
     body: bytes
     truncated: bool
     retry_after: str | None
-    header_too_large: bool = False
 
     @property
     def ok(self) -> bool:
         return 200 <= self.status < 300
 
-    @property
-    def session_lost(self) -> bool:
-        """The session cannot be used as it is: log in afresh (with an empty jar) and retry once."""
-        return self.status == 401 or self.header_too_large
+
+#: Request and response extensions of ours (httpx passes unknown keys through untouched).
+_REPATH = "cooked_mcp.repath"  # request: username -> path, to re-address a retry after a re-login
+_DEADLINE = "cooked_mcp.deadline"  # request: the exchange's overall deadline
+_ERROR_BODY = "cooked_mcp.error_body"  # response: (the bounded error body, whether it was cut short)
+
+
+def session_lost(request: httpx.Request, response: httpx.Response) -> bool:
+    """The session cannot be used as it is: log in afresh (with an empty jar) and retry once.
+
+    A 401; or the request was refused for its size (431, or a proxy's 400 about its headers or
+    cookies) while it carried cookies, which only a cookie jar grown too big explains.
+    """
+    if response.status_code == 401:
+        return True
+    body, _ = response.extensions.get(_ERROR_BODY, (b"", False))
+    return "cookie" in request.headers and _refused_for_size(response.status_code, body)
 
 
 class Wire:
@@ -123,38 +132,49 @@ class Wire:
         self.base_url_setting = base_url_setting(self.base_url, base_url_from)
         self._timeouts = timeouts or Timeouts()
         self._given_transport = transport
-        # Chosen now (the environment as it is at start-up); built at the first request, because
-        # building it loads the TLS trust store, the largest part of start-up that is ours.
-        self._proxy = None if transport else _environment_proxy(httpx.URL(self.base_url))
-        if self._proxy is not None:
-            httpx.Proxy(self._proxy)  # a malformed proxy setting still fails here, at start-up
-        # implements: authentication.SESSION.7, authentication.SESSION.8
-        self._cookies = httpx.Cookies()
-        # implements: api-client.REQUESTS.2
-        self._headers = {
-            "Accept": "application/json",
-            # identity: the bounds on how much of a body is read are then bounds on bytes received,
-            # not on what a small compressed answer could expand to.
-            "Accept-Encoding": "identity",
-            "User-Agent": f"cooked-mcp/{__version__}",
-        }
+        #: The cookies kept after the last answer that set any: they come first when the jar is bounded.
+        self._held: set[tuple[str, str, str]] = set()
+
+    @functools.cached_property
+    def _http(self) -> httpx.AsyncClient:
+        # implements: authentication.SESSION.7, authentication.SESSION.8, api-client.REQUESTS.2
+        return httpx.AsyncClient(
+            trust_env=True,  # proxy and CA settings from the environment, as any httpx client
+            verify=httpx.create_ssl_context(),  # one trust store for the client and a proxy's transport
+            transport=self._given_transport,
+            follow_redirects=False,
+            headers={
+                "Accept": "application/json",
+                # identity: the bounds on how much of a body is read are then bounds on bytes received,
+                # not on what a small compressed answer could expand to.
+                "Accept-Encoding": "identity",
+                "User-Agent": f"cooked-mcp/{__version__}",
+            },
+            event_hooks={"response": [self._on_response]},
+        )
+
+    @property
+    def _cookies(self) -> httpx.Cookies:
+        return self._http.cookies
 
     # implements: authentication.SESSION.3
     def clear_cookies(self) -> None:
         """Forget the session: the next request goes out without any Cooked cookie."""
-        self._cookies.clear()
+        if "_http" in self.__dict__:
+            self._http.cookies.clear()
+        self._held = set()
 
     def cookie_values(self) -> list[str]:
         """Cookie values held right now, only so that error text can be scrubbed of them."""
-        return [cookie.value for cookie in self._cookies.jar if cookie.value]
-
-    @functools.cached_property
-    def _transport(self) -> httpx.AsyncBaseTransport:
-        return self._given_transport or httpx.AsyncHTTPTransport(proxy=self._proxy)
+        if "_http" not in self.__dict__:  # nothing sent yet: no cookie, and no trust store loaded for it
+            return []
+        return [cookie.value for cookie in self._http.cookies.jar if cookie.value]
 
     async def aclose(self) -> None:
-        if "_transport" in self.__dict__ or self._given_transport is not None:
-            await self._transport.aclose()
+        if "_http" in self.__dict__:
+            await self._http.aclose()
+        elif self._given_transport is not None:
+            await self._given_transport.aclose()
 
     # implements: api-client.REQUESTS.1, api-client.REQUESTS.4, authentication.SESSION.1, authentication.SESSION.2, authentication.LOGIN.3, api-client.LIMITS.1
     async def send(
@@ -164,34 +184,35 @@ class Wire:
         *,
         params: Mapping[str, str | int] | None = None,
         body: Mapping[str, Any] | None = None,
+        auth: httpx.Auth | None = None,
+        repath: Callable[[str], str] | None = None,
     ) -> Reply:
-        """Send one request and return its answer; only transport trouble raises here.
+        """Send one request and return its answer; only transport trouble raises here
+        (and whatever ``auth`` raises when it cannot log in).
 
         The body of a non-2xx answer is read up to ``MAX_ERROR_BODY_BYTES`` and the rest is
         never downloaded: it is only used to extract ``code`` and ``message``. The whole
-        exchange ends by the endpoint's deadline, whatever the answer's pace.
+        exchange ends by the endpoint's deadline, whatever the answer's pace; a re-login by
+        ``auth`` and the retry after it get deadlines of their own (``restart_deadline``).
+        ``repath`` gives the path for another username, for a retry after a re-login.
         """
         unknown = set(params or {}) - set(endpoint.query)
         if unknown:
             raise ValueError(f"{endpoint.name} takes no query parameters {sorted(unknown)}")
-        request = httpx.Request(
-            endpoint.method,
-            httpx.URL(self.base_url + path, params=params),
-            headers=self._headers,
-            json=body,
-            extensions={"timeout": self._timeouts.for_endpoint(endpoint).as_dict()},
-        )
-        if request.url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):
-            raise ValueError(f"{endpoint.name}: the request path was rewritten")
-        self._cookies.set_cookie_header(request)
+        seconds = self._timeouts.deadline(endpoint)
         try:
-            async with asyncio.timeout(self._timeouts.deadline(endpoint)):
-                response = await self._transport.handle_async_request(request)
-                response.request = request
+            async with asyncio.timeout(seconds) as deadline:
+                request = self._http.build_request(
+                    endpoint.method,
+                    httpx.URL(self.base_url + path, params=params),
+                    json=body,
+                    timeout=self._timeouts.for_endpoint(endpoint),
+                    extensions={_DEADLINE: (deadline, seconds), _REPATH: repath},
+                )
+                _check_path(endpoint, request, path)
+                response = await self._http.send(request, auth=auth, stream=True)
                 try:
-                    if "set-cookie" in response.headers:
-                        self._store_cookies(response)
-                    if response.is_redirect or 300 <= response.status_code < 400:
+                    if 300 <= response.status_code < 400:
                         raise self._redirected(endpoint, response)
                     data, truncated = await self._read_body(endpoint, response)
                 finally:
@@ -211,8 +232,40 @@ class Wire:
             body=data,
             truncated=truncated,
             retry_after=response.headers.get("retry-after"),
-            header_too_large="cookie" in request.headers and _refused_for_size(response.status_code, data),
         )
+
+    @staticmethod
+    def pause_deadline(request: httpx.Request) -> None:
+        """A re-login is under way for ``request``: the login's own exchange has its own deadline."""
+        deadline, _ = request.extensions[_DEADLINE]
+        deadline.reschedule(None)
+
+    def readdress(self, request: httpx.Request, username: str) -> httpx.Request:
+        """``request`` to send again after a re-login, as a new request: the new session's cookies,
+        the path for the username that login returned, and a deadline of its own."""
+        deadline, seconds = request.extensions[_DEADLINE]
+        deadline.reschedule(asyncio.get_running_loop().time() + seconds)
+        url, repath = request.url, request.extensions[_REPATH]
+        if repath is not None:
+            path = repath(username)
+            query = url.query
+            url = url.copy_with(raw_path=path.encode("ascii") + (b"?" + query if query else b""))
+            if url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):
+                raise ValueError("the request path was rewritten")
+        headers = request.headers.copy()
+        headers.pop("cookie", None)
+        retry = httpx.Request(
+            request.method, url, headers=headers, content=request.content, extensions=request.extensions
+        )
+        self._http.cookies.set_cookie_header(retry)
+        return retry
+
+    async def _on_response(self, response: httpx.Response) -> None:
+        """Runs on every answer as it arrives, before the auth flow or httpx see its body."""
+        if "set-cookie" in response.headers:
+            self._bound_cookies()
+        if not response.is_success and not 300 <= response.status_code < 400:
+            await _bound_error_body(response)
 
     async def _read_body(self, endpoint: Endpoint, response: httpx.Response) -> tuple[bytes, bool]:
         """The raw body, bounded; a compressed one is never decompressed.
@@ -220,12 +273,13 @@ class Wire:
         The client asks for ``identity``, so the read bound is a bound on bytes received. A
         server that compresses anyway could make a few KiB expand to gigabytes (``gzip, gzip``
         compounds), so such a successful answer is refused unread; an error answer keeps its
-        status and loses only its (unreadable) body.
+        status and loses only its (unreadable) body (``_bound_error_body``).
         """
+        if not response.is_success:
+            body: tuple[bytes, bool] = response.extensions[_ERROR_BODY]
+            return body
         encoding = response.headers.get("content-encoding", "").strip().lower()
         if encoding not in ("", "identity"):
-            if not response.is_success:
-                return b"", False
             _log(endpoint, f"failed: refused Content-Encoding {encoding[:40]!r}")
             raise CookedResponseError(
                 f"Cooked's answer to the {endpoint.name} request was compressed "
@@ -233,19 +287,16 @@ class Wire:
                 "it was not read",
                 next_step="retry once; if it happens again, Cooked or a proxy in front of it is misbehaving",
             )
-        limit = MAX_SUCCESS_BODY_BYTES if response.is_success else MAX_ERROR_BODY_BYTES
-        return await _read_bounded(response, limit)
+        return await _read_bounded(response.aiter_bytes(), MAX_SUCCESS_BODY_BYTES)
 
-    def _store_cookies(self, response: httpx.Response) -> None:
-        """Take the answer's cookies into the jar, keeping it within ``MAX_COOKIES`` / ``MAX_COOKIE_BYTES``.
+    def _bound_cookies(self) -> None:
+        """Keep the jar within ``MAX_COOKIES`` / ``MAX_COOKIE_BYTES`` after an answer set cookies.
 
         Cookies already held come first (the session cookie set at login stays), then new ones
         in the order they were set, while they fit; the rest are dropped.
         """
-        jar = self._cookies.jar
-        held = {(cookie.domain, cookie.path, cookie.name) for cookie in jar}
-        self._cookies.extract_cookies(response)
-        ordered = sorted(jar, key=lambda cookie: (cookie.domain, cookie.path, cookie.name) not in held)
+        jar = self._http.cookies.jar
+        ordered = sorted(jar, key=lambda cookie: (cookie.domain, cookie.path, cookie.name) not in self._held)
         count = size = dropped = 0
         for cookie in ordered:
             cost = len(cookie.name.encode()) + len((cookie.value or "").encode()) + 3  # "=" and "; "
@@ -254,6 +305,7 @@ class Wire:
             else:
                 jar.clear(cookie.domain, cookie.path, cookie.name)
                 dropped += 1
+        self._held = {(cookie.domain, cookie.path, cookie.name) for cookie in jar}
         if dropped:
             logger.warning(
                 "Cooked set more cookies than cooked-mcp keeps (at most %d cookies, %d bytes); dropped %d",
@@ -304,19 +356,10 @@ class Wire:
         )
 
 
-def _environment_proxy(base_url: httpx.URL) -> str | None:
-    """The proxy ``httpx.AsyncClient`` would pick for ``base_url`` from the environment.
-
-    ``urllib.request`` reads the same variables httpx does (on macOS and Windows also the
-    system settings); the transport itself reads ``SSL_CERT_FILE`` and ``SSL_CERT_DIR``.
-    """
-    proxies = urllib.request.getproxies()
-    proxy = proxies.get(base_url.scheme) or proxies.get("all")
-    if proxy and urllib.request.proxy_bypass(base_url.host):
-        proxy = None
-    if proxy and "://" not in proxy:
-        proxy = f"http://{proxy}"
-    return proxy or None
+def _check_path(endpoint: Endpoint, request: httpx.Request, path: str) -> None:
+    """The path goes out exactly as the endpoint table built it (no dot segment resolved away)."""
+    if request.url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):
+        raise ValueError(f"{endpoint.name}: the request path was rewritten")
 
 
 def _log(endpoint: Endpoint, outcome: str) -> None:
@@ -332,14 +375,34 @@ def _refused_for_size(status: int, body: bytes) -> bool:
     return status == 400 and not body.lstrip().startswith(b"{") and (b"cookie" in text or b"header" in text)
 
 
-async def _read_bounded(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
-    """At most ``limit`` bytes of the body; the rest is left unread and the stream closed.
+async def _bound_error_body(response: httpx.Response) -> None:
+    """Read at most ``MAX_ERROR_BODY_BYTES`` of an error answer now and let nothing read more.
+
+    The bounded body goes into the response's extensions (for ``Wire`` and ``session_lost``) and
+    becomes the response's whole stream, so httpx, which reads a 401's body before the auth flow
+    retries, reads only that. A compressed error body is not read at all: its status is kept.
+    """
+    original = response.stream
+    assert isinstance(original, httpx.AsyncByteStream)
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    body: tuple[bytes, bool] = (b"", False)
+    try:
+        if encoding in ("", "identity"):
+            body = await _read_bounded(original, MAX_ERROR_BODY_BYTES)
+    finally:
+        await original.aclose()
+    response.extensions[_ERROR_BODY] = body
+    response.stream = httpx.ByteStream(body[0])
+
+
+async def _read_bounded(chunks_in: AsyncIterable[bytes], limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of a body; the rest is left unread (the caller closes the stream).
 
     Only called for an uncompressed answer, so the bytes httpx yields are the bytes received.
     """
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
+    async for chunk in chunks_in:
         room = limit - size
         if len(chunk) > room:
             chunks.append(chunk[:room])
