@@ -134,6 +134,26 @@ async def test_a_compressed_error_answer_keeps_its_status_and_loses_only_its_bod
     assert caught.value.status == 503 and caught.value.cooked_message is None
 
 
+@pytest.mark.req("api-client.LIMITS.1", "authentication.SESSION.4", "authentication.SESSION.5")
+@pytest.mark.anyio
+async def test_a_huge_401_body_is_read_only_up_to_the_error_bound_before_the_re_login(fake: FakeCooked) -> None:
+    """httpx reads the body of an answer its auth flow retries after; the wire cuts an error body
+    to ``MAX_ERROR_BODY_BYTES`` as it arrives, so a 16 MiB 401 never sits in memory whole."""
+    async with client_for(fake) as client:
+        await client.ensure_session()
+        fake.fail(method="GET", path=SHOPPING, status=401, body=b"x" * (16 * 1024 * 1024))
+        tracemalloc.start()
+        try:
+            shopping = await client.get_shopping_list()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    assert shopping.aisles
+    assert fake.login_count == 2
+    assert peak < 4 * 1024 * 1024, f"peak allocation {peak} bytes for a 16 MiB 401 body"
+
+
 # --- a bounded cookie jar; a header refused for its size is a lost session (issue 17 item 7) ----
 
 
