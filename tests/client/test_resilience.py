@@ -136,7 +136,9 @@ async def test_a_compressed_error_answer_keeps_its_status_and_loses_only_its_bod
 
 @pytest.mark.req("api-client.LIMITS.1", "authentication.SESSION.4", "authentication.SESSION.5")
 @pytest.mark.anyio
-async def test_a_huge_401_body_is_read_only_up_to_the_error_bound_before_the_re_login(fake: FakeCooked) -> None:
+async def test_a_huge_401_body_is_read_only_up_to_the_error_bound_before_the_re_login(
+    fake: FakeCooked,
+) -> None:
     """httpx reads the body of an answer its auth flow retries after; the wire cuts an error body
     to ``MAX_ERROR_BODY_BYTES`` as it arrives, so a 16 MiB 401 never sits in memory whole."""
     async with client_for(fake) as client:
