@@ -50,6 +50,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..app import server_for
 from ..config import Settings, is_loopback
 from ..cooked.client import CookedClient
+from ..errors import ListenError
 from ..logging_setup import register_secret_source
 from .auth import BearerTokenMiddleware
 from .host_check_messages import NameTheSetting
@@ -75,10 +76,6 @@ SHUTDOWN_GRACE_SECONDS = 3
 _LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
-class _ListenError(Exception):
-    """The address cannot be listened on; ``str()`` is the reason, for one stderr line."""
-
-
 # implements: server.TRANSPORT.2-2, server.TRANSPORT.3
 def serve_http(settings: Settings) -> int:
     """Serve until SIGINT or SIGTERM; 0 on a clean stop, 2 if the address cannot be used.
@@ -101,7 +98,7 @@ def serve_http(settings: Settings) -> int:
     with stop.installed():
         try:
             sockets = _listen(settings.http_host, settings.http_port)
-        except _ListenError as exc:
+        except ListenError as exc:
             print(f"cooked-mcp: cannot listen on {where}: {exc}", file=sys.stderr)
             return EXIT_STARTUP
         try:
@@ -355,7 +352,7 @@ def _listen(host: str, port: int) -> list[socket.socket]:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
-        raise _ListenError(f"cannot resolve the host ({exc.strerror})") from None
+        raise ListenError(f"cannot resolve the host ({exc.strerror})") from None
     sockets: list[socket.socket] = []
     unavailable: OSError | None = None
     seen: set[tuple[int, Any]] = set()
@@ -370,9 +367,9 @@ def _listen(host: str, port: int) -> list[socket.socket]:
                 if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) and unavailable is None:
                     unavailable = exc
                     continue
-                raise _ListenError(_reason(exc)) from None
+                raise ListenError(_reason(exc)) from None
         if not sockets:
-            raise _ListenError(_reason(unavailable) if unavailable else "the host has no usable address")
+            raise ListenError(_reason(unavailable) if unavailable else "the host has no usable address")
     except BaseException:
         for sock in sockets:
             sock.close()
