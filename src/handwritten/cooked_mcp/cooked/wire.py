@@ -129,22 +129,23 @@ class Wire:
         self._given_transport = transport
         #: The cookies kept after the last answer that set any: they come first when the jar is bounded.
         self._held: set[tuple[str, str, str]] = set()
+        # implements: api-client.REQUESTS.2
+        self._headers = {
+            "Accept": "application/json",
+            # identity: the bounds on how much of a body is read are then bounds on bytes received,
+            # not on what a small compressed answer could expand to.
+            "Accept-Encoding": "identity",
+            "User-Agent": f"cooked-mcp/{__version__}",
+        }
 
     @functools.cached_property
     def _http(self) -> httpx.AsyncClient:
-        # implements: authentication.SESSION.7, authentication.SESSION.8, api-client.REQUESTS.2
+        # implements: authentication.SESSION.7, authentication.SESSION.8
         return httpx.AsyncClient(
             trust_env=True,  # proxy and CA settings from the environment, as any httpx client
             verify=httpx.create_ssl_context(),  # one trust store for the client and a proxy's transport
             transport=self._given_transport,
             follow_redirects=False,
-            headers={
-                "Accept": "application/json",
-                # identity: the bounds on how much of a body is read are then bounds on bytes received,
-                # not on what a small compressed answer could expand to.
-                "Accept-Encoding": "identity",
-                "User-Agent": f"cooked-mcp/{__version__}",
-            },
             event_hooks={"response": [self._on_response]},
         )
 
@@ -197,14 +198,21 @@ class Wire:
         seconds = self._timeouts.deadline(endpoint)
         try:
             async with asyncio.timeout(seconds) as deadline:
-                request = self._http.build_request(
+                # Built here rather than by the client's build_request, which copies the whole cookie
+                # jar and merges default headers on every request: the client sends it as it is.
+                request = httpx.Request(
                     endpoint.method,
                     httpx.URL(self.base_url + path, params=params),
+                    headers=self._headers,
                     json=body,
-                    timeout=self._timeouts.for_endpoint(endpoint),
-                    extensions={_DEADLINE: (deadline, seconds), _REPATH: repath},
+                    extensions={
+                        "timeout": self._timeouts.for_endpoint(endpoint).as_dict(),
+                        _DEADLINE: (deadline, seconds),
+                        _REPATH: repath,
+                    },
                 )
                 _check_path(endpoint, request, path)
+                self._http.cookies.set_cookie_header(request)
                 response = await self._http.send(request, auth=auth, stream=True)
                 try:
                     if 300 <= response.status_code < 400:
