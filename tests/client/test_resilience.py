@@ -78,6 +78,23 @@ async def test_a_trickling_answer_to_a_change_ends_at_the_deadline_and_says_it_m
     assert "may have made the change" in caught.value.next_step
 
 
+@pytest.mark.req("authentication.SESSION.4", "authentication.SESSION.5")
+@pytest.mark.anyio
+async def test_a_re_login_and_the_retry_after_it_each_get_a_deadline_of_their_own(fake: FakeCooked) -> None:
+    """With connect 1 s + read 4 s each exchange has a 5 s deadline. The 401 comes after 3 s and
+    the login takes 3 s more: under one deadline for the whole call (6 s > 5 s) the re-login
+    would be cut off; each exchange within its own, the call succeeds."""
+    async with client_for(fake, connect_timeout=1.0, read_timeout=4.0) as client:
+        await client.ensure_session()
+        fake.expire_sessions()
+        fake.fail_with("slow", method="GET", path=SHOPPING, seconds=3.0)
+        fake.fail_with("slow", method="POST", path=LOGIN_PATH, seconds=3.0)
+        shopping = await client.get_shopping_list()
+
+    assert shopping.aisles
+    assert fake.login_count == 2
+
+
 # --- compressed answers are refused (issue 17 item 5) ------------------------------------------
 
 
