@@ -48,7 +48,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..app import server_for
-from ..config import Settings, is_loopback
+from ..config import Settings
 from ..cooked.client import CookedClient
 from ..errors import ListenError
 from ..logging_setup import register_secret_source
@@ -84,15 +84,6 @@ def serve_http(settings: Settings) -> int:
     as there is one user) logs in lazily on the first tool call that needs it.
     """
     where = _display_addr(settings.http_host, settings.http_port)
-    if settings.http_token is None and not is_loopback(settings.http_host):
-        # load_settings refuses this already; a hand-built Settings must not slip past it.
-        print(
-            f"cooked-mcp: refusing to serve HTTP on non-loopback address {where} without a bearer token: "
-            "set COOKED_MCP_HTTP_TOKEN or listen on 127.0.0.1",
-            file=sys.stderr,
-        )
-        return EXIT_STARTUP
-
     open_files = raise_open_files_limit()
     stop = _StopOnSignal()
     with stop.installed():
