@@ -36,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _epilog() -> str:
-    """Every setting on one screen: the names are the ones config.py reads, so this cannot drift."""
+    """Every setting on one screen: the names come from config's own tables, so this cannot drift."""
     return "\n".join(
         [
             "environment variables (they win over the config file):",
