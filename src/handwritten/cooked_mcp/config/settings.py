@@ -9,10 +9,17 @@ commands, which run last, only once every other check passed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Self
+from typing import Self
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidatorFunctionWrapHandler, field_validator, model_validator
+from pydantic import (
+    Field,
+    SecretStr,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from cooked_mcp.text import ASCII_WHITESPACE, printable
@@ -22,6 +29,7 @@ from .layers import Command
 from .names import (
     COMMAND_SETTINGS,
     DEFAULT_BASE_URL,
+    DEFAULT_HTTP_ADDR,
     DEFAULT_IMPORT_ANSWER_SECONDS,
     DEFAULT_LOG_LEVEL,
     ENV_ALLOW_INSECURE_HTTP,
@@ -51,11 +59,12 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(extra="forbid", frozen=True, validate_default=True)
 
+    # In the order the checks run: of several mistakes, the first field's is reported.
     # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2, server.TRANSPORT.4
     transport: Transport = "stdio"
     base_url: str = DEFAULT_BASE_URL
     allow_insecure_http: bool = False
-    http_addr: Address = Address("127.0.0.1", 8123)
+    http_addr: Address = values.http_addr(DEFAULT_HTTP_ADDR)
     read_only: bool = False
     log_level: LogLevel = DEFAULT_LOG_LEVEL
     import_answer_seconds: float = Field(
@@ -115,7 +124,7 @@ class Settings(BaseSettings):
 
     @field_validator("allowed_hosts", "allowed_origins")
     @classmethod
-    def _allowed(cls, value: tuple[str, ...], info: Any) -> tuple[str, ...]:
+    def _allowed(cls, value: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
         return values.allowed(value, origins=info.field_name == "allowed_origins")
 
     # implements: authentication.CREDENTIALS.1, authentication.CREDENTIALS.2, authentication.CREDENTIALS.3, authentication.CREDENTIALS.4, authentication.CREDENTIALS.9, authentication.CREDENTIALS.11, authentication.CREDENTIALS.12
@@ -187,13 +196,12 @@ class Settings(BaseSettings):
             if not isinstance(pending, Command):
                 continue
             output = pending.run()
-            value: object = output if setting == "username" else SecretStr(output)
             if setting == "http_token":
                 try:
-                    value = SecretStr(values.token(output))
+                    output = values.token(output)
                 except ValueError as exc:
                     raise ValueError(f"{pending.origin} {exc}") from None
-            object.__setattr__(self, setting, value)
+            object.__setattr__(self, setting, output if setting == "username" else SecretStr(output))
         return self
 
     # --- where the values came from ---------------------------------------------------------
@@ -202,10 +210,8 @@ class Settings(BaseSettings):
         return self.sources.get(setting, DEFAULT)
 
     def describe_source(self, setting: str) -> str:
-        """Where ``setting`` (``base_url``, ``username``, ``password``, ``http_addr``, ``http_token``,
-        ``read_only``, ``log_level``, ``import_answer_seconds``) came from: an environment variable,
-        ``table.key in path:line`` (a ``*_cmd`` key when a command produced it), ``--http-addr``,
-        or ``the default``."""
+        """Where a setting (a field name) came from: an environment variable, ``table.key in
+        path:line`` (a ``*_cmd`` key when a command produced it), a flag, or ``the default``."""
         return self.origin(setting).describe()
 
     def describe_origin(self, setting: str) -> str:
@@ -217,8 +223,9 @@ class Settings(BaseSettings):
     def describe_account(self) -> list[str]:
         """Which account and where each setting came from, for ``--check`` on the user's terminal.
 
-        The login name is shown (a terminal, not a log: it never goes through logging); the
-        password only by its source.
+        A stale variable in the shell beating the config file is otherwise invisible. The login
+        name is shown (a terminal, not a log: it never goes through logging); the password only
+        by its source.
         """
         labels = {
             "base URL": "base_url",
