@@ -81,7 +81,9 @@ async def test_contract_errors_keep_status_code_message_and_a_next_step(
 @pytest.mark.req("api-client.ERRORS.5")
 def test_with_next_step_keeps_the_kind_and_the_facts_and_is_a_new_error() -> None:
     """The one way to give an error another next step: same kind, same facts, a fresh instance."""
-    error = CookedNotFound("Cooked rejected the get recipe request", status=404, code="NOT_FOUND", next_step="old")
+    error = CookedNotFound(
+        "Cooked rejected the get recipe request", status=404, code="NOT_FOUND", next_step="old"
+    )
     error.__traceback__ = None
     twin = error.with_next_step("read the recipe list again")
 

@@ -50,7 +50,9 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
                 anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 base = ".".join([*anchor, *([base] if base else [])])
             # ``from pkg import sub`` imports the submodule when there is one, else a name of pkg.
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names
+            ]
         else:
             continue
         yield from (target for target in targets if target in modules and target != name)
@@ -95,7 +97,9 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_modules_under_src_import_one_another_without_a_cycle() -> None:
     modules = _modules()
     graph = {name: set(_imports(name, path, modules)) for name, path in modules.items()}
-    assert "cooked_mcp.config" in graph and "cooked_mcp.errors" in graph, "the walk found the product's modules"
+    assert "cooked_mcp.config" in graph and "cooked_mcp.errors" in graph, (
+        "the walk found the product's modules"
+    )
     assert _cycles(graph) == []
 
 
