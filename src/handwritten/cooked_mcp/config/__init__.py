@@ -42,7 +42,6 @@ from .names import (
 )
 from .settings import Settings
 from .toml_file import schema_keys
-from .values import is_loopback
 from .warnings import format_warnings
 
 __all__ = [
@@ -65,7 +64,6 @@ __all__ = [
     "Transport",
     "environment_variables",
     "format_warnings",
-    "is_loopback",
     "load_settings",
     "schema_keys",
 ]

@@ -82,10 +82,10 @@ def config_file(settings_cls: type[BaseSettings], file: TomlFile) -> Layer:
     values: dict[str, object] = {}
     origins: dict[str, Origin] = {}
     for setting, (table, key) in FILE_KEYS.items():
-        value: object = file.get(table, key)
-        origin = file.origin(table, key)
         if setting in COMMAND_SETTINGS:
             value, origin = _value_or_command(file, table, key)
+        else:
+            value, origin = file.get(table, key), file.origin(table, key)
         if value is not None:
             values[setting], origins[setting] = value, origin
     return Layer(settings_cls, values, origins)

@@ -73,7 +73,7 @@ def load_settings(
     from_file = layers.config_file(Settings, file)
     ordered = (flags, layers.environment(Settings, environ), from_file)
     origins: dict[str, Origin] = {}
-    for layer in reversed(ordered):
+    for layer in reversed(ordered):  # as pydantic-settings merges: the first layer that has it wins
         origins.update(layer.origins)
     # A stdio server has no token, so its settings name no source for one.
     sources = {
@@ -81,7 +81,7 @@ def load_settings(
         for setting, origin in origins.items()
         if setting != "http_token" or transport == "http"
     }
-    about = {
+    provenance = {
         "config_file": file.path,
         "sources": sources,
         "overridden": {
@@ -92,7 +92,7 @@ def load_settings(
         "warnings": (*file_permission_warnings(file), *unknown_variable_warnings(environ)),
     }
     try:
-        return Settings(_build_sources=((layers.Layer(Settings, about, {}), *ordered), {}))
+        return Settings(_build_sources=((layers.Layer(Settings, provenance, {}), *ordered), {}))
     except ValidationError as exc:
         raise ConfigError(_refusal(exc.errors()[0], origins, file, environ)) from None
 
