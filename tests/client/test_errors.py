@@ -12,21 +12,31 @@ import respx
 from canaries import assert_no_canary
 from client_support import CANARIES, LOGIN_NAME, PASSWORD, SESSION_COOKIE, make_client, user_path
 
-from cooked_mcp.cooked import (
+from cooked_mcp.cooked.errors import MAX_ERROR_BODY_BYTES
+from cooked_mcp.errors import (
     CookedAuthError,
     CookedError,
+    CookedForbidden,
+    CookedInvalidRequest,
+    CookedNotFound,
+    CookedRateLimited,
+    CookedRejected,
     CookedResponseError,
+    CookedServerError,
     CookedUnavailable,
+    CookedUnprocessable,
 )
-from cooked_mcp.cooked.errors import MAX_ERROR_BODY_BYTES
 
+#: Status, Cooked's code and message, Retry-After, a piece of the next step, and the error's kind.
 CONTRACT_ERRORS = [
-    (400, "INVALID_REQUEST", "portions must be positive", None, "check the arguments"),
-    (403, "FORBIDDEN", "Recipe belongs to bob", None, "save a copy"),
-    (404, "NOT_FOUND", "Recipe not found", None, "check the ID"),
-    (422, "EXTRACTION_FAILED", "No recipe on page", None, "raw text"),
-    (429, "RATE_LIMITED", "Slow down", "7", "wait 7 seconds"),
-    (500, "INTERNAL_ERROR", "Boom", None, "retry later"),
+    (400, "INVALID_REQUEST", "portions must be positive", None, "check the arguments", CookedInvalidRequest),
+    (403, "FORBIDDEN", "Recipe belongs to bob", None, "save a copy", CookedForbidden),
+    (404, "NOT_FOUND", "Recipe not found", None, "check the ID", CookedNotFound),
+    (409, "CONFLICT", "Edited elsewhere", None, "check the arguments", CookedRejected),
+    (422, "EXTRACTION_FAILED", "No recipe on page", None, "raw text", CookedUnprocessable),
+    (429, "RATE_LIMITED", "Slow down", "7", "wait 7 seconds", CookedRateLimited),
+    (500, "INTERNAL_ERROR", "Boom", None, "retry later", CookedServerError),
+    (503, "UNAVAILABLE", "Maintenance", None, "retry later", CookedServerError),
 ]
 
 
@@ -38,10 +48,17 @@ CONTRACT_ERRORS = [
     "api-client.ERRORS.1",
 )
 @pytest.mark.anyio
-@pytest.mark.parametrize(("status", "code", "message", "retry_after", "hint"), CONTRACT_ERRORS)
+@pytest.mark.parametrize(("status", "code", "message", "retry_after", "hint", "kind"), CONTRACT_ERRORS)
 async def test_contract_errors_keep_status_code_message_and_a_next_step(
-    router: respx.MockRouter, status: int, code: str, message: str, retry_after: str | None, hint: str
+    router: respx.MockRouter,
+    status: int,
+    code: str,
+    message: str,
+    retry_after: str | None,
+    hint: str,
+    kind: type[CookedError],
 ) -> None:
+    """The status decides the error's kind (so a handler catches a 404 as ``CookedNotFound``)."""
     headers = {"Retry-After": retry_after} if retry_after else {}
     router.put("/api/saved/r-1").mock(
         return_value=httpx.Response(status, json={"code": code, "message": message}, headers=headers)
@@ -51,7 +68,7 @@ async def test_contract_errors_keep_status_code_message_and_a_next_step(
             await client.update_recipe("r-1", "## x", None)
 
     error = caught.value
-    assert type(error) is CookedError
+    assert type(error) is kind
     assert (error.status, error.code, error.cooked_message) == (status, code, message)
     assert error.retry_after == (float(retry_after) if retry_after else None)
     assert hint in error.next_step
@@ -59,6 +76,22 @@ async def test_contract_errors_keep_status_code_message_and_a_next_step(
     assert str(status) in text and code in text and message in text and hint in text
     assert "\n" not in text
     assert len(text) < 600
+
+
+@pytest.mark.req("api-client.ERRORS.5")
+def test_with_next_step_keeps_the_kind_and_the_facts_and_is_a_new_error() -> None:
+    """The one way to give an error another next step: same kind, same facts, a fresh instance."""
+    error = CookedNotFound(
+        "Cooked rejected the get recipe request", status=404, code="NOT_FOUND", next_step="old"
+    )
+    error.__traceback__ = None
+    twin = error.with_next_step("read the recipe list again")
+
+    assert twin is not error and type(twin) is CookedNotFound
+    assert (twin.summary, twin.status, twin.code) == (error.summary, 404, "NOT_FOUND")
+    assert twin.next_step == "read the recipe list again" and error.next_step == "old"
+    assert str(twin) == twin.args[0] and str(twin).endswith("Next step: read the recipe list again.")
+    assert "old" not in str(twin)
 
 
 @pytest.mark.req("api-client.ERRORS.2", "api-client.ERRORS.3", "api-client.ERRORS.4")

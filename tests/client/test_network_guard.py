@@ -10,7 +10,8 @@ from netguard import loopback_only
 from pydantic import SecretStr
 
 from cooked_mcp.config import DEFAULT_BASE_URL
-from cooked_mcp.cooked import CookedClient, CookedUnavailable
+from cooked_mcp.cooked import CookedClient
+from cooked_mcp.errors import CookedUnavailable
 
 
 @pytest.mark.req("authentication.VERIFICATION.2", "api-client.VERIFICATION.2")

@@ -14,8 +14,9 @@ import pytest
 import respx
 from client_support import CANONICAL_USERNAME, LOGIN_NAME, LOGIN_PATH, PASSWORD, make_client, user_path
 
-from cooked_mcp.cooked import CookedClient, CookedRequestError
+from cooked_mcp.cooked import CookedClient
 from cooked_mcp.cooked.endpoints import API_PREFIX, ENDPOINTS
+from cooked_mcp.errors import CookedRequestError
 
 USER = user_path()
 

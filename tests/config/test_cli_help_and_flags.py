@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from servers import MODULE, run_server
 
-from cooked_mcp.config import ConfigError, environment_variables, load_settings, schema_keys
+from cooked_mcp.config import environment_variables, load_settings, schema_keys
+from cooked_mcp.errors import ConfigError
 
 
 @pytest.mark.req("server.CONFIG.1", "server.CONFIG.2", "server.CONFIG.6")

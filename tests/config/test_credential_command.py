@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from config_support import PASSWORD
 
-from cooked_mcp.config import ConfigError
-from cooked_mcp.credential_command import CredentialCommandError, run_secret_command
+from cooked_mcp.credential_command import run_secret_command
+from cooked_mcp.errors import ConfigError, CredentialCommandError
 
 SETTING = "user.password_cmd"
 STDERR_CANARY = "STDERR-CANARY-88aa"

@@ -16,8 +16,8 @@ from config_support import CANARIES, TOKEN, write
 from servers import python_command
 
 from cooked_mcp import credential_command
-from cooked_mcp.config import ConfigError, Settings, load_settings
-from cooked_mcp.credential_command import CredentialCommandError
+from cooked_mcp.config import Settings, load_settings
+from cooked_mcp.errors import ConfigError, CredentialCommandError
 from cooked_mcp.transports.http import transport_security
 
 PRINT_PADDED_TOKEN = f"print(' \\t{TOKEN}  ')"

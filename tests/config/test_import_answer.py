@@ -9,7 +9,8 @@ from config_support import write
 from servers import server_env, stdio_client
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
-from cooked_mcp.config import ConfigError, load_settings
+from cooked_mcp.config import load_settings
+from cooked_mcp.errors import ConfigError
 
 pytestmark = pytest.mark.anyio
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from config_support import PASSWORD, USERNAME, write
 
-from cooked_mcp.config import ConfigError, load_settings
+from cooked_mcp.config import load_settings
+from cooked_mcp.errors import ConfigError
 
 FULL_TOML = """
 [cooked]

@@ -9,7 +9,8 @@ from canaries import assert_no_canary
 from config_support import CANARIES, PASSWORD, USERNAME, write
 from servers import MODULE, run_server
 
-from cooked_mcp.config import ConfigError, load_settings
+from cooked_mcp.config import load_settings
+from cooked_mcp.errors import ConfigError
 
 
 @pytest.mark.req("server.CONFIG.5", "server.CONFIG.4-1")

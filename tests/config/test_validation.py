@@ -9,7 +9,8 @@ import pytest
 from canaries import assert_no_canary
 from config_support import CANARIES, PASSWORD, write
 
-from cooked_mcp.config import ConfigError, load_settings
+from cooked_mcp.config import load_settings
+from cooked_mcp.errors import ConfigError
 
 
 @pytest.mark.req("server.CONFIG.4-1", "server.CONFIG.5")

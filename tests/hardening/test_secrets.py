@@ -54,8 +54,9 @@ from sessions import text_of
 
 from cooked_fake import FakeCooked
 from cooked_mcp import logging_setup
-from cooked_mcp.config import ConfigError, load_settings
+from cooked_mcp.config import load_settings
 from cooked_mcp.cooked.client import CookedClient
+from cooked_mcp.errors import ConfigError
 from cooked_mcp.logging_setup import REDACTED, RedactionFilter, configure_logging
 from cooked_mcp.redaction import redact
 

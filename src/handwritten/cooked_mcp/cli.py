@@ -14,13 +14,13 @@ from pathlib import Path
 
 from . import __version__
 from .config import (
-    ConfigError,
     Settings,
     environment_variables,
     format_warnings,
     load_settings,
     schema_keys,
 )
+from .errors import ConfigError
 from .logging_setup import configure_logging
 
 EXIT_CONFIG = 2

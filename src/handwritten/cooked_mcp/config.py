@@ -42,6 +42,7 @@ from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
+from cooked_mcp.errors import ConfigError
 from cooked_mcp.text import ASCII_WHITESPACE, printable
 
 __all__ = [
@@ -49,7 +50,6 @@ __all__ = [
     "DEFAULT_HTTP_ADDR",
     "DEFAULT_LOG_LEVEL",
     "LOG_LEVELS",
-    "ConfigError",
     "Settings",
     "Transport",
     "is_loopback",
@@ -121,10 +121,6 @@ def environment_variables() -> list[str]:
 def schema_keys() -> list[str]:
     """``table.key`` of every key the config file may hold, for ``--help``."""
     return [f"{table}.{key}" for table, keys in _SCHEMA.items() for key in keys]
-
-
-class ConfigError(Exception):
-    """A configuration mistake found before serving; ``str()`` is one line: what is wrong, how to fix it."""
 
 
 # implements: server.SINGLE_USER.1, server.SINGLE_USER.3

@@ -16,39 +16,23 @@ import signal
 import subprocess
 import time
 
-from cooked_mcp.config import ConfigError
+from cooked_mcp.errors import CredentialCommandError
 from cooked_mcp.text import ASCII_WHITESPACE
 
-__all__ = ["CredentialCommandError", "run_secret_command"]
+__all__ = ["run_secret_command"]
 
 _SHELL = "/bin/sh"
+_SHELL_ADVICE = "run the command in a shell to see what is wrong, then fix it"
 _CHUNK = 8192
 #: How often the reader looks whether the shell has exited while a descendant keeps stdout open.
 _EXIT_POLL_SECONDS = 0.05
 
-_SHELL_ADVICE = "run the command in a shell to see what is wrong, then fix it"
 #: POSIX shells exit 127 when the command is not found: under a desktop client's short PATH
 #: (Claude Desktop starts servers with a minimal one) that is the usual failure.
 _NOT_FOUND_ADVICE = (
     "write the command with its absolute path (as `command -v NAME` prints it in your shell): "
     "cooked-mcp may run with a shorter PATH than your terminal"
 )
-
-
-class CredentialCommandError(ConfigError):
-    """A ``*_cmd`` command could not produce a value; the message never holds its output.
-
-    ``where`` (``path:line`` of the setting in the config file) leads the message, like
-    every other config error, when the caller knows it.
-    """
-
-    def __init__(
-        self, setting: str, problem: str, *, where: str | None = None, advice: str = _SHELL_ADVICE
-    ) -> None:
-        self.setting = setting
-        self.problem = problem
-        prefix = f"{where}: " if where else ""
-        super().__init__(f"{prefix}{setting} command {problem}; {advice}")
 
 
 # implements: authentication.CREDENTIALS.7, authentication.CREDENTIALS.7-1, authentication.CREDENTIALS.7-2, authentication.CREDENTIALS.15, authentication.CREDENTIALS.16, authentication.CREDENTIALS.18, authentication.CREDENTIALS.19, authentication.CREDENTIALS.20, authentication.SECRETS.2

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
-from cooked_mcp.cooked.errors import CookedError
 from cooked_mcp.cooked.models import Preview, ShoppingList
+from cooked_mcp.errors import CookedError
 
 from .steps import Failed, Mismatch, Outcome, safe_code, step
 

@@ -13,9 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from cooked_mcp.cooked.decoding import UnexpectedAnswer
 from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.cooked.errors import CookedError, CookedRequestError, CookedUnavailable
+from cooked_mcp.errors import CookedError, CookedRequestError, CookedUnavailable, UnexpectedAnswer
 
 __all__ = ["Failed", "Mismatch", "Outcome", "mismatch_of", "safe_code", "step"]
 

@@ -1,19 +1,8 @@
-"""The Cooked REST client: the only code that speaks Cooked's API (see ../shared/cooked-api.md)."""
+"""The Cooked REST client: the only code that speaks Cooked's API (see ../shared/cooked-api.md).
+
+Its errors are drawn with every other in ``cooked_mcp.errors``.
+"""
 
 from cooked_mcp.cooked.client import CookedClient
-from cooked_mcp.cooked.errors import (
-    CookedAuthError,
-    CookedError,
-    CookedRequestError,
-    CookedResponseError,
-    CookedUnavailable,
-)
 
-__all__ = [
-    "CookedAuthError",
-    "CookedClient",
-    "CookedError",
-    "CookedRequestError",
-    "CookedResponseError",
-    "CookedUnavailable",
-]
+__all__ = ["CookedClient"]

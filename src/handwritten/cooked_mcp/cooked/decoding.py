@@ -14,12 +14,12 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.cooked.errors import CookedResponseError
 from cooked_mcp.cooked.models import RecipeList
 from cooked_mcp.cooked.shape import shape_of
 from cooked_mcp.cooked.wire import MAX_SUCCESS_BODY_BYTES, Reply
+from cooked_mcp.errors import CookedResponseError, UnexpectedAnswer
 
-__all__ = ["UnexpectedAnswer", "decode"]
+__all__ = ["decode"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -27,16 +27,6 @@ M = TypeVar("M", bound=BaseModel)
 _BARE_ARRAY_MODELS: frozenset[type[BaseModel]] = frozenset({RecipeList})
 
 _NEXT_STEP = "retry once; if it happens again, Cooked's API has changed and cooked-mcp needs an update"
-
-
-class UnexpectedAnswer(CookedResponseError):
-    """A 2xx answer the contract does not describe; ``problem`` names the field, ``shape`` is
-    the answer's keys and types (``shape.shape_of``), for ``--check`` reports. Neither holds a value."""
-
-    def __init__(self, summary: str, *, problem: str = "", shape: Any = None, **kwargs: Any) -> None:
-        self.problem = problem
-        self.shape = shape
-        super().__init__(summary, **kwargs)
 
 
 # implements: api-client.RESPONSES.1, api-client.RESPONSES.3

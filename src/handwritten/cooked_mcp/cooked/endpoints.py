@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote
 
+from cooked_mcp.errors import InvalidPathValue
+
 __all__ = [
     "API_PREFIX",
     "CONFIRMED",
@@ -20,7 +22,6 @@ __all__ = [
     "RECONSTRUCTED",
     "USERNAME_PARAM",
     "Endpoint",
-    "InvalidPathValue",
     "Key",
     "Provenance",
     "Query",
@@ -79,14 +80,6 @@ class Query:
     PAGE: Final = "page"
     PAGE_COUNT: Final = "page-count"
     QUERY: Final = "query"
-
-
-class InvalidPathValue(ValueError):
-    """A path parameter that could not be sent as one segment; ``str()`` is safe to show."""
-
-    def __init__(self, parameter: str, problem: str) -> None:
-        self.parameter = parameter
-        super().__init__(f"the {parameter.replace('_', ' ')} is {problem}, which is not a valid Cooked ID")
 
 
 @dataclass(frozen=True)

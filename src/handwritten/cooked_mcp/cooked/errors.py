@@ -1,10 +1,11 @@
-"""The one exception hierarchy the Cooked client raises, and the mapping from HTTP answers to it.
+"""From what Cooked answered (or failed to) to the kind of ``CookedError`` that says so.
 
-Tool handlers turn these into MCP tool errors for an LLM agent, so each error carries the
-facts an agent can act on (status, Cooked's code and message, Retry-After) plus a
-``next_step`` hint, and ``str()`` is a single self-contained sentence. Nothing here ever
-sees cookies, credentials or request bodies; Cooked's own message is untrusted text and
-is cleaned and shortened before it is kept.
+The error classes are drawn in ``cooked_mcp.errors``; this module decides which one an
+answer is and what the agent should do next. Tool handlers turn these into MCP tool errors,
+so each error carries the facts an agent can act on (status, Cooked's code and message,
+Retry-After) plus a ``next_step`` hint. Nothing here ever sees cookies, credentials or
+request bodies; Cooked's own message is untrusted text and is cleaned and shortened before
+it is kept.
 """
 
 from __future__ import annotations
@@ -18,15 +19,20 @@ from collections.abc import Callable, Iterator
 import anyio
 
 from cooked_mcp.cooked.endpoints import Key
+from cooked_mcp.errors import (
+    CookedError,
+    CookedForbidden,
+    CookedInvalidRequest,
+    CookedNotFound,
+    CookedRateLimited,
+    CookedRejected,
+    CookedServerError,
+    CookedUnprocessable,
+)
 from cooked_mcp.text import one_line
 
 __all__ = [
     "MAX_ERROR_BODY_BYTES",
-    "CookedAuthError",
-    "CookedError",
-    "CookedRequestError",
-    "CookedResponseError",
-    "CookedUnavailable",
     "base_url_setting",
     "connect_failure",
     "error_from_response",
@@ -38,64 +44,6 @@ __all__ = [
 MAX_ERROR_BODY_BYTES = 64 * 1024
 _MAX_MESSAGE_CHARS = 300
 _MAX_CODE_CHARS = 64
-
-
-class CookedError(Exception):
-    """Cooked did not do what was asked.
-
-    ``status`` is the HTTP status when Cooked answered, ``code`` and ``cooked_message``
-    come from its ``{"code", "message"}`` error body when it had one, ``retry_after`` is
-    the ``Retry-After`` header in seconds, and ``next_step`` tells the agent what to do.
-    """
-
-    def __init__(
-        self,
-        summary: str,
-        *,
-        status: int | None = None,
-        code: str | None = None,
-        cooked_message: str | None = None,
-        retry_after: float | None = None,
-        next_step: str = "",
-    ) -> None:
-        self.summary = summary
-        self.status = status
-        self.code = code
-        self.cooked_message = cooked_message
-        self.retry_after = retry_after
-        self.next_step = next_step
-        super().__init__(self._compose())
-
-    # implements: api-client.ERRORS.2, api-client.ERRORS.3, api-client.ERRORS.4, api-client.ERRORS.5
-    def _compose(self) -> str:
-        parts = [self.summary]
-        details = " ".join(str(item) for item in (self.status, self.code) if item is not None)
-        if details:
-            parts[0] = f"{self.summary} ({details})"
-        if self.cooked_message:
-            parts.append(f"Cooked says: {self.cooked_message}")
-        if self.next_step:
-            parts.append(f"Next step: {self.next_step}")
-        return ". ".join(part.rstrip(".") for part in parts) + "."
-
-    def __str__(self) -> str:
-        return self._compose()
-
-
-class CookedAuthError(CookedError):
-    """Cooked rejected the configured credentials, or the session right after a fresh login."""
-
-
-class CookedUnavailable(CookedError):
-    """Cooked could not be reached or answered at another location (a redirect)."""
-
-
-class CookedResponseError(CookedError):
-    """A successful answer that is not what the contract promises (bad JSON, missing field)."""
-
-
-class CookedRequestError(CookedError):
-    """A value cannot be sent to Cooked at all (e.g. an ID of ``..``), so no request was made."""
 
 
 _NEXT_STEPS_BY_CODE = {
@@ -141,7 +89,7 @@ def error_from_response(
         next_step = _NEXT_STEPS_BY_CODE["FORBIDDEN"]
     else:
         next_step = "check the arguments and try again; do not repeat the same call unchanged"
-    return CookedError(
+    return _kind(status)(
         summary,
         status=status,
         code=code,
@@ -149,6 +97,22 @@ def error_from_response(
         retry_after=retry_after,
         next_step=next_step,
     )
+
+
+#: The kind of error each status is; any other 4xx is a ``CookedRejected``.
+_KINDS: dict[int, type[CookedError]] = {
+    400: CookedInvalidRequest,
+    403: CookedForbidden,
+    404: CookedNotFound,
+    422: CookedUnprocessable,
+    429: CookedRateLimited,
+}
+
+
+def _kind(status: int) -> type[CookedError]:
+    if status >= 500:
+        return CookedServerError
+    return _KINDS.get(status, CookedRejected if 400 <= status < 500 else CookedError)
 
 
 # implements: api-client.ERRORS.3, api-client.ERRORS.4

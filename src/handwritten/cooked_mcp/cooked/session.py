@@ -28,9 +28,10 @@ from typing import Protocol
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.decoding import decode
 from cooked_mcp.cooked.endpoints import Key
-from cooked_mcp.cooked.errors import CookedAuthError, CookedError, error_from_response
+from cooked_mcp.cooked.errors import error_from_response
 from cooked_mcp.cooked.models import LoginResult
 from cooked_mcp.cooked.wire import Reply, Wire
+from cooked_mcp.errors import CookedAuthError, CookedError
 from cooked_mcp.redaction import redact
 
 __all__ = ["LOGIN_BACKOFF_SECONDS", "SecretLike", "Session", "login_hint"]
@@ -137,7 +138,8 @@ class Session:
                 await self._login()
             if self._username is None:
                 assert self._failure is not None
-                raise _copy(self._failure)
+                # A new instance per waiter: one raised in many tasks would tangle their tracebacks.
+                raise self._failure.with_next_step(self._failure.next_step)
             return self._generation, self._username
 
     def _raise_if_backing_off(self) -> None:
@@ -146,12 +148,9 @@ class Session:
             return
         waited = self._clock() - self._rejected_at
         if waited < LOGIN_BACKOFF_SECONDS:
-            raise _copy(
-                self._failure,
-                next_step=(
-                    f"{self._failure.next_step}. Cooked was not asked again: it rejected these credentials "
-                    f"{waited:.0f} s ago, and they are tried at most once every {LOGIN_BACKOFF_SECONDS:.0f} s"
-                ),
+            raise self._failure.with_next_step(
+                f"{self._failure.next_step}. Cooked was not asked again: it rejected these credentials "
+                f"{waited:.0f} s ago, and they are tried at most once every {LOGIN_BACKOFF_SECONDS:.0f} s"
             )
 
     # implements: authentication.SESSION.3
@@ -198,15 +197,3 @@ class Session:
         return error_from_response(
             reply.status, reply.body, reply.retry_after, operation=endpoints.LOGIN.name, redact=self.redact
         )
-
-
-def _copy(error: CookedError, *, next_step: str | None = None) -> CookedError:
-    """A fresh exception for each waiter: one instance raised in many tasks would tangle tracebacks."""
-    return type(error)(
-        error.summary,
-        status=error.status,
-        code=error.code,
-        cooked_message=error.cooked_message,
-        retry_after=error.retry_after,
-        next_step=error.next_step if next_step is None else next_step,
-    )

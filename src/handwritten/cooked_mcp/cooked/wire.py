@@ -32,13 +32,8 @@ import httpx
 
 from cooked_mcp import __version__
 from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.cooked.errors import (
-    MAX_ERROR_BODY_BYTES,
-    CookedResponseError,
-    CookedUnavailable,
-    base_url_setting,
-    connect_failure,
-)
+from cooked_mcp.cooked.errors import MAX_ERROR_BODY_BYTES, base_url_setting, connect_failure
+from cooked_mcp.errors import CookedResponseError, CookedUnavailable
 from cooked_mcp.logging_setup import quiet_library_loggers
 
 __all__ = [

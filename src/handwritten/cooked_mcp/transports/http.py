@@ -38,6 +38,7 @@ from starlette.types import ASGIApp
 
 from ..app import Application
 from ..config import Settings, is_loopback
+from ..errors import ListenError
 from .auth import BearerTokenMiddleware
 from .host_check_messages import NameTheSetting
 from .http_connections import (
@@ -46,7 +47,7 @@ from .http_connections import (
     raise_open_files_limit,
     rate_limited_accept_errors,
 )
-from .http_listener import SHUTDOWN_GRACE_SECONDS, GracefulServer, ListenError, StopOnSignal, listen
+from .http_listener import SHUTDOWN_GRACE_SECONDS, GracefulServer, StopOnSignal, listen
 from .http_middleware import CloseWhenBodyUnread, DeclaredSizeLimit
 from .sdk_workarounds.http_sessions import JsonWhenSilentSessionManager
 

@@ -22,19 +22,16 @@ from typing import Any
 import uvicorn
 from sse_starlette.sse import AppStatus
 
+from ..errors import ListenError
 from .http_connections import ACCEPT_BURST
 from .sdk_workarounds.http_sessions import JsonWhenSilentSessionManager
 
-__all__ = ["SHUTDOWN_GRACE_SECONDS", "GracefulServer", "ListenError", "StopOnSignal", "listen"]
+__all__ = ["SHUTDOWN_GRACE_SECONDS", "GracefulServer", "StopOnSignal", "listen"]
 
 logger = logging.getLogger("cooked_mcp.transports.http")
 
 #: How long in-flight requests (and open event streams) get after a signal before they are cut.
 SHUTDOWN_GRACE_SECONDS = 3
-
-
-class ListenError(Exception):
-    """The address cannot be listened on; ``str()`` is the reason, for one stderr line."""
 
 
 class GracefulServer(uvicorn.Server):

@@ -1,0 +1,198 @@
+"""Every exception cooked-mcp's hand-written code raises, in one tree.
+
+::
+
+    Exception
+    ├── ConfigError                 a configuration mistake, found before serving (the CLI exits 2)
+    │   └── CredentialCommandError  a ``*_cmd`` command produced no value
+    ├── ListenError                 the HTTP address cannot be listened on (the CLI exits 2)
+    ├── CookedError                 Cooked did not do what was asked (a handler makes it a tool error)
+    │   ├── CookedRequestError      nothing was sent: a value cannot go into a request
+    │   ├── CookedAuthError         authentication: the credentials, or the session right after a login
+    │   ├── CookedUnavailable       no answer to use: not reached, timed out, or redirected
+    │   ├── CookedServerError       5xx: Cooked failed while handling the request
+    │   ├── CookedRateLimited       429: wait for Retry-After, then retry once
+    │   ├── CookedRejected          another 4xx: the request as sent was refused
+    │   │   ├── CookedInvalidRequest    400
+    │   │   ├── CookedForbidden         403: someone else's recipe
+    │   │   ├── CookedNotFound          404
+    │   │   └── CookedUnprocessable     422 (a page without a recipe, for one)
+    │   └── CookedResponseError     contract mismatch: a 2xx answer the contract does not describe
+    │       └── UnexpectedAnswer    ... with the field and the answer's shape, for ``--check``
+    └── ValueError
+        └── InvalidPathValue        a path parameter that cannot be one URL segment
+
+The kind of a Cooked error is its class, so a handler says what a 404 means for its own call
+by catching ``CookedNotFound``, never by comparing status numbers; ``with_next_step`` is the
+one way to give an error a better next step. The generated code's errors (``ToolError``,
+``InvalidArguments``) live in ``cooked_mcp_runtime.results``/``arguments``, because generated
+code never imports this package; ``--check`` keeps a private ``Failed`` for a step whose answer
+was well formed but wrong.
+
+Nothing here ever holds a cookie, credential, command output or request body: messages are
+built from facts that are safe to show, and Cooked's own message is cleaned before it is kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+__all__ = [
+    "ConfigError",
+    "CookedAuthError",
+    "CookedError",
+    "CookedForbidden",
+    "CookedInvalidRequest",
+    "CookedNotFound",
+    "CookedRateLimited",
+    "CookedRejected",
+    "CookedRequestError",
+    "CookedResponseError",
+    "CookedServerError",
+    "CookedUnavailable",
+    "CookedUnprocessable",
+    "CredentialCommandError",
+    "InvalidPathValue",
+    "ListenError",
+    "UnexpectedAnswer",
+]
+
+
+class ConfigError(Exception):
+    """A configuration mistake found before serving; ``str()`` is one line: what is wrong, how to fix it."""
+
+
+class CredentialCommandError(ConfigError):
+    """A ``*_cmd`` command could not produce a value; the message never holds its output.
+
+    ``where`` (``path:line`` of the setting in the config file) leads the message, like
+    every other config error, when the caller knows it.
+    """
+
+    def __init__(self, setting: str, problem: str, *, advice: str, where: str | None = None) -> None:
+        self.setting = setting
+        self.problem = problem
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}{setting} command {problem}; {advice}")
+
+
+class ListenError(Exception):
+    """The HTTP address cannot be listened on; ``str()`` is the reason, for one stderr line."""
+
+
+class CookedError(Exception):
+    """Cooked did not do what was asked.
+
+    ``status`` is the HTTP status when Cooked answered, ``code`` and ``cooked_message``
+    come from its ``{"code", "message"}`` error body when it had one, ``retry_after`` is
+    the ``Retry-After`` header in seconds, and ``next_step`` tells the agent what to do.
+    ``str()`` is one self-contained sentence an agent can act on.
+    """
+
+    def __init__(
+        self,
+        summary: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        cooked_message: str | None = None,
+        retry_after: float | None = None,
+        next_step: str = "",
+    ) -> None:
+        self.summary = summary
+        self.status = status
+        self.code = code
+        self.cooked_message = cooked_message
+        self.retry_after = retry_after
+        self.next_step = next_step
+        super().__init__(self._compose())
+
+    # implements: api-client.ERRORS.2, api-client.ERRORS.3, api-client.ERRORS.4, api-client.ERRORS.5
+    def _compose(self) -> str:
+        parts = [self.summary]
+        details = " ".join(str(item) for item in (self.status, self.code) if item is not None)
+        if details:
+            parts[0] = f"{self.summary} ({details})"
+        if self.cooked_message:
+            parts.append(f"Cooked says: {self.cooked_message}")
+        if self.next_step:
+            parts.append(f"Next step: {self.next_step}")
+        return ". ".join(part.rstrip(".") for part in parts) + "."
+
+    def __str__(self) -> str:
+        return self._compose()
+
+    def with_next_step(self, next_step: str) -> Self:
+        """The same error, of the same kind, telling the agent ``next_step`` instead.
+
+        Always a new instance, so one stored error raised again in many tasks never shares a
+        traceback between them.
+        """
+        twin = type(self).__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.next_step = next_step
+        twin.args = (twin._compose(),)
+        return twin
+
+
+class CookedRequestError(CookedError):
+    """A value cannot be sent to Cooked at all (e.g. an ID of ``..``), so no request was made."""
+
+
+class CookedAuthError(CookedError):
+    """Cooked rejected the configured credentials, or the session right after a fresh login."""
+
+
+class CookedUnavailable(CookedError):
+    """Cooked could not be reached, did not answer in time, or answered at another location."""
+
+
+class CookedServerError(CookedError):
+    """Cooked answered 5xx: the failure is on its side, and a later retry may succeed."""
+
+
+class CookedRateLimited(CookedError):
+    """Cooked answered 429; ``retry_after`` says how long to wait when Cooked said so."""
+
+
+class CookedRejected(CookedError):
+    """Cooked refused the request as sent (a 4xx other than 401 and 429)."""
+
+
+class CookedInvalidRequest(CookedRejected):
+    """400: Cooked found the request malformed (an unknown aisle, a missing field)."""
+
+
+class CookedForbidden(CookedRejected):
+    """403: the recipe belongs to another account."""
+
+
+class CookedNotFound(CookedRejected):
+    """404: the recipe, draft or shopping-list entry does not exist (any more)."""
+
+
+class CookedUnprocessable(CookedRejected):
+    """422: well formed but not doable, such as importing a page that holds no recipe."""
+
+
+class CookedResponseError(CookedError):
+    """A successful answer that is not what the contract promises (bad JSON, missing field)."""
+
+
+class UnexpectedAnswer(CookedResponseError):
+    """A 2xx answer the contract does not describe; ``problem`` names the field, ``shape`` is
+    the answer's keys and types (``cooked.shape.shape_of``), for ``--check`` reports. Neither
+    holds a value."""
+
+    def __init__(self, summary: str, *, problem: str = "", shape: Any = None, **kwargs: Any) -> None:
+        self.problem = problem
+        self.shape = shape
+        super().__init__(summary, **kwargs)
+
+
+class InvalidPathValue(ValueError):
+    """A path parameter that could not be sent as one segment; ``str()`` is safe to show."""
+
+    def __init__(self, parameter: str, problem: str) -> None:
+        self.parameter = parameter
+        super().__init__(f"the {parameter.replace('_', ' ')} is {problem}, which is not a valid Cooked ID")

@@ -1,0 +1,109 @@
+"""The modules under src/ import one another without a cycle.
+
+A cycle makes the import order matter (a module half-initialised when its partner asks for a
+name) and means two modules are really one; the error tree in ``cooked_mcp.errors`` exists
+partly to break the one between the settings and the credential commands. Every import that
+runs counts, including those inside functions: a cycle hidden behind a lazy import is still
+two modules that cannot be understood apart. Imports under ``if TYPE_CHECKING:`` never run; an
+annotation naming the type a module is handed is not a dependency on how that type is built.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _modules() -> dict[str, Path]:
+    """Every module under src/ by dotted name (each distribution's folder is a source root)."""
+    found: dict[str, Path] = {}
+    for root in SRC.iterdir():
+        for path in root.rglob("*.py"):
+            parts = path.relative_to(root).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+        for inner in ast.walk(node)
+    }
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, *([base] if base else [])])
+            # ``from pkg import sub`` imports the submodule when there is one, else a name of pkg.
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names
+            ]
+        else:
+            continue
+        yield from (target for target in targets if target in modules and target != name)
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+@pytest.mark.tooling
+def test_the_modules_under_src_import_one_another_without_a_cycle() -> None:
+    modules = _modules()
+    graph = {name: set(_imports(name, path, modules)) for name, path in modules.items()}
+    assert "cooked_mcp.config" in graph and "cooked_mcp.errors" in graph, (
+        "the walk found the product's modules"
+    )
+    assert _cycles(graph) == []
+
+
+@pytest.mark.tooling
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    """The check above would pass vacuously if the finder never found anything."""
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
