@@ -67,9 +67,10 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
     # Workaround (mcp 2.3.0, private ``_handle_post_request``): the 2025 protocol's entry point
     # answers every request in SSE or every one in JSON (``json_response``); the SDK's 2026
     # entry point already chooses per request (python-sdk PR #3001). Can go once the clients
-    # cooked-mcp serves speak the 2026-07-28 protocol; no upstream issue for the 2025 one.
-    # The same override answers what the SDK leaves open: an invalid JSON-RPC body or an id
-    # that is no id (python-sdk issue #2848), a request reusing an id still in flight
+    # cooked-mcp serves speak the 2026-07-28 protocol; no upstream issue found for the 2025
+    # entry point, re-check on upgrade. The same override answers what the SDK leaves open:
+    # an invalid JSON-RPC body or an id that is no id (python-sdk issue #2848; its PR #2857
+    # was closed), a request reusing an id still in flight
     # (python-sdk issue #3060, open), and an ``initialize`` over ``MAX_INITIALIZE_BYTES`` (no
     # upstream issue found; re-check on upgrade).
     async def _handle_post_request(
@@ -195,10 +196,12 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
         cancelled: set[str] = self.__dict__.setdefault("_cancelled_ids", set())
         return cancelled
 
-    # Workaround (mcp 2.3.0, private ``_terminate_unanswered_request``): the SDK answers a
-    # cancelled request with ``Request cancelled``, which the MCP spec says not to send and
-    # clients report as an answer to an unknown request (python-sdk issue #2480). Can go with
-    # python-sdk PR #3188 ("Stop answering cancelled requests") once a release has it.
+    # Workaround (mcp 2.3.0, private ``_terminate_unanswered_request``): the SDK's dispatcher no
+    # longer answers a cancelled request (python-sdk issue #2480, PR #3188), but its 2025-era
+    # HTTP transport still does, with -32800 ``Request cancelled``, so that a resuming client's
+    # replay ends; cooked-mcp keeps no event store (nothing resumes), and clients report that
+    # answer as one to an unknown request. No upstream issue for the 2025 transport found;
+    # it goes with the 2026-07-28 protocol, whose transports must not answer.
     async def _terminate_unanswered_request(self, request_id: RequestId) -> None:
         """A request that settled without an answer (cancelled) gets none: its JSON POST ends
         with 202 and an empty body, its event stream ends without a message. The SDK sends it

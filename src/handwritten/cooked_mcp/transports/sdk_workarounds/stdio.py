@@ -43,9 +43,10 @@ WriteStream = MemoryObjectSendStream[SessionMessage]
 # The event loop watches the pipes instead. No upstream issue found; re-check on upgrade
 # (measure with ``make bench`` against a bare SDK server before dropping it).
 # The same replacement also answers what the SDK leaves unanswered (``jsonrpc_checks``):
-# invalid lines (python-sdk issue #2751, still open), a request reusing the id of one still
-# running (the dispatcher overwrites it, python-sdk issue #3060) and over-long lines (the SDK
-# reads a line of any length; no upstream issue found, re-check on upgrade).
+# invalid lines (python-sdk issue #2751; its fix PRs #2755 and #2766 were closed), a request
+# reusing the id of one still running (the dispatcher overwrites it, python-sdk issue #3060,
+# open) and over-long lines (the SDK reads a line of any length; no upstream issue found,
+# re-check on upgrade).
 @contextlib.asynccontextmanager
 async def event_loop_stdio(
     max_message_bytes: int = MAX_MESSAGE_BYTES, stop: anyio.Event | None = None
