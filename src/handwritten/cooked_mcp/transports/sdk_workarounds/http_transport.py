@@ -70,9 +70,9 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
     # cooked-mcp serves speak the 2026-07-28 protocol; no upstream issue found for the 2025
     # entry point, re-check on upgrade. The same override answers what the SDK leaves open:
     # an invalid JSON-RPC body or an id that is no id (python-sdk issue #2848; its PR #2857
-    # was closed), a request reusing an id still in flight
-    # (python-sdk issue #3060, open), and an ``initialize`` over ``MAX_INITIALIZE_BYTES`` (no
-    # upstream issue found; re-check on upgrade).
+    # was closed), a request reusing an id still in flight (python-sdk issue #3060, open), and
+    # an ``initialize`` over ``MAX_INITIALIZE_BYTES`` (no upstream issue found; re-check on
+    # upgrade).
     async def _handle_post_request(
         self, scope: Scope, request: Request, receive: Receive, send: Send
     ) -> None:
