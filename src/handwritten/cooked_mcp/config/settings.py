@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from pydantic import (
     Field,
+    InstanceOf,
     SecretStr,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
@@ -77,7 +78,7 @@ class Settings(BaseSettings):
     http_token: SecretStr | None = None
     config_file: Path | None = None
     #: Where each setting's value came from (see ``describe_source``); never the value itself.
-    sources: dict[str, Origin] = Field(default_factory=dict)
+    sources: dict[str, InstanceOf[Origin]] = Field(default_factory=dict)
     #: Unsafe or probably mistaken set-ups, one line each, for the CLI to print before serving.
     warnings: tuple[str, ...] = ()
     #: For a setting whose file value lost to the environment or a flag: where that file value is.

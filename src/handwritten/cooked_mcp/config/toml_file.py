@@ -7,7 +7,6 @@ the wording: every mistake names ``path:line`` first and never quotes a value fr
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,8 @@ Seconds = Annotated[float | None, Field(description="a number of seconds")]
 
 
 class _Table(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    # Built at the first file checked, not at import: most starts have no file (start-up time).
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 
 class _Cooked(_Table):
@@ -121,6 +121,8 @@ def read_file(config_path: str | None, environ: Mapping[str, str]) -> TomlFile:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"config file {path} is not valid UTF-8 text: save it as UTF-8") from None
+    import tomllib  # here, not at the top: most starts have no file (start-up time)
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 from collections.abc import Mapping, Sequence
@@ -55,6 +54,8 @@ def unknown_variable_warnings(environ: Mapping[str, str]) -> list[str]:
     for name in sorted(environ):
         if not name.startswith("COOKED_") or name in known:
             continue
+        import difflib  # here, not at the top: only a misspelling needs it (start-up time)
+
         nearest = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
         hint = f"did you mean {nearest[0]}?" if nearest else "see cooked-mcp --help for the names"
         warnings.append(f"environment variable {printable(name)} is not a cooked-mcp setting: {hint}")
