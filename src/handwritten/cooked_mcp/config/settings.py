@@ -9,7 +9,7 @@ commands, which run last, only once every other check passed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -86,12 +86,7 @@ class Settings(BaseSettings):
 
     @classmethod
     def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
+        cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource, *_: Any, **__: Any
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """A hand-built ``Settings(...)`` takes only what it is given: ``load_settings`` passes the layers."""
         return (init_settings,)
