@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from pathlib import Path
 
@@ -220,7 +219,7 @@ def test_settings_hold_exactly_one_account(env: dict[str, str], tmp_path: Path) 
     settings = load_settings(config_path=None, environ=env)
 
     assert settings.username == "alice,bob"  # one opaque name, never split into several accounts
-    credential_fields = [f.name for f in dataclasses.fields(Settings) if f.name in {"username", "password"}]
+    credential_fields = [name for name in Settings.model_fields if name in {"username", "password"}]
     assert credential_fields == ["username", "password"]
     assert isinstance(settings.username, str)
 

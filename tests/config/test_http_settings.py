@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from canaries import assert_no_canary
 from config_support import CANARIES, TOKEN, write
+from pydantic import ValidationError
 from servers import python_command
 
 from cooked_mcp import credential_command
@@ -237,6 +238,31 @@ def test_non_loopback_listeners_need_a_token(env: dict[str, str], addr: str) -> 
     env["COOKED_MCP_HTTP_TOKEN"] = TOKEN
     assert http(env, addr=addr).http_token is not None
     assert token_of(http(env, addr=addr)) == TOKEN
+
+
+@pytest.mark.req("server.SECURITY.1")
+@pytest.mark.parametrize("addr", ["0.0.0.0:8123", "[::]:8123", "192.0.2.10:8123"])
+def test_a_hand_built_settings_obeys_the_loopback_rule_too(addr: str) -> None:
+    """The rule lives in the model, so no way of building settings (nor a transport) can skip it."""
+    with pytest.raises(ValidationError) as caught:
+        Settings(transport="http", http_addr=addr, username="u", password="p")
+    assert f"refusing to serve HTTP on non-loopback address {addr} without a bearer token" in str(
+        caught.value
+    )
+    built = Settings(transport="http", http_addr=addr, username="u", password="p", http_token=TOKEN)
+    assert token_of(built) == TOKEN
+    assert Settings(transport="stdio", http_addr=addr, username="u", password="p").http_token is None
+
+
+@pytest.mark.req("server.CONFIG.1")
+def test_a_hand_built_settings_reads_no_variable_of_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pydantic-settings would read variables named like the fields (USERNAME is common): only
+    load_settings's own layers, with cooked-mcp's own names, may feed the settings
+    (closest requirement: CONFIG.1, the variables the server loads)."""
+    for name, value in {"USERNAME": "shell-user", "LOG_LEVEL": "debug", "READ_ONLY": "1"}.items():
+        monkeypatch.setenv(name, value)
+    built = Settings(username="u", password="p")
+    assert (built.username, built.log_level, built.read_only) == ("u", "warning", False)
 
 
 @pytest.mark.req("server.SECURITY.1")

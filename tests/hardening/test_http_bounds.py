@@ -28,7 +28,7 @@ from cooked_mcp.transports.http_connections import (
     connection_cap,
     rate_limited_accept_errors,
 )
-from cooked_mcp.transports.http_sessions import MAX_INITIALIZE_BYTES, MAX_SESSIONS
+from cooked_mcp.transports.sdk_workarounds.http_sessions import MAX_INITIALIZE_BYTES, MAX_SESSIONS
 
 TOKEN = "CANARY-bounds-Token_0123456789"
 HEADERS = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}

@@ -24,9 +24,8 @@ from mcp.shared.exceptions import MCPError
 from servers import http_client, http_server, server_env, stdio_client
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
-from cooked_mcp.app import server_for
+from cooked_mcp.app import build_application
 from cooked_mcp.config import load_settings
-from cooked_mcp.cooked import CookedClient
 
 pytestmark = pytest.mark.anyio
 
@@ -115,7 +114,7 @@ async def test_read_only_wiring_in_memory(
         "COOKED_LOGIN_PASSWORD": SEED_PASSWORD,
     }
     settings = load_settings(config_path=str(config), environ=environ)
-    async with CookedClient.from_settings(settings) as cooked, Client(server_for(settings, cooked)) as client:
+    async with build_application(settings) as application, Client(application.server) as client:
         count = await exercise(client, fake, f"set by mcp.read_only in {config}:5")
     FIGURES.add("read_only", "writes_refused_in_memory", count)
 

@@ -53,6 +53,7 @@ import pytest
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp import config
+from cooked_mcp.errors import ConfigError
 
 pytestmark = pytest.mark.tooling
 
@@ -281,7 +282,7 @@ def check_toml(block: Block, folder: Path) -> None:
         # As the http transport: its extra rules (a token for non-loopback addresses and for
         # allowed_hosts/origins) apply on top of everything a stdio config must satisfy.
         settings = config.load_settings(config_path=str(path), environ=environ, transport="http")
-    except config.ConfigError as exc:
+    except ConfigError as exc:
         pytest.fail(f"{block.where}: cooked-mcp rejects this config: {exc}")
     for (table, key), setting in _SETTING_OF.items():
         if key in data.get(table, {}):

@@ -1,7 +1,10 @@
-"""Wires the hand-written handlers into the generated tool registrations."""
+"""Wires the hand-written handlers into the generated tool registrations, and builds the
+running application from the settings: the one start-up path every transport serves."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from types import TracebackType
 from typing import Any
 
 from mcp.server import Server
@@ -12,6 +15,7 @@ from . import __version__
 from .config import DEFAULT_IMPORT_ANSWER_SECONDS, Settings
 from .cooked.client import CookedClient
 from .handlers import CookedTools
+from .logging_setup import register_secret_source
 
 
 def read_only_tool_names() -> list[str]:
@@ -45,10 +49,35 @@ def build_server(
     )
 
 
-def server_for(settings: Settings, client: CookedClient) -> Server[Any]:
-    """The MCP server for ``settings``: the one place the transports' settings are mapped onto it."""
-    return build_server(
+@dataclass(frozen=True)
+class Application:
+    """What a transport serves: the MCP server and the one Cooked client behind it.
+
+    Building it opens nothing (the client connects and logs in at the first tool call that
+    needs it), so a transport may still refuse to start without cleaning up; once serving,
+    it enters the application (``async with``) in its event loop, which closes the client.
+    """
+
+    settings: Settings
+    client: CookedClient
+    server: Server[Any]
+
+    async def __aenter__(self) -> Application:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.client.aclose()
+
+
+def build_application(settings: Settings) -> Application:
+    """The running application for ``settings``: the one place settings become a client and a server."""
+    client = CookedClient.from_settings(settings)
+    register_secret_source(client.secret_values)  # the log filter scrubs session cookies too
+    server = build_server(
         client,
         read_only_from=settings.describe_source("read_only") if settings.read_only else None,
         import_answer_seconds=settings.import_answer_seconds,
     )
+    return Application(settings, client, server)

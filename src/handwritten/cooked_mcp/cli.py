@@ -36,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _epilog() -> str:
-    """Every setting on one screen: the names are the ones config.py reads, so this cannot drift."""
+    """Every setting on one screen: the names come from config's own tables, so this cannot drift."""
     return "\n".join(
         [
             "environment variables (they win over the config file):",
@@ -165,10 +165,14 @@ def serve(settings: Settings) -> int:
 
 
 def _serve(settings: Settings) -> int:
+    """Settings, then the application they describe, then the transport that serves it."""
+    from .app import build_application
+
+    application = build_application(settings)
     if settings.transport == "http":
         from .transports.http import serve_http
 
-        return serve_http(settings)
+        return serve_http(application)
     from .transports.stdio import serve_stdio
 
-    return serve_stdio(settings)
+    return serve_stdio(application)

@@ -14,10 +14,10 @@ is constant-time so the token cannot be guessed byte by byte from response timin
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 
 from pydantic import SecretStr
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cooked_mcp.text import printable
@@ -65,7 +65,7 @@ class BearerTokenMiddleware:
             return
         path = self._served_path if scope.get("path") == self._served_path else "(another path)"
         logger.info("refused %s %s: %s", printable(scope.get("method", "?"))[:20], path, problem)
-        await _unauthorized(send, invalid=problem == "wrong token")
+        await _unauthorized(invalid=problem == "wrong token")(scope, receive, send)
 
     def _problem(self, scope: Scope) -> str | None:
         """Why the request is refused (for the log, never containing the header), or None."""
@@ -86,23 +86,14 @@ class BearerTokenMiddleware:
         return None
 
 
-async def _unauthorized(send: Send, *, invalid: bool) -> None:
+def _unauthorized(*, invalid: bool) -> JSONResponse:
     """RFC 6750 section 3.1 for a static token: ``invalid_token``, missing or wrong alike, so a
     client reads "bad token" rather than "start an OAuth flow"; the description says which
     (and avoids the word OAuth, which clients' own messages would be taken for)."""
     description = _DESCRIPTIONS[invalid]
-    body = json.dumps({"error": "invalid_token", "error_description": description}).encode()
     challenge = f'Bearer realm="cooked-mcp", error="invalid_token", error_description="{description}"'
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", challenge.encode()),
-                (b"cache-control", b"no-store"),
-            ],
-        }
+    return JSONResponse(
+        {"error": "invalid_token", "error_description": description},
+        status_code=401,
+        headers={"www-authenticate": challenge, "cache-control": "no-store"},
     )
-    await send({"type": "http.response.body", "body": body})

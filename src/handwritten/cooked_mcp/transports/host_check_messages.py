@@ -8,7 +8,9 @@ replaced, on the way out. Nothing else in this server answers 421 or 403.
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
+
+from .http_middleware import HttpMiddleware
 
 __all__ = ["HOST_REFUSED", "ORIGIN_REFUSED", "NameTheSetting"]
 
@@ -23,16 +25,10 @@ ORIGIN_REFUSED = (
 _MESSAGES = {421: HOST_REFUSED.encode(), 403: ORIGIN_REFUSED.encode()}
 
 
-class NameTheSetting:
+class NameTheSetting(HttpMiddleware):
     """Replace the body of a 421 or 403 answer; pass every other message through untouched."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self._app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self._app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         replacement: bytes | None = None
 
         async def rewrite(message: Message) -> None:
@@ -55,4 +51,4 @@ class NameTheSetting:
                 message = {**message, "body": replacement}
             await send(message)
 
-        await self._app(scope, receive, rewrite)
+        await self.app(scope, receive, rewrite)

@@ -1,0 +1,111 @@
+"""The places settings come from, as pydantic-settings sources: flags, environment, config file.
+
+pydantic-settings merges them in priority order (the first that has a setting wins); each
+layer also remembers, per setting, where in it the value was, so messages and ``--check``
+can name the source that won and the file value it beat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
+
+from cooked_mcp import credential_command
+from cooked_mcp.errors import ConfigError
+from cooked_mcp.text import ASCII_WHITESPACE
+
+from .names import COMMAND_SETTINGS, ENVIRONMENT, FILE_KEYS
+from .origins import Origin
+from .toml_file import TomlFile
+
+
+# implements: authentication.CREDENTIALS.5, authentication.CREDENTIALS.6, authentication.CREDENTIALS.15
+@dataclass(frozen=True)
+class Command:
+    """A ``*_cmd`` key's command: it passes the static checks untouched and runs after all of them."""
+
+    origin: Origin
+    line: str = field(repr=False)
+
+    def run(self) -> str:
+        return credential_command.run_secret_command(self.origin.name, self.line, where=self.origin.where)
+
+
+class Layer(PydanticBaseSettingsSource):
+    """One place settings come from, and where in it each value was."""
+
+    def __init__(
+        self, settings_cls: type[BaseSettings], values: Mapping[str, object], origins: Mapping[str, Origin]
+    ) -> None:
+        super().__init__(settings_cls)
+        self.values = dict(values)
+        self.origins = dict(origins)
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.values.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self.values)
+
+
+def flags(settings_cls: type[BaseSettings], *, transport: str | None, http_addr: str | None) -> Layer:
+    given = {"transport": ("--transport", transport), "http_addr": ("--http-addr", http_addr)}
+    chosen = {setting: (flag, value) for setting, (flag, value) in given.items() if value is not None}
+    return Layer(
+        settings_cls,
+        {setting: value for setting, (_, value) in chosen.items()},
+        {setting: Origin(flag, "flag") for setting, (flag, _) in chosen.items()},
+    )
+
+
+# implements: server.CONFIG.3
+def environment(settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> Layer:
+    """An empty variable counts as unset, except the bearer token: an empty one is always a mistake."""
+    values: dict[str, object] = {}
+    for setting, name in ENVIRONMENT.items():
+        value = environ.get(name, "")
+        if setting == "username":
+            # Like a command's output: a username never has surrounding whitespace, a paste often does.
+            value = value.strip(ASCII_WHITESPACE)
+        if value or (setting == "http_token" and name in environ):
+            values[setting] = value
+    return Layer(
+        settings_cls, values, {setting: Origin(ENVIRONMENT[setting], "environment") for setting in values}
+    )
+
+
+def config_file(settings_cls: type[BaseSettings], file: TomlFile) -> Layer:
+    values: dict[str, object] = {}
+    origins: dict[str, Origin] = {}
+    for setting, (table, key) in FILE_KEYS.items():
+        if setting in COMMAND_SETTINGS:
+            value, origin = _value_or_command(file, table, key)
+        else:
+            value, origin = file.get(table, key), file.origin(table, key)
+        if value is not None:
+            values[setting], origins[setting] = value, origin
+    return Layer(settings_cls, values, origins)
+
+
+# implements: authentication.CREDENTIALS.8, authentication.CREDENTIALS.8-1, authentication.CREDENTIALS.8-2, server.SECURITY.8
+def _value_or_command(file: TomlFile, table: str, key: str) -> tuple[object, Origin]:
+    """``table.key`` or ``table.key_cmd``; both at once, or an empty one, is refused, even when the
+    environment wins: a mistake in a shared file shows up whatever the shell sets."""
+    value, command = file.get(table, key), file.get(table, f"{key}_cmd")
+    if value is not None and command is not None:
+        raise ConfigError(
+            f"{file.where(table, f'{key}_cmd')}: {table}.{key} and {table}.{key}_cmd are both set; "
+            "keep only one of them"
+        )
+    if command is None:
+        if isinstance(value, str) and not value.strip(ASCII_WHITESPACE):
+            raise ConfigError(f"{file.where(table, key)}: {table}.{key} is empty: set a value or remove it")
+        return value, file.origin(table, key)
+    origin = file.origin(table, f"{key}_cmd")
+    if not str(command).strip(ASCII_WHITESPACE):
+        raise ConfigError(f"{origin.where}: {table}.{key}_cmd is empty: set a command or remove it")
+    return Command(origin, str(command)), origin

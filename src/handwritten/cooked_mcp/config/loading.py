@@ -1,0 +1,118 @@
+"""``load_settings``: the layers merged by pydantic-settings, and every refusal worded as one line.
+
+Precedence, per setting: command-line flag (``--transport``, ``--http-addr``), then the
+environment, then the TOML file, then the default. Every setting remembers where its value
+came from, so a message about it names the source that actually won: a stale variable in
+the shell silently beating the file is the usual confusion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from cooked_mcp.errors import ConfigError
+from cooked_mcp.text import printable
+
+from . import layers
+from .names import (
+    DEFAULT_IMPORT_ANSWER_SECONDS,
+    ENV_PASSWORD,
+    ENV_USERNAME,
+    LOG_LEVELS,
+    MAX_IMPORT_ANSWER_SECONDS,
+)
+from .origins import DEFAULT, Origin
+from .settings import Settings
+from .toml_file import TomlFile, default_config_path, read_file
+from .warnings import file_permission_warnings, unknown_variable_warnings
+
+_BOOLEAN = "{source} must be true or false (1/0, yes/no, on/off); fix or unset it"
+_MISSING = "no Cooked {noun} configured: set {env}, or user.{key} (or user.{key}_cmd) in {location}"
+
+#: How a refused value is reported: ``source`` is where it came from (``COOKED_BASE_URL``,
+#: ``cooked.base_url in path:line``, ``--http-addr``), ``problem`` what the check found.
+_REFUSALS = {
+    "transport": "unknown transport '{input}': use --transport stdio or --transport http",
+    "base_url": "invalid Cooked base URL from {source}: {problem}; use the form https://cooked.wiki "
+    "(scheme and host, optional port, nothing else)",
+    "allow_insecure_http": _BOOLEAN,
+    "http_addr": "invalid HTTP address from {source}: {problem}; use HOST:PORT such as 127.0.0.1:8123 "
+    "or [::1]:8123",
+    "read_only": _BOOLEAN,
+    "log_level": f"invalid log level from {{source}}: use one of {', '.join(LOG_LEVELS)}",
+    "import_answer_seconds": f"{{source}} must be a number of seconds above 0 and at most "
+    f"{MAX_IMPORT_ANSWER_SECONDS:.0f} (default {DEFAULT_IMPORT_ANSWER_SECONDS:.0f}); fix or remove it",
+    "allowed_hosts": "{where}: {name} {problem}",
+    "allowed_origins": "{where}: {name} {problem}",
+    "username": _MISSING.format(noun="username", env=ENV_USERNAME, key="name", location="{location}"),
+    "password": _MISSING.format(noun="password", env=ENV_PASSWORD, key="password", location="{location}"),
+    "http_token": "{source} {problem}",
+}
+
+
+# implements: server.CONFIG.1, server.CONFIG.2
+def load_settings(
+    *,
+    config_path: str | None,
+    environ: Mapping[str, str],
+    transport: str | None = None,
+    http_addr: str | None = None,
+) -> Settings:
+    """Build the settings from flags, ``environ`` and the TOML file, or raise ``ConfigError``.
+
+    ``config_path`` (``--config``) must name an existing file; without it the default
+    ``$XDG_CONFIG_HOME/cooked-mcp/config.toml`` (or ``$HOME/.config/...``) is read when it
+    exists. ``environ`` is passed in rather than read from ``os.environ`` so that the
+    caller, and tests, decide exactly what the process sees.
+    """
+    file = read_file(config_path, environ)
+    flags = layers.flags(Settings, transport=transport, http_addr=http_addr)
+    from_file = layers.config_file(Settings, file)
+    ordered = (flags, layers.environment(Settings, environ), from_file)
+    origins: dict[str, Origin] = {}
+    for layer in reversed(ordered):  # as pydantic-settings merges: the first layer that has it wins
+        origins.update(layer.origins)
+    # A stdio server has no token, so its settings name no source for one.
+    sources = {
+        setting: origin
+        for setting, origin in origins.items()
+        if setting != "http_token" or transport == "http"
+    }
+    provenance = {
+        "config_file": file.path,
+        "sources": sources,
+        "overridden": {
+            setting: str(origin)
+            for setting, origin in from_file.origins.items()
+            if sources.get(setting, DEFAULT) not in (origin, DEFAULT)
+        },
+        "warnings": (*file_permission_warnings(file), *unknown_variable_warnings(environ)),
+    }
+    try:
+        return Settings(_build_sources=((layers.Layer(Settings, provenance, {}), *ordered), {}))
+    except ValidationError as exc:
+        raise ConfigError(_refusal(exc.errors()[0], origins, file, environ)) from None
+
+
+def _refusal(
+    error: ErrorDetails, sources: Mapping[str, Origin], file: TomlFile, environ: Mapping[str, str]
+) -> str:
+    """One line naming the setting, where its value came from, and how to fix it; never the value."""
+    cause = error.get("ctx", {}).get("error")
+    problem = str(cause) if isinstance(cause, ValueError) else error["msg"]
+    if not error["loc"]:
+        return problem  # a rule between settings: its validator wrote the whole sentence
+    setting = str(error["loc"][0])
+    origin = sources.get(setting, DEFAULT)
+    location = file.path or default_config_path(environ) or "the config file (--config)"
+    return _REFUSALS.get(setting, "{source}: {problem}").format(
+        source=origin,
+        where=origin.where,
+        name=origin.name,
+        problem=problem,
+        input=printable(error.get("input")),
+        location=location,
+    )

@@ -1,0 +1,243 @@
+"""The settings of one process, for exactly one Cooked account: a pydantic-settings model.
+
+Types, defaults, ranges and ``extra="forbid"`` are declared on the fields; what is ours is in
+the validators: the shape of our values (``values``), the rules between settings (plain http
+needs a yes, a listener other machines can reach needs a bearer token), and the ``*_cmd``
+commands, which run last, only once every other check passed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Self
+from urllib.parse import urlsplit
+
+from pydantic import (
+    Field,
+    InstanceOf,
+    SecretStr,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from cooked_mcp.text import ASCII_WHITESPACE, printable
+
+from . import values
+from .layers import Command
+from .names import (
+    COMMAND_SETTINGS,
+    DEFAULT_BASE_URL,
+    DEFAULT_HTTP_ADDR,
+    DEFAULT_IMPORT_ANSWER_SECONDS,
+    DEFAULT_LOG_LEVEL,
+    ENV_ALLOW_INSECURE_HTTP,
+    ENV_HTTP_TOKEN,
+    MAX_IMPORT_ANSWER_SECONDS,
+    LogLevel,
+    Transport,
+)
+from .origins import DEFAULT, Origin
+from .values import Address, is_loopback
+
+_NEEDS_A_TOKEN = f"set {ENV_HTTP_TOKEN} (or mcp.http_token / mcp.http_token_cmd)"
+
+
+# implements: server.SINGLE_USER.1, server.SINGLE_USER.3
+class Settings(BaseSettings):
+    """Everything the process needs, for exactly one Cooked account.
+
+    ``password`` and ``http_token`` are ``SecretStr`` so that no repr, log line or
+    traceback shows them; ``username`` is left out of the repr because it is treated as
+    sensitive too. ``allowed_hosts``/``allowed_origins`` are empty when not configured,
+    leaving the HTTP server's own defaults (the loopback names) in force; for the ``http``
+    transport they are accepted only together with a bearer token, because naming more hosts
+    without one would hand the server to any web page that can rebind such a name.
+    ``http_token`` is ``None`` unless the transport is ``http`` and a token is configured.
+    """
+
+    model_config = SettingsConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+    # In the order the checks run: of several mistakes, the first field's is reported.
+    # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2, server.TRANSPORT.4
+    transport: Transport = "stdio"
+    base_url: str = DEFAULT_BASE_URL
+    allow_insecure_http: bool = False
+    http_addr: Address = values.http_addr(DEFAULT_HTTP_ADDR)
+    read_only: bool = False
+    log_level: LogLevel = DEFAULT_LOG_LEVEL
+    import_answer_seconds: float = Field(
+        DEFAULT_IMPORT_ANSWER_SECONDS, gt=0, le=MAX_IMPORT_ANSWER_SECONDS, allow_inf_nan=False
+    )
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    username: str = Field(repr=False)
+    password: SecretStr
+    http_token: SecretStr | None = None
+    config_file: Path | None = None
+    #: Where each setting's value came from (see ``describe_source``); never the value itself.
+    sources: dict[str, InstanceOf[Origin]] = Field(default_factory=dict)
+    #: Unsafe or probably mistaken set-ups, one line each, for the CLI to print before serving.
+    warnings: tuple[str, ...] = ()
+    #: For a setting whose file value lost to the environment or a flag: where that file value is.
+    overridden: dict[str, str] = Field(default_factory=dict)
+
+    @classmethod
+    def settings_customise_sources(
+        cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource, *_: Any, **__: Any
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """A hand-built ``Settings(...)`` takes only what it is given: ``load_settings`` passes the layers."""
+        return (init_settings,)
+
+    @property
+    def http_host(self) -> str:
+        return self.http_addr.host
+
+    @property
+    def http_port(self) -> int:
+        return self.http_addr.port
+
+    # --- each value on its own -------------------------------------------------------------
+
+    # implements: server.CONFIG.4, server.CONFIG.4-1, server.CONFIG.4-2
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, value: str) -> str:
+        return values.base_url(value)
+
+    # implements: server.CONFIG.8, server.CONFIG.8-1, server.CONFIG.8-2, server.TRANSPORT.3, server.TRANSPORT.3-1
+    @field_validator("http_addr", mode="before")
+    @classmethod
+    def _http_addr(cls, value: object) -> object:
+        return values.http_addr(value) if isinstance(value, str) else value
+
+    @field_validator("read_only", "allow_insecure_http", "log_level", mode="before")
+    @classmethod
+    def _trimmed(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("allowed_hosts", "allowed_origins")
+    @classmethod
+    def _allowed(cls, value: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        return values.allowed(value, origins=info.field_name == "allowed_origins")
+
+    # implements: authentication.CREDENTIALS.1, authentication.CREDENTIALS.2, authentication.CREDENTIALS.3, authentication.CREDENTIALS.4, authentication.CREDENTIALS.9, authentication.CREDENTIALS.11, authentication.CREDENTIALS.12
+    @field_validator("username", "password", mode="wrap")
+    @classmethod
+    def _credential(cls, value: object, handler: ValidatorFunctionWrapHandler) -> object:
+        if isinstance(value, Command):
+            return value  # runs last: _commands_run_last
+        checked = handler(value)
+        return checked.strip(ASCII_WHITESPACE) if isinstance(checked, str) else checked
+
+    # implements: server.SECURITY.4, server.SECURITY.5, server.SECURITY.9, server.SECURITY.10
+    @field_validator("http_token", mode="wrap")
+    @classmethod
+    def _token(cls, value: object, handler: ValidatorFunctionWrapHandler) -> object:
+        if isinstance(value, Command) or value is None:
+            return value
+        return SecretStr(values.token(handler(value).get_secret_value()))
+
+    # --- the rules between settings, then the commands --------------------------------------
+
+    @model_validator(mode="after")
+    def _plain_http_needs_a_yes(self) -> Self:
+        """Plain http to another machine sends the Cooked password in clear, so it needs an explicit yes.
+
+        Loopback is exempt: that is the fake Cooked, or a local TLS-terminating proxy.
+        """
+        plain = self.base_url.startswith("http://")
+        if plain and not self.allow_insecure_http and not is_loopback(urlsplit(self.base_url).hostname or ""):
+            raise ValueError(
+                f"refusing the plain-http Cooked base URL from {self.origin('base_url')}: the password would "
+                f"cross the network unencrypted; use https://, or set {ENV_ALLOW_INSECURE_HTTP}=1 (or "
+                "cooked.allow_insecure_http = true) if the network is yours"
+            )
+        return self
+
+    # implements: server.SECURITY.1
+    @model_validator(mode="after")
+    def _reachable_listeners_need_a_token(self) -> Self:
+        """The one place this rule lives: every ``Settings``, however built, obeys it."""
+        if self.transport != "http" or self.http_token is not None:
+            return self
+        if not is_loopback(self.http_host):
+            raise ValueError(
+                f"refusing to serve HTTP on non-loopback address {printable(self.http_addr.shown())} "
+                f"without a bearer token: {_NEEDS_A_TOKEN}, or listen on 127.0.0.1"
+            )
+        for key in ("allowed_hosts", "allowed_origins"):
+            if getattr(self, key):
+                where = self.origin(key).where
+                raise ValueError(
+                    f"{where + ': ' if where else ''}mcp.{key} needs a bearer token: without one, any web "
+                    f"page the browser lets reach such a name could drive the server; {_NEEDS_A_TOKEN}, "
+                    f"or remove mcp.{key}"
+                )
+        return self
+
+    # implements: authentication.CREDENTIALS.15
+    @model_validator(mode="after")
+    def _commands_run_last(self) -> Self:
+        """Only now, every other check passed, do the ``*_cmd`` commands run: a typo elsewhere never
+        runs a password manager. ``mcp.http_token_cmd`` runs only for the ``http`` transport: a
+        stdio server has no use for the token, and running a secret command it will never use
+        only widens exposure (and may prompt for a passphrase)."""
+        if self.transport != "http":
+            object.__setattr__(self, "http_token", None)  # frozen to everyone else: this is construction
+        for setting in COMMAND_SETTINGS:
+            pending = getattr(self, setting)
+            if not isinstance(pending, Command):
+                continue
+            output = pending.run()
+            if setting == "http_token":
+                try:
+                    output = values.token(output)
+                except ValueError as exc:
+                    raise ValueError(f"{pending.origin} {exc}") from None
+            object.__setattr__(self, setting, output if setting == "username" else SecretStr(output))
+        return self
+
+    # --- where the values came from ---------------------------------------------------------
+
+    def origin(self, setting: str) -> Origin:
+        return self.sources.get(setting, DEFAULT)
+
+    def describe_source(self, setting: str) -> str:
+        """Where a setting (a field name) came from: an environment variable, ``table.key in
+        path:line`` (a ``*_cmd`` key when a command produced it), a flag, or ``the default``."""
+        return self.origin(setting).describe()
+
+    def describe_origin(self, setting: str) -> str:
+        """``describe_source``, plus the file value it beat if any: a forgotten ``export`` in the
+        shell beating the config file is the usual cause of a setting the user cannot explain."""
+        shadowed = self.overridden.get(setting)
+        return self.describe_source(setting) + (f" (overriding {shadowed})" if shadowed else "")
+
+    def describe_account(self) -> list[str]:
+        """Which account and where each setting came from, for ``--check`` on the user's terminal.
+
+        A stale variable in the shell beating the config file is otherwise invisible. The login
+        name is shown (a terminal, not a log: it never goes through logging); the password only
+        by its source.
+        """
+        labels = {
+            "base URL": "base_url",
+            "username": "username",
+            "password": "password",
+            "read-only": "read_only",
+        }
+        width = max(map(len, labels))
+        return [
+            f"account: {self.username}",
+            *(f"  {label.ljust(width)}  from {self.describe_origin(name)}" for label, name in labels.items()),
+        ]
+
+    def describe_credentials(self) -> str:
+        """The two credential settings actually used, for the message of a rejected login."""
+        return (
+            f"the username from {self.describe_origin('username')} "
+            f"and the password from {self.describe_origin('password')}"
+        )

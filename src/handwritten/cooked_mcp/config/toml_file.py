@@ -1,0 +1,221 @@
+"""The TOML config file: found, read, checked against its schema, and able to say where a key is.
+
+The schema is a pydantic model per table (strict types, ``extra="forbid"``); what is ours is
+the wording: every mistake names ``path:line`` first and never quotes a value from the file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from cooked_mcp.errors import ConfigError
+from cooked_mcp.text import printable
+
+from .origins import Origin
+
+String = Annotated[str | None, Field(description="a string")]
+Boolean = Annotated[bool | None, Field(description="a boolean (true or false)")]
+Strings = Annotated[list[str] | None, Field(description="a list of strings")]
+Seconds = Annotated[float | None, Field(description="a number of seconds")]
+
+
+class _Table(BaseModel):
+    # Built at the first file checked, not at import: most starts have no file (start-up time).
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+
+
+class _Cooked(_Table):
+    base_url: String = None
+    allow_insecure_http: Boolean = None
+
+
+class _User(_Table):
+    name: String = None
+    name_cmd: String = None
+    password: String = None
+    password_cmd: String = None
+
+
+class _Mcp(_Table):
+    http_addr: String = None
+    http_token: String = None
+    http_token_cmd: String = None
+    read_only: Boolean = None
+    allowed_hosts: Strings = None
+    allowed_origins: Strings = None
+    import_answer_seconds: Seconds = None
+
+
+class _Log(_Table):
+    level: String = None
+
+
+#: Every table and key the file may hold, with the type each must have.
+# implements: authentication.CREDENTIALS.13, authentication.CREDENTIALS.14, authentication.CREDENTIALS.15
+SCHEMA: dict[str, type[_Table]] = {"cooked": _Cooked, "user": _User, "mcp": _Mcp, "log": _Log}
+
+
+def schema_keys() -> list[str]:
+    """``table.key`` of every key the config file may hold, for ``--help``."""
+    return [f"{table}.{key}" for table, model in SCHEMA.items() for key in model.model_fields]
+
+
+@dataclass(frozen=True)
+class TomlFile:
+    """The parsed, schema-checked file (or none), able to say where a key was written."""
+
+    path: Path | None
+    text: str = ""
+    data: Mapping[str, Mapping[str, object]] | None = None
+
+    def get(self, table: str, key: str) -> object | None:
+        return (self.data or {}).get(table, {}).get(key)
+
+    def where(self, table: str | None, key: str | None) -> str:
+        """``path:line`` of a key (or, failing that, its table), for messages."""
+        line = _find_line(self.text, table, key)
+        if line is None and key is not None and table is not None:
+            line = _find_line(self.text, table, None)
+        return f"{self.path}:{line}" if line is not None else str(self.path)
+
+    def origin(self, table: str, key: str) -> Origin:
+        return Origin(f"{table}.{key}", "file", self.where(table, key))
+
+
+# implements: server.CONFIG.7, server.CONFIG.7-1
+def default_config_path(environ: Mapping[str, str]) -> Path | None:
+    """XDG base-directory rules: a relative XDG_CONFIG_HOME is invalid and ignored."""
+    xdg = environ.get("XDG_CONFIG_HOME", "")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "cooked-mcp" / "config.toml"
+    home = environ.get("HOME", "")
+    return Path(home) / ".config" / "cooked-mcp" / "config.toml" if home else None
+
+
+# implements: server.CONFIG.2, server.CONFIG.6
+def read_file(config_path: str | None, environ: Mapping[str, str]) -> TomlFile:
+    """The file ``--config`` names (it must exist), else the default one if it exists."""
+    if config_path is not None:
+        path = Path(config_path)
+        if not path.exists():
+            raise ConfigError(f"config file {path} does not exist: check the --config path")
+    else:
+        default = default_config_path(environ)
+        if default is None or not default.exists():
+            return TomlFile(path=None)
+        path = default
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ConfigError(
+            f"cannot read config file {path}: {reason}; check the path and its permissions"
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not valid UTF-8 text: save it as UTF-8") from None
+    import tomllib  # here, not at the top: most starts have no file (start-up time)
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(_syntax_message(path, str(exc))) from None
+    file = TomlFile(path=path, text=text, data=data)
+    _check_schema(file, data)
+    return file
+
+
+def _syntax_message(path: Path, message: str) -> str:
+    """tomllib (3.11) puts the position in the message: move it up front as ``path:line:col``."""
+    match = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", message)
+    if match:
+        reason = message[: match.start()]
+        where = f"{path}:{match.group(1)}:{match.group(2)}"
+    else:
+        match_eof = re.search(r"\s*\(at end of document\)\s*$", message)
+        reason = message[: match_eof.start()] if match_eof else message
+        where = f"{path} (at the end)" if match_eof else str(path)
+    return f"{where}: invalid TOML: {printable(reason)}; fix the syntax there"
+
+
+def _check_schema(file: TomlFile, data: Mapping[str, object]) -> None:
+    """The first mistake in document order, as ``path:line: what is wrong, how to fix it``."""
+    known_tables = ", ".join(f"[{name}]" for name in SCHEMA)
+    for table, content in data.items():
+        model = SCHEMA.get(table)
+        if model is None and isinstance(content, dict):
+            raise ConfigError(
+                f"{file.where(table, None)}: unknown table [{printable(table)}]: remove it or fix its name "
+                f"(known tables: {known_tables})"
+            )
+        if model is None:
+            raise ConfigError(
+                f"{file.where(None, table)}: unknown key {printable(table)}: remove it or move it into "
+                f"one of the tables {known_tables}"
+            )
+        keys = list(model.model_fields)
+        if not isinstance(content, dict):
+            raise ConfigError(
+                f"{file.where(table, None)}: {table} must be a table ([{table}]) holding {', '.join(keys)}"
+            )
+        try:
+            model.model_validate(content)
+        except ValidationError as exc:
+            errors = [(str(error["loc"][0]), error["type"]) for error in exc.errors()]
+            key, kind = min(errors, key=lambda error: _find_line(file.text, table, error[0]) or 0)
+            if kind == "extra_forbidden":
+                raise ConfigError(
+                    f"{file.where(table, key)}: unknown key {table}.{printable(key)}: remove it or fix its "
+                    f"spelling (known keys in [{table}]: {', '.join(keys)})"
+                ) from None
+            expected = model.model_fields[key].description
+            raise ConfigError(f"{file.where(table, key)}: {table}.{key} must be {expected}") from None
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]#]+?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def _find_line(text: str, table: str | None, key: str | None) -> int | None:
+    """Find where ``[table] key =`` (or ``table.key =``, or the table itself) is written.
+
+    tomllib does not report positions for valid documents, so this scans the text. It is
+    only used to point at a line in an error message; multi-line strings that look like
+    headers may fool it, which costs only a less precise pointer.
+    """
+    current: str | None = None
+    for number, line in enumerate(text.split("\n"), 1):
+        header = _HEADER.match(line)
+        if header:
+            current = ".".join(part.strip().strip("\"'") for part in header.group(1).split("."))
+            if key is None and current == table:
+                return number
+            continue
+        if key is None:
+            if current is None and table is not None and _assigns(line, f"{_key(table)}\\s*[=.]"):
+                return number
+            continue
+        if current == table and _assigns(line, f"{_key(key)}\\s*="):
+            return number
+        if (
+            current is None
+            and table is not None
+            and _assigns(line, f"{_key(table)}\\s*\\.\\s*{_key(key)}\\s*=")
+        ):
+            return number
+    return None
+
+
+def _key(name: str) -> str:
+    escaped = re.escape(name)
+    return f"(?:{escaped}|\"{escaped}\"|'{escaped}')"
+
+
+def _assigns(line: str, pattern: str) -> bool:
+    return re.match(f"^\\s*{pattern}", line) is not None

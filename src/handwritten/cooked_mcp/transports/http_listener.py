@@ -1,0 +1,170 @@
+"""Listening for HTTP: the sockets, the signals, and uvicorn serving on them until told to stop.
+
+The listening sockets are bound before uvicorn starts so that an address in use (or one
+this machine does not have) is one clear line and exit 2 rather than a uvicorn traceback,
+and SIGINT/SIGTERM are owned here from before the bind until the end, so a signal at any
+moment ends the process cleanly with status 0 (uvicorn on its own re-raises the signal
+after shutting down, which would turn SIGTERM into death by signal).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import logging
+import signal
+import socket
+from collections.abc import Generator, Iterator
+from types import FrameType
+from typing import Any
+
+import uvicorn
+from sse_starlette.sse import AppStatus
+
+from ..errors import ListenError
+from .http_connections import ACCEPT_BURST
+from .sdk_workarounds.http_sessions import JsonWhenSilentSessionManager
+
+__all__ = ["SHUTDOWN_GRACE_SECONDS", "GracefulServer", "StopOnSignal", "listen"]
+
+logger = logging.getLogger("cooked_mcp.transports.http")
+
+#: How long in-flight requests (and open event streams) get after a signal before they are cut.
+SHUTDOWN_GRACE_SECONDS = 3
+
+
+class GracefulServer(uvicorn.Server):
+    """uvicorn, minus its signal handling (``StopOnSignal`` owns the signals for longer), and
+    with requests still running after the shutdown grace answered rather than cut off.
+
+    uvicorn cancels them, which answers a plain-text 500 to a call whose change Cooked may
+    already have applied; here each gets a JSON-RPC error saying so, then uvicorn goes on.
+    """
+
+    def __init__(self, config: uvicorn.Config, sessions: JsonWhenSilentSessionManager) -> None:
+        super().__init__(config)
+        self._sessions = sessions
+        # sse_starlette (the SDK's event streams) otherwise ends every stream the moment a
+        # signal arrives, a progress stream's answer included; here they end as below.
+        AppStatus.enable_automatic_graceful_drain = False  # what its untyped disable_…() does
+
+    # uvicorn's private shutdown step (not the SDK's): tests/http/test_http_shutdown.py fails
+    # if an uvicorn upgrade stops calling it.
+    async def _wait_tasks_to_complete(self) -> None:
+        self._sessions.close_listening_streams()  # they carry nothing cooked-mcp needs to finish
+        try:
+            await asyncio.wait_for(super()._wait_tasks_to_complete(), SHUTDOWN_GRACE_SECONDS)
+            return
+        except TimeoutError:
+            pass
+        interrupted = await self._sessions.interrupt_in_flight()
+        if interrupted:
+            logger.warning(
+                "shutting down: %d call(s) still running were answered as interrupted", interrupted
+            )
+        AppStatus.should_exit = True  # whatever stream is still open ends now
+        await super()._wait_tasks_to_complete()
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+
+class StopOnSignal:
+    """SIGINT/SIGTERM ask the server to stop (a second SIGINT: stop now), from before the bind.
+
+    The handlers go in before the socket is bound, so a signal sent as soon as the port
+    answers always finds one; a signal that arrives before the server exists is held and
+    handed over on ``attach``, and uvicorn checks ``should_exit`` before it starts serving.
+    """
+
+    def __init__(self) -> None:
+        self._server: uvicorn.Server | None = None
+        self._pending: list[int] = []
+
+    def attach(self, server: uvicorn.Server) -> None:
+        self._server = server
+        for sig in self._pending:
+            server.handle_exit(sig, None)
+
+    def _handle(self, sig: int, frame: FrameType | None) -> None:
+        logger.info("received %s, shutting down", signal.Signals(sig).name)
+        if self._server is None:
+            self._pending.append(sig)
+        else:
+            self._server.handle_exit(sig, frame)
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        previous: dict[signal.Signals, Any] = {}
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                previous[sig] = signal.signal(sig, self._handle)
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+def listen(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets for every address ``host`` resolves to (``localhost``: IPv4 and IPv6).
+
+    An address family this machine lacks (no IPv6 for ``::1``) is skipped as long as one
+    address works; anything else, above all "address already in use", is fatal, since a
+    half-bound name would send some clients to whatever else holds the port.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ListenError(f"cannot resolve the host ({exc.strerror})") from None
+    sockets: list[socket.socket] = []
+    unavailable: OSError | None = None
+    seen: set[tuple[int, Any]] = set()
+    try:
+        for family, kind, proto, _, address in infos:
+            if (family, address) in seen:
+                continue
+            seen.add((family, address))
+            try:
+                sockets.append(_bind(family, kind, proto, address))
+            except OSError as exc:
+                if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) and unavailable is None:
+                    unavailable = exc
+                    continue
+                raise ListenError(_reason(exc)) from None
+        if not sockets:
+            raise ListenError(_reason(unavailable) if unavailable else "the host has no usable address")
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def _bind(family: int, kind: int, proto: int, address: Any) -> socket.socket:
+    sock = socket.socket(family, kind, proto)
+    try:
+        # Lets a restart reuse the port while old connections linger in TIME_WAIT; on Linux
+        # it still refuses a port another socket is listening on.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            # "::1" must not also claim IPv4, or binding localhost's two addresses collides.
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(ACCEPT_BURST)
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def _reason(exc: OSError) -> str:
+    reasons = {
+        errno.EADDRINUSE: "address already in use (another program is listening there: stop it or "
+        "choose another port with --http-addr)",
+        errno.EADDRNOTAVAIL: "this machine has no such address (use 127.0.0.1 or one of its own addresses)",
+        errno.EACCES: "permission denied (ports below 1024 need privileges: choose a higher port)",
+    }
+    return reasons.get(exc.errno or 0, exc.strerror or type(exc).__name__)
