@@ -32,9 +32,10 @@ from pydantic import SecretStr
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD
 from cooked_mcp import __version__
 from cooked_mcp.cooked import endpoints
+from cooked_mcp.cooked.bounds import MAX_SUCCESS_BODY_BYTES
 from cooked_mcp.cooked.endpoints import Endpoint, Key
 from cooked_mcp.cooked.session import Session
-from cooked_mcp.cooked.wire import MAX_SUCCESS_BODY_BYTES, Reply, Timeouts, Wire
+from cooked_mcp.cooked.wire import Reply, Timeouts, Wire
 
 from .context import Context
 from .measure import Stats, interleaved, ms

@@ -11,7 +11,7 @@ from client_support import CANARIES
 from sessions import client_for
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
-from cooked_mcp.cooked.errors import MAX_ERROR_BODY_BYTES
+from cooked_mcp.cooked.bounds import MAX_ERROR_BODY_BYTES
 from cooked_mcp.errors import CookedAuthError, CookedError, CookedResponseError, CookedUnavailable
 
 LOGIN = "/api/public/login"

@@ -13,10 +13,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from cooked_mcp.cooked.bounds import MAX_SUCCESS_BODY_BYTES
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.cooked.models import RecipeList
 from cooked_mcp.cooked.shape import shape_of
-from cooked_mcp.cooked.wire import MAX_SUCCESS_BODY_BYTES, Reply
+from cooked_mcp.cooked.wire import Reply
 from cooked_mcp.errors import CookedResponseError, UnexpectedAnswer
 
 __all__ = ["decode"]

@@ -32,16 +32,12 @@ from cooked_mcp.errors import (
 from cooked_mcp.text import one_line
 
 __all__ = [
-    "MAX_ERROR_BODY_BYTES",
     "base_url_setting",
     "connect_failure",
     "error_from_response",
     "parse_retry_after",
 ]
 
-#: How much of an error body is ever read: enough for any JSON error, never a whole proxy page.
-# implements: api-client.LIMITS.1
-MAX_ERROR_BODY_BYTES = 64 * 1024
 _MAX_MESSAGE_CHARS = 300
 _MAX_CODE_CHARS = 64
 
@@ -68,7 +64,7 @@ def error_from_response(
 ) -> CookedError:
     """Turn a non-2xx answer (other than a session 401, handled by the session) into an error.
 
-    ``body`` must already be bounded (at most ``MAX_ERROR_BODY_BYTES``); a body that is not
+    ``body`` must already be bounded (at most ``bounds.MAX_ERROR_BODY_BYTES``); a body that is not
     a JSON object, such as a proxy's HTML page, contributes nothing but its status.
     ``redact`` scrubs known secrets from Cooked's message, which might echo them back.
     """

@@ -14,9 +14,9 @@ client rather than straight to the transport costs about 0.1 ms per request (``m
 section ``http_layer``; issue 19 set 0.3 ms as the most worth saving).
 
 Every bound that keeps a misbehaving Cooked (or a proxy in front of it) from holding the
-process lives here: one overall deadline per exchange, bounded body reads (an error body is
-cut to its bound as soon as it arrives, before the auth flow or httpx read it), no compressed
-bodies at all, and a bounded cookie jar.
+process is applied here: one overall deadline per exchange, bounded body reads (an error body
+is cut to its bound as soon as it arrives, before the auth flow or httpx read it), no
+compressed bodies at all, and a bounded cookie jar (the figures and readers are in ``bounds``).
 """
 
 from __future__ import annotations
@@ -24,22 +24,27 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncIterable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from cooked_mcp import __version__
+from cooked_mcp.cooked.bounds import (
+    MAX_SUCCESS_BODY_BYTES,
+    CookieKey,
+    bound_error_body,
+    bound_jar,
+    error_body,
+    read_bounded,
+)
 from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.cooked.errors import MAX_ERROR_BODY_BYTES, base_url_setting, connect_failure
+from cooked_mcp.cooked.errors import base_url_setting, connect_failure
 from cooked_mcp.errors import CookedResponseError, CookedUnavailable
 from cooked_mcp.logging_setup import quiet_library_loggers
 
 __all__ = [
-    "MAX_COOKIES",
-    "MAX_COOKIE_BYTES",
-    "MAX_SUCCESS_BODY_BYTES",
     "Reply",
     "Timeouts",
     "Wire",
@@ -47,15 +52,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("cooked_mcp.cooked")
-
-#: Far above any real answer (a recipe is a few KiB), low enough that a broken proxy cannot exhaust memory.
-MAX_SUCCESS_BODY_BYTES = 8 * 1024 * 1024
-
-#: The cookie jar's bounds: Cooked sets one session cookie and a proxy a few more; a server that sets
-#: hundreds would otherwise grow every request's ``Cookie`` header until servers refuse it. 4 KiB
-#: stays under every common server's header limit (8 KiB and up).
-MAX_COOKIES = 32
-MAX_COOKIE_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -96,7 +92,6 @@ class Reply:
 #: Request and response extensions of ours (httpx passes unknown keys through untouched).
 _REPATH = "cooked_mcp.repath"  # request: username -> path, to re-address a retry after a re-login
 _DEADLINE = "cooked_mcp.deadline"  # request: the exchange's overall deadline
-_ERROR_BODY = "cooked_mcp.error_body"  # response: (the bounded error body, whether it was cut short)
 
 
 def session_lost(request: httpx.Request, response: httpx.Response) -> bool:
@@ -107,7 +102,7 @@ def session_lost(request: httpx.Request, response: httpx.Response) -> bool:
     """
     if response.status_code == 401:
         return True
-    body, _ = response.extensions.get(_ERROR_BODY, (b"", False))
+    body, _ = error_body(response)
     return "cookie" in request.headers and _refused_for_size(response.status_code, body)
 
 
@@ -128,7 +123,7 @@ class Wire:
         self._timeouts = timeouts or Timeouts()
         self._given_transport = transport
         #: The cookies kept after the last answer that set any: they come first when the jar is bounded.
-        self._held: set[tuple[str, str, str]] = set()
+        self._held: set[CookieKey] = set()
         # implements: api-client.REQUESTS.2
         self._headers = {
             "Accept": "application/json",
@@ -186,7 +181,7 @@ class Wire:
         """Send one request and return its answer; only transport trouble raises here
         (and whatever ``auth`` raises when it cannot log in).
 
-        The body of a non-2xx answer is read up to ``MAX_ERROR_BODY_BYTES`` and the rest is
+        The body of a non-2xx answer is read up to ``bounds.MAX_ERROR_BODY_BYTES`` and the rest is
         never downloaded: it is only used to extract ``code`` and ``message``. The whole
         exchange ends by the endpoint's deadline, whatever the answer's pace; a re-login by
         ``auth`` and the retry after it get deadlines of their own (``restart_deadline``).
@@ -266,9 +261,9 @@ class Wire:
     async def _on_response(self, response: httpx.Response) -> None:
         """Runs on every answer as it arrives, before the auth flow or httpx see its body."""
         if "set-cookie" in response.headers:
-            self._bound_cookies()
+            self._held = bound_jar(self._http.cookies, self._held)
         if not response.is_success and not 300 <= response.status_code < 400:
-            await _bound_error_body(response)
+            await bound_error_body(response)
 
     async def _read_body(self, endpoint: Endpoint, response: httpx.Response) -> tuple[bytes, bool]:
         """The raw body, bounded; a compressed one is never decompressed.
@@ -276,11 +271,10 @@ class Wire:
         The client asks for ``identity``, so the read bound is a bound on bytes received. A
         server that compresses anyway could make a few KiB expand to gigabytes (``gzip, gzip``
         compounds), so such a successful answer is refused unread; an error answer keeps its
-        status and loses only its (unreadable) body (``_bound_error_body``).
+        status and loses only its (unreadable) body (``bounds.bound_error_body``).
         """
         if not response.is_success:
-            body: tuple[bytes, bool] = response.extensions[_ERROR_BODY]
-            return body
+            return error_body(response)
         encoding = response.headers.get("content-encoding", "").strip().lower()
         if encoding not in ("", "identity"):
             _log(endpoint, f"failed: refused Content-Encoding {encoding[:40]!r}")
@@ -290,32 +284,7 @@ class Wire:
                 "it was not read",
                 next_step="retry once; if it happens again, Cooked or a proxy in front of it is misbehaving",
             )
-        return await _read_bounded(response.aiter_bytes(), MAX_SUCCESS_BODY_BYTES)
-
-    def _bound_cookies(self) -> None:
-        """Keep the jar within ``MAX_COOKIES`` / ``MAX_COOKIE_BYTES`` after an answer set cookies.
-
-        Cookies already held come first (the session cookie set at login stays), then new ones
-        in the order they were set, while they fit; the rest are dropped.
-        """
-        jar = self._http.cookies.jar
-        ordered = sorted(jar, key=lambda cookie: (cookie.domain, cookie.path, cookie.name) not in self._held)
-        count = size = dropped = 0
-        for cookie in ordered:
-            cost = len(cookie.name.encode()) + len((cookie.value or "").encode()) + 3  # "=" and "; "
-            if count < MAX_COOKIES and size + cost <= MAX_COOKIE_BYTES:
-                count, size = count + 1, size + cost
-            else:
-                jar.clear(cookie.domain, cookie.path, cookie.name)
-                dropped += 1
-        self._held = {(cookie.domain, cookie.path, cookie.name) for cookie in jar}
-        if dropped:
-            logger.warning(
-                "Cooked set more cookies than cooked-mcp keeps (at most %d cookies, %d bytes); dropped %d",
-                MAX_COOKIES,
-                MAX_COOKIE_BYTES,
-                dropped,
-            )
+        return await read_bounded(response.aiter_bytes(), MAX_SUCCESS_BODY_BYTES)
 
     def _unavailable(
         self, endpoint: Endpoint, what: str, *, answer_lost: bool = False, next_step: str | None = None
@@ -376,40 +345,3 @@ def _refused_for_size(status: int, body: bytes) -> bool:
         return True
     text = body.lower()
     return status == 400 and not body.lstrip().startswith(b"{") and (b"cookie" in text or b"header" in text)
-
-
-async def _bound_error_body(response: httpx.Response) -> None:
-    """Read at most ``MAX_ERROR_BODY_BYTES`` of an error answer now and let nothing read more.
-
-    The bounded body goes into the response's extensions (for ``Wire`` and ``session_lost``) and
-    becomes the response's whole stream, so httpx, which reads a 401's body before the auth flow
-    retries, reads only that. A compressed error body is not read at all: its status is kept.
-    """
-    original = response.stream
-    assert isinstance(original, httpx.AsyncByteStream)
-    encoding = response.headers.get("content-encoding", "").strip().lower()
-    body: tuple[bytes, bool] = (b"", False)
-    try:
-        if encoding in ("", "identity"):
-            body = await _read_bounded(original, MAX_ERROR_BODY_BYTES)
-    finally:
-        await original.aclose()
-    response.extensions[_ERROR_BODY] = body
-    response.stream = httpx.ByteStream(body[0])
-
-
-async def _read_bounded(chunks_in: AsyncIterable[bytes], limit: int) -> tuple[bytes, bool]:
-    """At most ``limit`` bytes of a body; the rest is left unread (the caller closes the stream).
-
-    Only called for an uncompressed answer, so the bytes httpx yields are the bytes received.
-    """
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in chunks_in:
-        room = limit - size
-        if len(chunk) > room:
-            chunks.append(chunk[:room])
-            return b"".join(chunks), True
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks), False

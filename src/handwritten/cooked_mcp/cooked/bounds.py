@@ -1,0 +1,117 @@
+"""How much of what Cooked (or a proxy in front of it) sends the client reads and keeps.
+
+A misbehaving server must not be able to hold the process's memory: bodies are read up to a
+bound and the rest is never downloaded, and the cookie jar, which every request carries, is
+kept small enough that no server refuses the ``Cookie`` header it makes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterable
+
+import httpx
+
+__all__ = [
+    "MAX_COOKIES",
+    "MAX_COOKIE_BYTES",
+    "MAX_ERROR_BODY_BYTES",
+    "MAX_SUCCESS_BODY_BYTES",
+    "CookieKey",
+    "bound_error_body",
+    "bound_jar",
+    "error_body",
+    "read_bounded",
+]
+
+logger = logging.getLogger("cooked_mcp.cooked")
+
+#: Far above any real answer (a recipe is a few KiB), low enough that a broken proxy cannot exhaust memory.
+MAX_SUCCESS_BODY_BYTES = 8 * 1024 * 1024
+
+#: How much of an error body is ever read: enough for any JSON error, never a whole proxy page.
+# implements: api-client.LIMITS.1
+MAX_ERROR_BODY_BYTES = 64 * 1024
+
+#: The cookie jar's bounds: Cooked sets one session cookie and a proxy a few more; a server that sets
+#: hundreds would otherwise grow every request's ``Cookie`` header until servers refuse it. 4 KiB
+#: stays under every common server's header limit (8 KiB and up).
+MAX_COOKIES = 32
+MAX_COOKIE_BYTES = 4096
+
+#: A response extension of ours (httpx passes unknown keys through): the bounded error body,
+#: and whether it was cut short.
+_ERROR_BODY = "cooked_mcp.error_body"
+
+CookieKey = tuple[str, str, str]  # domain, path, name
+
+
+async def read_bounded(chunks_in: AsyncIterable[bytes], limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of a body, and whether there was more; the rest is left unread
+    (the caller closes the stream).
+
+    Only called for an uncompressed answer, so the bytes httpx yields are the bytes received.
+    """
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in chunks_in:
+        room = limit - size
+        if len(chunk) > room:
+            chunks.append(chunk[:room])
+            return b"".join(chunks), True
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks), False
+
+
+async def bound_error_body(response: httpx.Response) -> None:
+    """Read at most ``MAX_ERROR_BODY_BYTES`` of an error answer now and let nothing read more.
+
+    The bounded body goes into the response's extensions (``error_body``) and becomes the
+    response's whole stream, so httpx, which reads a 401's body before the auth flow retries,
+    reads only that. A compressed error body is not read at all: its status is kept.
+    """
+    original = response.stream
+    assert isinstance(original, httpx.AsyncByteStream)
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    body: tuple[bytes, bool] = (b"", False)
+    try:
+        if encoding in ("", "identity"):
+            body = await read_bounded(original, MAX_ERROR_BODY_BYTES)
+    finally:
+        await original.aclose()
+    response.extensions[_ERROR_BODY] = body
+    response.stream = httpx.ByteStream(body[0])
+
+
+def error_body(response: httpx.Response) -> tuple[bytes, bool]:
+    """The error body ``bound_error_body`` kept (empty for an answer it never saw)."""
+    body: tuple[bytes, bool] = response.extensions.get(_ERROR_BODY, (b"", False))
+    return body
+
+
+def bound_jar(jar: httpx.Cookies, held: set[CookieKey]) -> set[CookieKey]:
+    """Keep ``jar`` within ``MAX_COOKIES`` / ``MAX_COOKIE_BYTES`` after an answer set cookies;
+    returns the cookies now held, to pass in next time.
+
+    Cookies already ``held`` come first (the session cookie set at login stays), then new ones
+    in the order they were set, while they fit; the rest are dropped.
+    """
+    cookies = jar.jar
+    ordered = sorted(cookies, key=lambda cookie: (cookie.domain, cookie.path, cookie.name) not in held)
+    count = size = dropped = 0
+    for cookie in ordered:
+        cost = len(cookie.name.encode()) + len((cookie.value or "").encode()) + 3  # "=" and "; "
+        if count < MAX_COOKIES and size + cost <= MAX_COOKIE_BYTES:
+            count, size = count + 1, size + cost
+        else:
+            cookies.clear(cookie.domain, cookie.path, cookie.name)
+            dropped += 1
+    if dropped:
+        logger.warning(
+            "Cooked set more cookies than cooked-mcp keeps (at most %d cookies, %d bytes); dropped %d",
+            MAX_COOKIES,
+            MAX_COOKIE_BYTES,
+            dropped,
+        )
+    return {(cookie.domain, cookie.path, cookie.name) for cookie in cookies}
