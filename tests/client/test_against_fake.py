@@ -122,7 +122,7 @@ async def test_debug_logs_over_real_http_hold_no_username_password_or_cookie(
         await client.get_shopping_list()
         fake.expire_sessions()
         await client.list_recipes(1, 3)
-        cookies = [cookie.value for cookie in client._wire._cookies.jar]
+        cookies = client._wire.cookie_values()
 
     assert cookies
     logged = "\n".join(f"{record.name} {record.getMessage()}" for record in caplog.records)

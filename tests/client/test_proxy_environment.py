@@ -22,6 +22,7 @@ from sessions import client_for
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.cooked.client import CookedClient
+from cooked_mcp.errors import CookedUnavailable
 
 pytestmark = [pytest.mark.anyio, pytest.mark.req("api-client.VERIFICATION.1")]
 
@@ -138,3 +139,22 @@ async def test_the_proxy_is_chosen_and_the_trust_store_loaded_once_at_the_first_
     assert len(contexts) == 1
     assert proxy.seen[0] == "http://cooked.test/api/public/login"
     assert len(proxy.seen) == 3  # the second read too: the choice is not made again per request
+
+
+@pytest.mark.req("api-client.ERRORS.5", "api-client.ERRORS.6")
+async def test_a_proxy_setting_httpx_cannot_use_is_an_error_naming_the_variables_and_nothing_is_sent(
+    proxy: RecordingProxy, fake: FakeCooked, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The variable is read at the first request, so that is where a bad one is reported: as a
+    Cooked error an agent can pass on, never a crash, and without the proxy URL (it may hold a
+    password)."""
+    monkeypatch.setenv("HTTPS_PROXY", "ftp://user:proxy-secret@127.0.0.1:1")
+    monkeypatch.setenv("HTTP_PROXY", "ftp://user:proxy-secret@127.0.0.1:1")
+    async with client_for(fake) as client:
+        for _ in range(2):  # the same error again, not a half-built client
+            with pytest.raises(CookedUnavailable) as caught:
+                await client.get_shopping_list()
+            message = str(caught.value)
+            assert "HTTPS_PROXY, HTTP_PROXY and ALL_PROXY" in message and "nothing was sent" in message
+            assert "proxy-secret" not in message and "ftp://" not in message
+    assert fake.requests == [] and proxy.seen == []

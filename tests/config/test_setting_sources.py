@@ -68,6 +68,19 @@ def test_a_bad_token_in_the_file_is_reported_with_file_and_line(env: dict[str, s
     assert str(caught.value).startswith(f"mcp.http_token in {path}:3 must contain only visible ASCII")
 
 
+@pytest.mark.req("server.SECURITY.5", "server.TRANSPORT.1")
+def test_a_stdio_server_does_not_check_the_shape_of_a_token_it_never_uses(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """A config file shared with an HTTP set-up may hold a token stdio never sends; only the checks
+    every transport shares (set once, not empty) apply to it there."""
+    path = write(tmp_path / "c.toml", '[mcp]\n\nhttp_token = "two words"\n')
+    assert load_settings(config_path=str(path), environ=env).http_token is None
+    empty = write(tmp_path / "e.toml", '[mcp]\nhttp_token = " "\n')
+    with pytest.raises(ConfigError, match=r"mcp\.http_token is empty"):
+        load_settings(config_path=str(empty), environ=env)
+
+
 @pytest.mark.req("server.CONFIG.3", "authentication.CREDENTIALS.11")
 def test_a_file_setting_beaten_by_the_environment_is_named_as_overridden(
     env: dict[str, str], tmp_path: Path

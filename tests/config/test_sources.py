@@ -252,7 +252,7 @@ def test_read_only_from_the_environment(env: dict[str, str], value: str, expecte
 
 
 @pytest.mark.req("server.CONFIG.1")
-@pytest.mark.parametrize("value", ["2", "maybe", "truthy"])
+@pytest.mark.parametrize("value", ["2", "maybe", "truthy", "t", "y", "n", "f"])
 def test_read_only_must_be_a_boolean(env: dict[str, str], value: str) -> None:
     env["COOKED_MCP_READ_ONLY"] = value
     with pytest.raises(ConfigError, match="COOKED_MCP_READ_ONLY must be true or false"):

@@ -10,6 +10,7 @@ lost or not understood), and then the ID is unknown.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.models import Preview, ShoppingList
-from cooked_mcp.errors import CookedError
+from cooked_mcp.errors import CookedError, CookedNotFound
 
 from .steps import Failed, Mismatch, Outcome, safe_code, step
 
@@ -123,7 +124,7 @@ class RoundTrip:
         try:
             await self.client.get_recipe(recipe_id)
         except CookedError as exc:
-            if exc.status == _GONE_STATUS and exc.code in (None, _GONE_CODE):
+            if isinstance(exc, CookedNotFound) and exc.code in (None, _GONE_CODE):
                 return
             code = safe_code(exc.code)
             shown = " ".join(str(p) for p in (exc.status, code) if p is not None) or "an error"
@@ -243,11 +244,8 @@ class RoundTrip:
                 found = await self.client.search_recipes(self.token, 1)
                 hits = [s.id for s in found if s.title and self.token in s.title]
             for recipe_id in hits:
-                try:
+                with contextlib.suppress(CookedNotFound):  # already gone: the delete step acted after all
                     await self.client.delete_recipe(recipe_id)
-                except CookedError as exc:
-                    if exc.status != _GONE_STATUS:  # already gone: the delete step acted after all
-                        raise
         except CookedError:
             self.undo_complete = False
             self.undo_notes.append(

@@ -71,6 +71,10 @@ def load_settings(
     file = read_file(config_path, environ)
     flags = layers.flags(Settings, transport=transport, http_addr=http_addr)
     from_file = layers.config_file(Settings, file)
+    if transport != "http":
+        # A stdio server has no use for the file's token: past the checks every transport shares
+        # (set once, not empty), its shape is not checked, as the token is never used.
+        from_file.values.pop("http_token", None)
     ordered = (flags, layers.environment(Settings, environ), from_file)
     origins: dict[str, Origin] = {}
     for layer in reversed(ordered):  # as pydantic-settings merges: the first layer that has it wins

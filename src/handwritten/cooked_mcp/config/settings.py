@@ -113,10 +113,23 @@ class Settings(BaseSettings):
     def _http_addr(cls, value: object) -> object:
         return values.http_addr(value) if isinstance(value, str) else value
 
-    @field_validator("read_only", "allow_insecure_http", "log_level", mode="before")
+    @field_validator("log_level", mode="before")
     @classmethod
     def _trimmed(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("read_only", "allow_insecure_http", mode="before")
+    @classmethod
+    def _boolean(cls, value: object) -> object:
+        """The words the refusal names and no others (pydantic alone would also take ``t``, ``n``…)."""
+        if not isinstance(value, str):
+            return value
+        word = value.strip().lower()
+        if word in values.TRUE_WORDS:
+            return True
+        if word in values.FALSE_WORDS:
+            return False
+        raise ValueError("not a boolean word")
 
     @field_validator("allowed_hosts", "allowed_origins")
     @classmethod

@@ -13,6 +13,10 @@ from urllib.parse import urlsplit
 
 from cooked_mcp.text import ASCII_WHITESPACE, printable
 
+#: The words a boolean variable may hold (``COOKED_MCP_READ_ONLY=yes``), as every refusal lists them.
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+
 
 def _has_space_or_control(text: str) -> bool:
     return any(char.isspace() or unicodedata.category(char) == "Cc" for char in text)

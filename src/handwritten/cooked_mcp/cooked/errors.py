@@ -70,22 +70,17 @@ def error_from_response(
     """
     code, message = _parse_error_body(body, redact)
     retry_after = parse_retry_after(retry_after_header)
+    kind = _kind(status)
     summary = f"Cooked rejected the {operation} request"
-    if status == 429:
+    if kind is CookedRateLimited:
         wait = f"wait {retry_after:g} seconds" if retry_after is not None else "wait a little"
         next_step = f"Cooked is rate limiting; {wait}, then retry once"
-    elif status >= 500:
+    elif kind is CookedServerError:
         summary = f"Cooked failed while handling the {operation} request"
         next_step = "this is a problem on Cooked's side; retry later"
-    elif code in _NEXT_STEPS_BY_CODE:
-        next_step = _NEXT_STEPS_BY_CODE[code]
-    elif status == 404:
-        next_step = _NEXT_STEPS_BY_CODE["NOT_FOUND"]
-    elif status == 403:
-        next_step = _NEXT_STEPS_BY_CODE["FORBIDDEN"]
-    else:
-        next_step = "check the arguments and try again; do not repeat the same call unchanged"
-    return _kind(status)(
+    else:  # Cooked's own code says more than the status, when it has one we know
+        next_step = _NEXT_STEPS_BY_CODE.get(code or "") or _NEXT_STEPS_BY_KIND.get(kind, _CHECK_ARGUMENTS)
+    return kind(
         summary,
         status=status,
         code=code,
@@ -95,7 +90,7 @@ def error_from_response(
     )
 
 
-#: The kind of error each status is; any other 4xx is a ``CookedRejected``.
+#: The kind of error each status is; any other 4xx is a ``CookedRejected``, any 5xx a ``CookedServerError``.
 _KINDS: dict[int, type[CookedError]] = {
     400: CookedInvalidRequest,
     403: CookedForbidden,
@@ -103,6 +98,11 @@ _KINDS: dict[int, type[CookedError]] = {
     422: CookedUnprocessable,
     429: CookedRateLimited,
 }
+_NEXT_STEPS_BY_KIND: dict[type[CookedError], str] = {
+    CookedNotFound: _NEXT_STEPS_BY_CODE["NOT_FOUND"],
+    CookedForbidden: _NEXT_STEPS_BY_CODE["FORBIDDEN"],
+}
+_CHECK_ARGUMENTS = "check the arguments and try again; do not repeat the same call unchanged"
 
 
 def _kind(status: int) -> type[CookedError]:

@@ -10,7 +10,7 @@ re-login on a lost session are the ``httpx.Auth`` flow of ``session.Session``.
 
 The client is built at the first request, because building it loads the TLS trust store,
 the largest part of start-up that is ours; the environment is read then. Going through the
-client rather than straight to the transport costs about 0.1 ms per request (``make bench``,
+client rather than straight to the transport costs about 0.07 ms per request (``make bench``,
 section ``http_layer``; issue 19 set 0.3 ms as the most worth saving).
 
 Every bound that keeps a misbehaving Cooked (or a proxy in front of it) from holding the
@@ -144,10 +144,6 @@ class Wire:
             event_hooks={"response": [self._on_response]},
         )
 
-    @property
-    def _cookies(self) -> httpx.Cookies:
-        return self._http.cookies
-
     # implements: authentication.SESSION.3
     def clear_cookies(self) -> None:
         """Forget the session: the next request goes out without any Cooked cookie."""
@@ -207,8 +203,9 @@ class Wire:
                     },
                 )
                 _check_path(endpoint, request, path)
-                self._http.cookies.set_cookie_header(request)
-                response = await self._http.send(request, auth=auth, stream=True)
+                http = self._client(endpoint)
+                http.cookies.set_cookie_header(request)
+                response = await http.send(request, auth=auth, stream=True)
                 try:
                     if 300 <= response.status_code < 400:
                         raise self._redirected(endpoint, response)
@@ -231,6 +228,22 @@ class Wire:
             truncated=truncated,
             retry_after=response.headers.get("retry-after"),
         )
+
+    def _client(self, endpoint: Endpoint) -> httpx.AsyncClient:
+        """The client, built now if this is the first request; a proxy variable httpx cannot use
+        fails here, on every call until it is fixed, as an error that says which setting to fix."""
+        try:
+            return self._http
+        except ValueError:  # httpx.Proxy: an unknown scheme or a malformed URL; its text may hold the URL
+            _log(endpoint, "failed: unusable proxy setting")
+            raise CookedUnavailable(
+                f"cooked-mcp could not use the proxy set in its environment for the {endpoint.name} request, "
+                "so nothing was sent",
+                next_step=(
+                    "fix or unset HTTPS_PROXY, HTTP_PROXY and ALL_PROXY (a proxy URL starts with http://, "
+                    "https:// or socks5://) in the environment cooked-mcp starts with, then restart it"
+                ),
+            ) from None
 
     @staticmethod
     def pause_deadline(request: httpx.Request) -> None:

@@ -22,6 +22,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cooked_mcp.text import printable
 
+from .http_middleware import HttpMiddleware
+
 __all__ = ["BearerTokenMiddleware"]
 
 logger = logging.getLogger(__name__)
@@ -38,7 +40,7 @@ _DESCRIPTIONS = {
 
 
 # implements: server.SECURITY.3, server.SECURITY.6, server.SECURITY.7
-class BearerTokenMiddleware:
+class BearerTokenMiddleware(HttpMiddleware):
     """Answers 401 to every HTTP request without the configured bearer token.
 
     Every path is guarded, not only ``/mcp``: an unauthenticated caller learns nothing,
@@ -47,21 +49,20 @@ class BearerTokenMiddleware:
     """
 
     def __init__(self, app: ASGIApp, token: SecretStr, *, served_path: str) -> None:
-        self._app = app
+        super().__init__(app)
         self._token = token.get_secret_value().encode("ascii")
         self._served_path = served_path
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def other(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await self._app(scope, receive, send)
-            return
-        if scope["type"] != "http":
-            if scope["type"] == "websocket":
-                await send({"type": "websocket.close", "code": 1008})
-            return
+            await self.app(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         problem = self._problem(scope)
         if problem is None:
-            await self._app(scope, receive, send)
+            await self.app(scope, receive, send)
             return
         path = self._served_path if scope.get("path") == self._served_path else "(another path)"
         logger.info("refused %s %s: %s", printable(scope.get("method", "?"))[:20], path, problem)

@@ -51,7 +51,7 @@ from .http_listener import SHUTDOWN_GRACE_SECONDS, GracefulServer, StopOnSignal,
 from .http_middleware import CloseWhenBodyUnread, DeclaredSizeLimit
 from .sdk_workarounds.http_sessions import JsonWhenSilentSessionManager
 
-__all__ = ["MCP_PATH", "SHUTDOWN_GRACE_SECONDS", "build_app", "serve_http", "transport_security"]
+__all__ = ["MCP_PATH", "SHUTDOWN_GRACE_SECONDS", "serve_http", "transport_security"]
 
 # implements: server.TRANSPORT.5
 MCP_PATH = "/mcp"
@@ -68,7 +68,7 @@ def serve_http(application: Application) -> int:
     as there is one user) logs in lazily on the first tool call that needs it.
     """
     settings = application.settings
-    where = _display_addr(settings.http_host, settings.http_port)
+    where = settings.http_addr.shown()
     open_files = raise_open_files_limit()
     stop = StopOnSignal()
     with stop.installed():
@@ -116,12 +116,8 @@ async def _serve(server: uvicorn.Server, sockets: list[socket.socket], applicati
 
 
 # implements: server.TRANSPORT.5, server.SECURITY.3, server.SECURITY.7
-def build_app(application: Application) -> ASGIApp:
-    """The whole ASGI stack serving ``application``; separate from serving so it can be inspected."""
-    return _build(application)[0]
-
-
 def _build(application: Application) -> tuple[ASGIApp, JsonWhenSilentSessionManager]:
+    """The whole ASGI stack serving ``application``, and the session manager the server stops."""
     settings = application.settings
     sessions = JsonWhenSilentSessionManager(
         application.server,
@@ -151,7 +147,7 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     """
     hosts = [*_LOCAL_NAMES, *(f"{name}:*" for name in _LOCAL_NAMES)]
     if not _is_wildcard(settings.http_host):
-        bound = _display_addr(settings.http_host, settings.http_port)
+        bound = settings.http_addr.shown()
         if bound not in hosts:
             hosts.append(bound)
     origins = [f"http://{host}" for host in hosts]
@@ -164,10 +160,6 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
-
-
-def _display_addr(host: str, port: int) -> str:
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _is_wildcard(host: str) -> bool:

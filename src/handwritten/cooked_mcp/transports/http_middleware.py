@@ -18,7 +18,8 @@ logger = logging.getLogger("cooked_mcp.transports.http")
 
 
 class HttpMiddleware:
-    """An ASGI layer for HTTP requests (``handle``); every other scope passes through untouched."""
+    """An ASGI layer for HTTP requests (``handle``); every other scope goes to ``other``, which
+    passes it through untouched unless a layer says otherwise."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -27,10 +28,13 @@ class HttpMiddleware:
         if scope["type"] == "http":
             await self.handle(scope, receive, send)
         else:
-            await self.app(scope, receive, send)
+            await self.other(scope, receive, send)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         raise NotImplementedError
+
+    async def other(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
 
 
 class DeclaredSizeLimit(HttpMiddleware):
