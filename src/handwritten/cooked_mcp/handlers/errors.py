@@ -27,14 +27,14 @@ def cooked_errors(
     unprocessable: str | None = None,
 ) -> Iterator[None]:
     """Raise a ToolError for any CookedError inside, with this call's next step for its kind."""
-    hints: dict[type[CookedError], str | None] = {
-        CookedNotFound: not_found,
-        CookedForbidden: forbidden,
-        CookedInvalidRequest: invalid,
-        CookedUnprocessable: unprocessable,
-    }
     try:
         yield
     except CookedError as exc:
+        hints: dict[type[CookedError], str | None] = {
+            CookedNotFound: not_found,
+            CookedForbidden: forbidden,
+            CookedInvalidRequest: invalid,
+            CookedUnprocessable: unprocessable,
+        }
         hint = next((hint for kind, hint in hints.items() if isinstance(exc, kind) and hint), None)
         raise ToolError(str(exc if hint is None else exc.with_next_step(hint))) from None
