@@ -24,7 +24,8 @@ class Plan:
     mode: str  # the SDK client's connect mode: "legacy" (initialize handshake) or "auto"
     startup_runs: int
     overhead_warmup: int
-    overhead_calls: int
+    overhead_rounds: int  # each row's calls come in rounds spread over the section
+    overhead_calls_per_round: int
     concurrency_seconds: float
     baseline_concurrency_seconds: float
     concurrency_levels: tuple[int, ...]
@@ -37,15 +38,21 @@ class Plan:
     sweep_budget_seconds: float  # per delay and side: fewer calls when Cooked is slow
     server_env: tuple[tuple[str, str], ...] = ()  # extra variables for every server process
 
+    @property
+    def overhead_calls(self) -> int:
+        """Calls per row in the overhead section, all rounds together."""
+        return self.overhead_rounds * self.overhead_calls_per_round
+
     @classmethod
     def make(cls, *, quick: bool, mode: str, server_env: dict[str, str] | None = None) -> Plan:
         return cls(
             server_env=tuple(sorted((server_env or {}).items())),
             quick=quick,
             mode=mode,
-            startup_runs=5 if quick else 7,
+            startup_runs=6 if quick else 10,
             overhead_warmup=20 if quick else 30,
-            overhead_calls=150 if quick else 300,
+            overhead_rounds=3 if quick else 6,
+            overhead_calls_per_round=50,
             concurrency_seconds=2.0 if quick else 10.0,
             baseline_concurrency_seconds=1.0 if quick else 2.0,
             concurrency_levels=(1, 8, 32),

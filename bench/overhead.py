@@ -19,13 +19,25 @@ Every measurement is taken twice: through a minimal JSON-RPC client (lean.py), w
 the server's share alone and is held to an absolute limit per transport, and through the SDK
 client, whose own per-call cost is above any such limit, so there cooked-mcp is held to the
 bare SDK server measured at the same moments.
+
+The machine's speed is not steady: on the shared two-core machine this runs on, the bare SDK
+server's p50 over HTTP moves between 1.6 and 3.4 ms within minutes, the CPU time one call
+takes moving with it. An absolute limit read off all calls therefore judges the machine as
+much as the server. So every row's calls are taken in rounds spread over the whole section
+(every client and server stays open, and each round visits every row), and the absolute
+limits are read in the row's quietest round: the round where the two references — the same
+Cooked requests made directly and the bare SDK server — were fastest together. The round is
+chosen by the references alone, never by cooked-mcp's own figure, so picking it cannot favour
+cooked-mcp; the all-calls figures are reported beside it, and the comparisons with the bare
+SDK server, which are timed at the same moments and move less, use every call.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +47,8 @@ from .lean import lean_http, lean_stdio
 from .measure import Stats, interleaved, ms
 from .servers import baseline_http, baseline_stdio, cooked_http, cooked_stdio
 from .workloads import WORKLOADS, ToolCaller, Workload
+
+Call = Callable[[], Awaitable[object]]
 
 SECTION = "overhead"
 #: The clients every call is measured through, as the report names them.
@@ -46,35 +60,68 @@ LEAN_LIMITS_MS = {"stdio": 1.5, "http": 3.0}
 SDK_BEYOND_FLOOR_MS = 0.2
 
 
-async def _measure(
-    ctx: Context,
-    transport: str,
-    client_kind: str,
-    client: ToolCaller,
-    bare: ToolCaller,
-    cooked: DirectCooked,
-) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class Pair:
+    """cooked-mcp and the bare SDK server over one transport, spoken to by one kind of client."""
+
+    transport: str
+    client_kind: str
+    client: ToolCaller
+    bare: ToolCaller
+
+
+@dataclass
+class Series:
+    """One row's timings, round by round: the tool call, the direct requests, the bare SDK server."""
+
+    rounds: list[tuple[list[float], list[float], list[float]]] = field(default_factory=list)
+
+    def all_calls(self) -> tuple[Stats, Stats, Stats]:
+        return (
+            Stats.of([t for mcp, _, _ in self.rounds for t in mcp]),
+            Stats.of([t for _, direct, _ in self.rounds for t in direct]),
+            Stats.of([t for _, _, floor in self.rounds for t in floor]),
+        )
+
+    def quietest(self) -> tuple[int, Stats, Stats, Stats]:
+        """The round where the references (direct requests and bare SDK server) were fastest together."""
+        stats = [tuple(Stats.of(series) for series in round_) for round_ in self.rounds]
+        index = min(range(len(stats)), key=lambda i: stats[i][1].p50 + stats[i][2].p50)
+        mcp, direct, floor = stats[index]
+        return index, mcp, direct, floor
+
+
+def _calls(pair: Pair, workload: Workload, cooked: DirectCooked) -> tuple[Call, Call, Call]:
+    """The three calls timed in turn for one row: the tool call, the direct requests, the floor."""
+
+    async def floor() -> object:
+        return await pair.bare.call(workload.replay_tool, {})
+
+    return workload.mcp_call(pair.client), workload.direct_call(cooked), floor
+
+
+async def _measure(ctx: Context, pairs: list[Pair], cooked: DirectCooked) -> list[dict[str, Any]]:
+    """Every row, warmed up, then timed round by round: each round visits every row in turn."""
     plan = ctx.plan
-
-    rows: list[dict[str, Any]] = []
-    for workload in WORKLOADS:
-        subject, direct = workload.mcp_call(client), workload.direct_call(cooked)
-
-        async def floor(tool: str = workload.replay_tool) -> object:
-            return await bare.call(tool, {})
-
+    rows = [(pair, workload) for pair in pairs for workload in WORKLOADS]
+    for pair, workload in rows:
         for _ in range(plan.overhead_warmup):
-            await subject()
-            await direct()
-            await floor()
-        times = await interleaved(plan.overhead_calls, subject, direct, floor)
-        rows.append(_row(transport, client_kind, workload, *(Stats.of(series) for series in times)))
-    return rows
+            for call in _calls(pair, workload, cooked):
+                await call()
+    series = [Series() for _ in rows]
+    for _ in range(plan.overhead_rounds):
+        for (pair, workload), row_series in zip(rows, series, strict=True):
+            timings = await interleaved(plan.overhead_calls_per_round, *_calls(pair, workload, cooked))
+            row_series.rounds.append((timings[0], timings[1], timings[2]))
+    return [
+        _row(pair, workload, row_series) for (pair, workload), row_series in zip(rows, series, strict=True)
+    ]
 
 
-def _row(
-    transport: str, client_kind: str, workload: Workload, mcp: Stats, direct: Stats, floor: Stats
-) -> dict[str, Any]:
+def _row(pair: Pair, workload: Workload, series: Series) -> dict[str, Any]:
+    transport, client_kind = pair.transport, pair.client_kind
+    mcp, direct, floor = series.all_calls()
+    quiet_index, quiet_mcp, quiet_direct, quiet_floor = series.quietest()
     row = {
         "transport": transport,
         "client": client_kind,
@@ -87,31 +134,59 @@ def _row(
         "added_p99_ms": ms(mcp.p99 - direct.p99),
         # What is left once the SDK's own per-call cost (same transport, same client, same moments) is off.
         "added_p50_beyond_sdk_floor_ms": ms(mcp.p50 - direct.p50 - floor.p50),
+        "rounds": len(series.rounds),
+        "quietest_round": {
+            "round": quiet_index + 1,
+            "calls": quiet_mcp.n,
+            "mcp_p50_ms": ms(quiet_mcp.p50),
+            "direct_p50_ms": ms(quiet_direct.p50),
+            "sdk_floor_p50_ms": ms(quiet_floor.p50),
+            "added_p50_ms": ms(quiet_mcp.p50 - quiet_direct.p50),
+        },
     }
     print(
         f"  {transport:5} {client_kind:7} {workload.name:42} p50 {mcp.p50:6.2f} ms vs {direct.p50:6.2f} ms direct "
-        f"(+{mcp.p50 - direct.p50:.2f}; SDK floor {floor.p50:.2f}), "
+        f"(+{mcp.p50 - direct.p50:.2f}; SDK floor {floor.p50:.2f}; quietest round "
+        f"+{quiet_mcp.p50 - quiet_direct.p50:.2f}, SDK floor {quiet_floor.p50:.2f}), "
         f"p99 {mcp.p99:6.2f} vs {direct.p99:6.2f} (+{mcp.p99 - direct.p99:.2f})",
         flush=True,
     )
     return row
 
 
-@contextlib.asynccontextmanager
-async def _stdio_pair(
-    ctx: Context, client_kind: str, replay: Path
-) -> AsyncIterator[tuple[ToolCaller, ToolCaller]]:
-    """cooked-mcp and the bare SDK server over stdio, both spoken to by ``client_kind``."""
-    if client_kind == SDK:
-        async with cooked_stdio(ctx) as server, baseline_stdio(ctx, replay) as bare:
-            yield server.client, bare
-        return
-    with ctx.errlog("cooked-mcp-stdio") as errlog, ctx.errlog("baseline-stdio") as bare_errlog:
-        async with (
-            lean_stdio(ctx.env(), errlog) as lean,
-            lean_stdio(ctx.env(), bare_errlog, argv=baseline_argv(replay)) as bare_lean,
-        ):
-            yield lean, bare_lean
+async def _open_pairs(ctx: Context, stack: contextlib.AsyncExitStack, replay: Path) -> list[Pair]:
+    """cooked-mcp and the bare SDK server over stdio and HTTP, each through both kinds of client,
+    all open at once so that every round can visit every row."""
+    mode = ctx.plan.mode
+    server = await stack.enter_async_context(cooked_stdio(ctx))
+    bare = await stack.enter_async_context(baseline_stdio(ctx, replay))
+    pairs = [Pair("stdio", SDK, server.client, bare)]
+    errlog = stack.enter_context(ctx.errlog("cooked-mcp-stdio"))
+    bare_errlog = stack.enter_context(ctx.errlog("baseline-stdio"))
+    lean = await stack.enter_async_context(lean_stdio(ctx.env(), errlog))
+    bare_lean = await stack.enter_async_context(
+        lean_stdio(ctx.env(), bare_errlog, argv=baseline_argv(replay))
+    )
+    pairs.append(Pair("stdio", LEAN, lean, bare_lean))
+    http = stack.enter_context(cooked_http(ctx))
+    bare_http = stack.enter_context(baseline_http(ctx, replay))
+    pairs.append(
+        Pair(
+            "http",
+            SDK,
+            await stack.enter_async_context(http.client(mode)),
+            await stack.enter_async_context(bare_http.client(mode)),
+        )
+    )
+    pairs.append(
+        Pair(
+            "http",
+            LEAN,
+            await stack.enter_async_context(lean_http(http.url, http.token)),
+            await stack.enter_async_context(lean_http(bare_http.url, bare_http.token)),
+        )
+    )
+    return pairs
 
 
 async def record_results(ctx: Context) -> Path:
@@ -138,32 +213,24 @@ async def record_results(ctx: Context) -> Path:
 async def run(ctx: Context) -> None:
     plan = ctx.plan
     print(
-        f"tool-call overhead: {plan.overhead_calls} calls each after {plan.overhead_warmup} warm-up, "
-        "in turn with direct httpx and the bare SDK server answering the same result",
+        f"tool-call overhead: {plan.overhead_rounds} rounds of {plan.overhead_calls_per_round} calls per row "
+        f"after {plan.overhead_warmup} warm-up, in turn with direct httpx and the bare SDK server answering "
+        "the same result",
         flush=True,
     )
     ctx.fake.reset()
     replay = await record_results(ctx)
-    rows: list[dict[str, Any]] = []
-    async with DirectCooked(ctx.fake.base_url) as cooked:
-        for client_kind in (SDK, LEAN):
-            async with _stdio_pair(ctx, client_kind, replay) as (client, bare):
-                rows += await _measure(ctx, "stdio", client_kind, client, bare, cooked)
-        with cooked_http(ctx) as http, baseline_http(ctx, replay) as bare_http:
-            async with http.client(plan.mode) as client, bare_http.client(plan.mode) as bare:
-                rows += await _measure(ctx, "http", SDK, client, bare, cooked)
-            async with (
-                lean_http(http.url, http.token) as lean,
-                lean_http(bare_http.url, bare_http.token) as bare,
-            ):
-                rows += await _measure(ctx, "http", LEAN, lean, bare, cooked)
+    async with contextlib.AsyncExitStack() as stack:
+        cooked = await stack.enter_async_context(DirectCooked(ctx.fake.base_url))
+        rows = await _measure(ctx, await _open_pairs(ctx, stack, replay), cooked)
     ctx.results.sections[SECTION] = {"client_mode": plan.mode, "calls": rows}
     for row in rows:
         _check(ctx, row)
 
 
 def _check(ctx: Context, row: dict[str, Any]) -> None:
-    """The minimal client's rows against an absolute limit; the SDK client's against its floor."""
+    """The minimal client's rows against an absolute limit in their quietest round; the SDK
+    client's against its floor, over every call."""
     where = f"{row['call']} over {row['transport']}, {row['client']} client"
     detail = (
         f"(p99 +{row['added_p99_ms']:.2f} ms; bare SDK server {row['sdk_floor']['p50_ms']:.2f} ms, "
@@ -171,12 +238,14 @@ def _check(ctx: Context, row: dict[str, Any]) -> None:
     )
     if row["client"] == LEAN:
         limit = LEAN_LIMITS_MS[row["transport"]]
+        quiet = row["quietest_round"]
         ctx.results.check(
             SECTION,
-            f"added p50, {where}",
+            f"added p50 in the quietest round, {where}",
             f"< {limit:g} ms",
-            f"{row['added_p50_ms']:.2f} ms {detail}",
-            row["added_p50_ms"] < limit,
+            f"{quiet['added_p50_ms']:.2f} ms (round {quiet['round']} of {row['rounds']}, bare SDK server "
+            f"{quiet['sdk_floor_p50_ms']:.2f} ms there; all calls: {row['added_p50_ms']:.2f} ms {detail})",
+            quiet["added_p50_ms"] < limit,
         )
         return
     beyond = row["added_p50_beyond_sdk_floor_ms"]

@@ -1,4 +1,11 @@
-"""Section 1: start-up against the bare SDK server, and where cooked-mcp's import time goes."""
+"""Section 1: start-up against the bare SDK server, and where cooked-mcp's import time goes.
+
+The two servers are started in pairs, one right after the other (which one first alternates),
+and the ratio checked is the median of the pairs' ratios: the machine's speed moves by a third
+within a minute here, and a ratio of the two medians let a slow moment during cooked-mcp's
+starts and a fast one during the bare server's make 1.35x of what paired runs measured as
+1.0x to 1.1x minutes later.
+"""
 
 from __future__ import annotations
 
@@ -57,9 +64,13 @@ async def run(ctx: Context) -> None:
         # One discarded pair first: the first start pays for cold caches (and a fresh clone's .pyc files).
         await _start_once(ctx, errlog, baseline=False)
         await _start_once(ctx, errlog, baseline=True)
-        for _ in range(plan.startup_runs):
-            cooked.append(await _start_once(ctx, errlog, baseline=False))
-            bare.append(await _start_once(ctx, errlog, baseline=True))
+        for run_ in range(plan.startup_runs):
+            if run_ % 2:
+                bare.append(await _start_once(ctx, errlog, baseline=True))
+                cooked.append(await _start_once(ctx, errlog, baseline=False))
+            else:
+                cooked.append(await _start_once(ctx, errlog, baseline=False))
+                bare.append(await _start_once(ctx, errlog, baseline=True))
 
     def summary(runs: list[Startup]) -> dict[str, Any]:
         return {
@@ -71,8 +82,8 @@ async def run(ctx: Context) -> None:
         }
 
     cooked_summary, bare_summary = summary(cooked), summary(bare)
-    ratio = cooked_summary["median_tools_list_ms"] / bare_summary["median_tools_list_ms"]
-    init_ratio = cooked_summary["median_initialize_ms"] / bare_summary["median_initialize_ms"]
+    ratio = statistics.median(c.tools_list / b.tools_list for c, b in zip(cooked, bare, strict=True))
+    init_ratio = statistics.median(c.initialize / b.initialize for c, b in zip(cooked, bare, strict=True))
     data: dict[str, Any] = {
         "client_mode": plan.mode,
         "cooked_mcp": cooked_summary,
@@ -86,8 +97,8 @@ async def run(ctx: Context) -> None:
         SECTION,
         "start-up to tools/list vs bare SDK server",
         f"≤ {MAX_RATIO}×",
-        f"{ratio:.2f}× ({cooked_summary['median_tools_list_ms']:.0f} ms vs "
-        f"{bare_summary['median_tools_list_ms']:.0f} ms, medians)",
+        f"{ratio:.2f}×, median of {len(cooked)} paired runs ({cooked_summary['median_tools_list_ms']:.0f} ms "
+        f"vs {bare_summary['median_tools_list_ms']:.0f} ms, medians)",
         ratio <= MAX_RATIO,
     )
 

@@ -47,6 +47,7 @@ from hardening_support import (
     succeeded,
     traced_stdio_client,
 )
+from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import SecretStr
 from servers import http_client, http_server, python_command, run_server, server_env
@@ -54,6 +55,7 @@ from sessions import text_of
 
 from cooked_fake import FakeCooked
 from cooked_mcp import logging_setup
+from cooked_mcp.app import build_application
 from cooked_mcp.config import load_settings
 from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.errors import ConfigError
@@ -152,6 +154,31 @@ def _record(msg: str, *args: object, exc: bool = False, stack: str | None = None
 def _formatted(redaction: RedactionFilter, record: logging.LogRecord) -> str:
     assert redaction.filter(record) is True  # the filter scrubs; it never drops a record
     return logging.Formatter("%(message)s").format(record)
+
+
+@pytest.mark.req("authentication.SECRETS.1", "authentication.SESSION.1")
+async def test_the_application_registers_the_cookies_of_the_client_its_first_call_builds(
+    cfake: FakeCooked, tmp_path: Path, restore_logging: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Cooked client is built at the first tool call (app.ToolsOnFirstCall), after logging
+    is set up: its session cookie must still reach the log filter."""
+    stderr = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    configure_logging("debug")
+    environ = {
+        "HOME": str(tmp_path),
+        "COOKED_BASE_URL": cfake.base_url,
+        "COOKED_LOGIN_USERNAME": LOGIN,
+        "COOKED_LOGIN_PASSWORD": PASSWORD,
+    }
+    async with build_application(load_settings(config_path=None, environ=environ)) as application:
+        assert application.tools.client is None
+        async with Client(application.server) as client:
+            result = await client.call_tool("read", {"target": "shopping_list"})
+        assert not result.is_error and application.tools.client is not None
+        logging.getLogger("some.library").debug("Cookie: ring-session=%s", COOKIE)
+    assert REDACTED in stderr.getvalue()
+    assert_no_leaks({"log": stderr.getvalue()}, {"session cookie": COOKIE})
 
 
 @pytest.mark.req("authentication.SECRETS.1", "server.SECURITY.2")

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mcp.server import Server
 
-from cooked_mcp_generated.tools import TOOLS, create_server
+from cooked_mcp_generated.tools import TOOLS, ToolHandlers, create_server
 
 from . import __version__
 from .config import DEFAULT_IMPORT_ANSWER_SECONDS, Settings
-from .cooked.client import CookedClient
-from .handlers import CookedTools
 from .logging_setup import register_secret_source
+
+if TYPE_CHECKING:
+    from .cooked.client import CookedClient
 
 
 def read_only_tool_names() -> list[str]:
@@ -40,26 +41,77 @@ def build_server(
 ) -> Server[Any]:
     """``read_only_from`` is where read-only mode was switched on (``Settings.describe_source``);
     ``None`` serves every tool. One argument for both, so the mode never lacks its reason."""
+    from .handlers import CookedTools
+
+    tools = CookedTools(client, writable=read_only_from is None, import_answer_seconds=import_answer_seconds)
+    return _server(tools, read_only_from)
+
+
+def _server(tools: ToolHandlers, read_only_from: str | None) -> Server[Any]:
     read_only = read_only_from is not None
     return create_server(
-        CookedTools(client, writable=not read_only, import_answer_seconds=import_answer_seconds),
+        tools,
         version=__version__,
         tool_names=read_only_tool_names() if read_only else None,
         withheld_because=read_only_reason(read_only_from) if read_only_from is not None else None,
     )
 
 
+class ToolsOnFirstCall:
+    """The tool handlers and the Cooked client behind them, built when the first tool call
+    reaches them.
+
+    Listing the tools needs neither, and importing them (the Cooked client, its response
+    models, httpx) was about 35 ms of cooked-mcp's own start-up, which `make bench` holds
+    to 1.15x a bare SDK server's; the first call, which also waits for the first login to
+    Cooked, pays it instead. Every attribute is the built handlers' (the generated dispatch
+    only calls the ``ToolHandlers`` methods); building is synchronous, so calls arriving
+    together build once.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._tools: ToolHandlers | None = None
+        self.client: CookedClient | None = None
+
+    def _built(self) -> ToolHandlers:
+        if self._tools is None:
+            from .cooked.client import CookedClient
+            from .handlers import CookedTools
+
+            settings = self._settings
+            self.client = CookedClient.from_settings(settings)
+            self._tools = CookedTools(
+                self.client,
+                writable=not settings.read_only,
+                import_answer_seconds=settings.import_answer_seconds,
+            )
+        return self._tools
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._built(), name)
+
+    def secret_values(self) -> list[str]:
+        """The session's secrets once there is a client (the password is the settings')."""
+        return self.client.secret_values() if self.client is not None else []
+
+    async def aclose(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+
+
 @dataclass(frozen=True)
 class Application:
-    """What a transport serves: the MCP server and the one Cooked client behind it.
+    """What a transport serves: the MCP server and the handlers behind it.
 
-    Building it opens nothing (the client connects and logs in at the first tool call that
-    needs it), so a transport may still refuse to start without cleaning up; once serving,
-    it enters the application (``async with``) in its event loop, which closes the client.
+    Building it opens nothing (the handlers and the Cooked client are built at the first
+    tool call, which connects and logs in), so a transport may still refuse to start without
+    cleaning up; once serving, it enters the application (``async with``) in its event
+    loop, which closes the client.
     """
 
     settings: Settings
-    client: CookedClient
+    tools: ToolsOnFirstCall
     server: Server[Any]
 
     async def __aenter__(self) -> Application:
@@ -68,16 +120,14 @@ class Application:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        await self.client.aclose()
+        await self.tools.aclose()
 
 
 def build_application(settings: Settings) -> Application:
-    """The running application for ``settings``: the one place settings become a client and a server."""
-    client = CookedClient.from_settings(settings)
-    register_secret_source(client.secret_values)  # the log filter scrubs session cookies too
-    server = build_server(
-        client,
-        read_only_from=settings.describe_source("read_only") if settings.read_only else None,
-        import_answer_seconds=settings.import_answer_seconds,
-    )
-    return Application(settings, client, server)
+    """The running application for ``settings``: the one place settings become handlers and a server."""
+    tools = ToolsOnFirstCall(settings)
+    register_secret_source(tools.secret_values)  # the log filter scrubs session cookies too
+    read_only_from = settings.describe_source("read_only") if settings.read_only else None
+    # The handlers are whatever the first call builds: CookedTools, which mypy checks against
+    # ToolHandlers in ``_built``.
+    return Application(settings, tools, _server(cast(ToolHandlers, tools), read_only_from))
