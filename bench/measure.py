@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 import statistics
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -63,18 +64,27 @@ async def timed(call: Callable[[], Awaitable[object]]) -> float:
 
 
 async def interleaved(
-    count: int, *calls: Callable[[], Awaitable[object]], alternate: bool = False
+    count: int,
+    *calls: Callable[[], Awaitable[object]],
+    alternate: bool = False,
+    shuffle: random.Random | None = None,
 ) -> list[list[float]]:
     """Time ``calls`` in turn ``count`` times each (A,B,C,A,B,C...), one series per call, so
     drift in machine load hits every series alike.
 
     ``alternate`` reverses the order every other round (A,B,B,A,...): two calls over the same
     connection pool otherwise differ by which one always comes second (about 0.3 ms in
-    bench/wire_ab.py, more than the difference measured there).
+    bench/wire_ab.py, more than the difference measured there). ``shuffle`` puts them in a
+    random order every round instead, for three or more calls: with a fixed order one always
+    follows the same other one, and on this machine a process does the same work at up to
+    twice the CPU time after a pause of a few ms (the fake Cooked: 0.28-0.31 ms per request
+    back to back, 0.51-0.69 ms with 3.5 ms gaps), so which call comes after which matters.
     """
     series: list[list[float]] = [[] for _ in calls]
     pairs = list(zip(calls, series, strict=True))
     for round_ in range(count):
+        if shuffle is not None:
+            shuffle.shuffle(pairs)
         for call, times in reversed(pairs) if alternate and round_ % 2 else pairs:
             times.append(await timed(call))
     return series

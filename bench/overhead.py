@@ -2,8 +2,8 @@
 
 Each MCP call is timed in turn with the same Cooked requests made directly with httpx from
 the benchmark process and with the bare SDK server answering the same result through the
-same kind of client over the same transport (A,B,C,A,B,C...), so all three series see the
-same machine at the same moments. The bare server shows how much of the difference is the
+same kind of client over the same transport (the three in a random order each time, seeded),
+so all three series see the same machine at the same moments. The bare server shows how much of the difference is the
 MCP SDK itself (client and server) rather than cooked-mcp; measured apart, minutes later, it
 moved with the machine's speed by more than the differences it was meant to explain.
 
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,10 @@ LEAN_LIMITS_MS = {"stdio": 1.5, "http": 3.0}
 #: Through the SDK client the SDK's own floor is above any absolute target, so what is checked is
 #: cooked-mcp's added p50 minus the bare SDK server's p50 measured at the same moments.
 SDK_BEYOND_FLOOR_MS = 0.2
+#: Untimed calls of each row at the start of each of its rounds.
+ROUND_WARMUP = 3
+#: The three calls of a row are timed in a random order every time, the same from run to run.
+ORDER_SEED = 19
 
 
 @dataclass(frozen=True)
@@ -118,9 +123,14 @@ async def _measure(ctx: Context, pairs: list[Pair], cooked: DirectCooked) -> lis
             for call in _calls(pair, workload, cooked):
                 await call()
     series = [Series() for _ in rows]
+    order = random.Random(ORDER_SEED)
     for _ in range(plan.overhead_rounds):
         for (pair, workload), row_series in zip(rows, series, strict=True):
-            timings = await interleaved(plan.overhead_calls_per_round, *_calls(pair, workload, cooked))
+            calls = _calls(pair, workload, cooked)
+            # A round visits eleven other rows first (several seconds): connections kept alive
+            # may have expired meanwhile, and the first calls would time reconnecting.
+            await interleaved(ROUND_WARMUP, *calls)
+            timings = await interleaved(plan.overhead_calls_per_round, *calls, shuffle=order)
             row_series.rounds.append((timings[0], timings[1], timings[2]))
     return [
         _row(pair, workload, row_series) for (pair, workload), row_series in zip(rows, series, strict=True)
@@ -178,8 +188,8 @@ async def _open_pairs(ctx: Context, stack: contextlib.AsyncExitStack, replay: Pa
     server = await stack.enter_async_context(cooked_stdio(ctx))
     bare = await stack.enter_async_context(baseline_stdio(ctx, replay))
     pairs = [Pair("stdio", SDK, server.client, bare)]
-    errlog = stack.enter_context(ctx.errlog("cooked-mcp-stdio"))
-    bare_errlog = stack.enter_context(ctx.errlog("baseline-stdio"))
+    errlog = stack.enter_context(ctx.errlog("cooked-mcp-stdio-minimal-client"))
+    bare_errlog = stack.enter_context(ctx.errlog("baseline-stdio-minimal-client"))
     lean = await stack.enter_async_context(lean_stdio(ctx.env(), errlog))
     bare_lean = await stack.enter_async_context(
         lean_stdio(ctx.env(), bare_errlog, argv=baseline_argv(replay))

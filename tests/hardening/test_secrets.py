@@ -156,7 +156,7 @@ def _formatted(redaction: RedactionFilter, record: logging.LogRecord) -> str:
     return logging.Formatter("%(message)s").format(record)
 
 
-@pytest.mark.req("authentication.SECRETS.1", "authentication.SESSION.1")
+@pytest.mark.req("authentication.SECRETS.1")
 async def test_the_application_registers_the_cookies_of_the_client_its_first_call_builds(
     cfake: FakeCooked, tmp_path: Path, restore_logging: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,12 +17,15 @@ import pytest
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 
-#: Runs in a fresh interpreter: builds the application as the entry point does, lists the
-#: tools, then makes two first calls at once; prints what was imported at each step.
+#: Runs in a fresh interpreter: imports what the entry point and both transports import,
+#: builds the application as the entry point does, lists the tools (through the in-memory
+#: client, which imports httpx itself), then makes two first calls at once; prints what was
+#: imported at each step.
 _SCRIPT = textwrap.dedent(
     """
     import json, sys
     import anyio
+    import cooked_mcp.cli, cooked_mcp.transports.stdio, cooked_mcp.transports.http  # what the entry point loads
     from cooked_mcp.config import load_settings
     from cooked_mcp.app import build_application
 
@@ -35,6 +38,7 @@ _SCRIPT = textwrap.dedent(
         seen = {}
         settings = load_settings(config_path=None, environ=json.loads(sys.argv[1]))
         async with build_application(settings) as application:
+            seen["stray_lookup"] = hasattr(application.tools, "clinet")  # builds nothing
             seen["built"] = loaded()
             from mcp import Client  # the in-memory client imports httpx itself: checked before it
             async with Client(application.server) as client:
@@ -57,7 +61,7 @@ _SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.req("server.SINGLE_USER.1", "server.VERIFICATION.1")
+@pytest.mark.req("authentication.LOGIN.1", "server.SINGLE_USER.1")
 def test_start_up_lists_tools_without_the_cooked_client_and_the_first_calls_build_one(
     tmp_path: Path,
 ) -> None:
@@ -78,7 +82,8 @@ def test_start_up_lists_tools_without_the_cooked_client_and_the_first_calls_buil
         assert done.returncode == 0, done.stderr
         seen = json.loads(done.stdout)
         logins = fake.login_count
-    assert seen["built"] == [], "building the application imported the Cooked client"
+    assert seen["built"] == [], "the entry point's modules or building the application imported the client"
+    assert seen["stray_lookup"] is False
     assert seen["listed"] == [], "listing the tools imported the Cooked client"
     assert len(seen["tools"]) == 5
     assert seen["called"] == ["cooked_mcp.cooked.client", "cooked_mcp.handlers", "httpx"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from mcp.server import Server
 
@@ -64,10 +64,13 @@ class ToolsOnFirstCall:
     Listing the tools needs neither, and importing them (the Cooked client, its response
     models, httpx) was about 35 ms of cooked-mcp's own start-up, which `make bench` holds
     to 1.15x a bare SDK server's; the first call, which also waits for the first login to
-    Cooked, pays it instead. Every attribute is the built handlers' (the generated dispatch
-    only calls the ``ToolHandlers`` methods); building is synchronous, so calls arriving
+    Cooked, pays it instead. The handler methods (one per tool, named like it: the generated
+    dispatch calls ``handlers.<tool>``) are the built handlers'; any other attribute is not
+    there, so a stray lookup builds nothing. Building is synchronous, so calls arriving
     together build once.
     """
+
+    _HANDLER_METHODS = frozenset(spec.name for spec in TOOLS)
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
@@ -80,15 +83,16 @@ class ToolsOnFirstCall:
             from .handlers import CookedTools
 
             settings = self._settings
-            self.client = CookedClient.from_settings(settings)
-            self._tools = CookedTools(
-                self.client,
-                writable=not settings.read_only,
-                import_answer_seconds=settings.import_answer_seconds,
+            client = CookedClient.from_settings(settings)
+            tools = CookedTools(
+                client, writable=not settings.read_only, import_answer_seconds=settings.import_answer_seconds
             )
+            self.client, self._tools = client, tools
         return self._tools
 
     def __getattr__(self, name: str) -> Any:
+        if name not in ToolsOnFirstCall._HANDLER_METHODS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return getattr(self._built(), name)
 
     def secret_values(self) -> list[str]:
@@ -128,6 +132,5 @@ def build_application(settings: Settings) -> Application:
     tools = ToolsOnFirstCall(settings)
     register_secret_source(tools.secret_values)  # the log filter scrubs session cookies too
     read_only_from = settings.describe_source("read_only") if settings.read_only else None
-    # The handlers are whatever the first call builds: CookedTools, which mypy checks against
-    # ToolHandlers in ``_built``.
-    return Application(settings, tools, _server(cast(ToolHandlers, tools), read_only_from))
+    # The handlers are what the first call builds: CookedTools, checked against ToolHandlers in ``_built``.
+    return Application(settings, tools, _server(tools, read_only_from))
