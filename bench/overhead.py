@@ -3,9 +3,10 @@
 Each MCP call is timed in turn with the same Cooked requests made directly with httpx from
 the benchmark process and with the bare SDK server answering the same result through the
 same kind of client over the same transport (the three in a random order each time, seeded),
-so all three series see the same machine at the same moments. The bare server shows how much of the difference is the
-MCP SDK itself (client and server) rather than cooked-mcp; measured apart, minutes later, it
-moved with the machine's speed by more than the differences it was meant to explain.
+so all three series see the same machine at the same moments. The bare server shows how much
+of the difference is the MCP SDK itself (client and server) rather than cooked-mcp; measured
+apart, minutes later, it moved with the machine's speed by more than the differences it was
+meant to explain.
 
 Like for like: the bare server replays the result cooked-mcp gave for each call, under the
 output schema cooked-mcp declares (``record_results``), because the SDK client validates
