@@ -92,18 +92,16 @@ class Series:
     def by_round(self) -> list[tuple[Stats, Stats, Stats]]:
         return [(Stats.of(mcp), Stats.of(direct), Stats.of(floor)) for mcp, direct, floor in self.rounds]
 
-    def quietest(self) -> tuple[int, Stats, Stats, Stats]:
-        """The round where the bare SDK server was fastest.
 
-        Chosen by the bare server alone: it serves the same answer through the same client and
-        transport at the same moments, so it shows best how fast the machine was serving MCP
-        then. Choosing by the direct requests too would favour a round where they were slow by
-        chance, which lowers cooked-mcp's added figure (the direct time is subtracted).
-        """
-        stats = self.by_round()
-        index = min(range(len(stats)), key=lambda i: stats[i][2].p50)
-        mcp, direct, floor = stats[index]
-        return index, mcp, direct, floor
+def quietest(rounds: list[tuple[Stats, Stats, Stats]]) -> int:
+    """The index of the round where the bare SDK server was fastest.
+
+    Chosen by the bare server alone: it serves the same answer through the same client and
+    transport at the same moments, so it shows best how fast the machine was serving MCP
+    then. Choosing by the direct requests too would favour a round where they were slow by
+    chance, which lowers cooked-mcp's added figure (the direct time is subtracted).
+    """
+    return min(range(len(rounds)), key=lambda i: rounds[i][2].p50)
 
 
 def _calls(pair: Pair, workload: Workload, cooked: DirectCooked) -> tuple[Call, Call, Call]:
@@ -120,9 +118,7 @@ async def _measure(ctx: Context, pairs: list[Pair], cooked: DirectCooked) -> lis
     plan = ctx.plan
     rows = [(pair, workload) for pair in pairs for workload in WORKLOADS]
     for pair, workload in rows:
-        for _ in range(plan.overhead_warmup):
-            for call in _calls(pair, workload, cooked):
-                await call()
+        await interleaved(plan.overhead_warmup, *_calls(pair, workload, cooked))
     series = [Series() for _ in rows]
     order = random.Random(ORDER_SEED)
     for _ in range(plan.overhead_rounds):
@@ -141,7 +137,9 @@ async def _measure(ctx: Context, pairs: list[Pair], cooked: DirectCooked) -> lis
 def _row(pair: Pair, workload: Workload, series: Series) -> dict[str, Any]:
     transport, client_kind = pair.transport, pair.client_kind
     mcp, direct, floor = series.all_calls()
-    quiet_index, quiet_mcp, quiet_direct, quiet_floor = series.quietest()
+    rounds = series.by_round()
+    quiet_index = quietest(rounds)
+    quiet_mcp, quiet_direct, quiet_floor = rounds[quiet_index]
     row = {
         "transport": transport,
         "client": client_kind,
@@ -161,7 +159,7 @@ def _row(pair: Pair, workload: Workload, series: Series) -> dict[str, Any]:
                 "direct_p50_ms": ms(round_direct.p50),
                 "sdk_floor_p50_ms": ms(round_floor.p50),
             }
-            for round_mcp, round_direct, round_floor in series.by_round()
+            for round_mcp, round_direct, round_floor in rounds
         ],
         "quietest_round": {
             "round": quiet_index + 1,
