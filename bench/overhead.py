@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .clients import DirectCooked, baseline_argv
+from .clients import DirectCooked, McpClient, baseline_argv
 from .context import Context
 from .lean import lean_http, lean_stdio
 from .measure import Stats, interleaved, ms
@@ -180,13 +180,15 @@ def _row(pair: Pair, workload: Workload, series: Series) -> dict[str, Any]:
     return row
 
 
-async def _open_pairs(ctx: Context, stack: contextlib.AsyncExitStack, replay: Path) -> list[Pair]:
+async def _open_pairs(
+    ctx: Context, stack: contextlib.AsyncExitStack, server: McpClient, replay: Path
+) -> list[Pair]:
     """cooked-mcp and the bare SDK server over stdio and HTTP, each through both kinds of client,
-    all open at once so that every round can visit every row."""
+    all open at once so that every round can visit every row; ``server`` is cooked-mcp over
+    stdio through the SDK client, already open."""
     mode = ctx.plan.mode
-    server = await stack.enter_async_context(cooked_stdio(ctx))
     bare = await stack.enter_async_context(baseline_stdio(ctx, replay))
-    pairs = [Pair("stdio", SDK, server.client, bare)]
+    pairs = [Pair("stdio", SDK, server, bare)]
     errlog = stack.enter_context(ctx.errlog("cooked-mcp-stdio-minimal-client"))
     bare_errlog = stack.enter_context(ctx.errlog("baseline-stdio-minimal-client"))
     lean = await stack.enter_async_context(lean_stdio(ctx.env(), errlog))
@@ -215,22 +217,22 @@ async def _open_pairs(ctx: Context, stack: contextlib.AsyncExitStack, replay: Pa
     return pairs
 
 
-async def record_results(ctx: Context) -> Path:
-    """Each workload's result from cooked-mcp with its tool's output schema, for the bare server to replay.
+async def record_results(ctx: Context, server: McpClient) -> Path:
+    """Each workload's result from cooked-mcp (``server``) with its tool's output schema, for the
+    bare server to replay.
 
     Taken after one call of each workload, so the fake's state is the one the timed calls see.
     """
     recorded: dict[str, Any] = {}
-    async with cooked_stdio(ctx) as server:
-        schemas = {tool.name: tool.output_schema for tool in await server.client.list_tools()}
-        for workload in WORKLOADS:
-            await workload.mcp_call(server.client)()
-        for workload in WORKLOADS:
-            result = await server.client.call(workload.tool, workload.arguments)
-            recorded[workload.replay_tool] = {
-                "output_schema": schemas[workload.tool],
-                "result": result.model_dump(by_alias=True, exclude_none=True, mode="json"),
-            }
+    schemas = {tool.name: tool.output_schema for tool in await server.list_tools()}
+    for workload in WORKLOADS:
+        await workload.mcp_call(server)()
+    for workload in WORKLOADS:
+        result = await server.call(workload.tool, workload.arguments)
+        recorded[workload.replay_tool] = {
+            "output_schema": schemas[workload.tool],
+            "result": result.model_dump(by_alias=True, exclude_none=True, mode="json"),
+        }
     path = ctx.workdir / "replay.json"
     path.write_text(json.dumps(recorded))
     return path
@@ -245,10 +247,11 @@ async def run(ctx: Context) -> None:
         flush=True,
     )
     ctx.fake.reset()
-    replay = await record_results(ctx)
     async with contextlib.AsyncExitStack() as stack:
+        server = (await stack.enter_async_context(cooked_stdio(ctx))).client
+        replay = await record_results(ctx, server)
         cooked = await stack.enter_async_context(DirectCooked(ctx.fake.base_url))
-        rows = await _measure(ctx, await _open_pairs(ctx, stack, replay), cooked)
+        rows = await _measure(ctx, await _open_pairs(ctx, stack, server, replay), cooked)
     ctx.results.sections[SECTION] = {"client_mode": plan.mode, "calls": rows}
     for row in rows:
         _check(ctx, row)

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from .clients import stdio_client_for, stdio_params
+from .clients import McpClient, stdio_client_for, stdio_params
 from .context import Context
 from .measure import MS, ms, timed
 from .procs import PYTHON
@@ -54,10 +54,11 @@ async def _start_once(ctx: Context, errlog: TextIO, *, baseline: bool) -> Startu
         tools = (await client.list_tools()).tools
         listed = time.perf_counter()
         if not baseline:
+            call = READ_RECIPE.mcp_call(
+                McpClient(client)
+            )  # raises on a tool error: a failed login is no figure
             for _ in range(2):
-                calls.append(
-                    await timed(lambda: client.call_tool(READ_RECIPE.tool, dict(READ_RECIPE.arguments)))
-                )
+                calls.append(await timed(call))
         stopped_from = time.perf_counter()
     stopped = time.perf_counter()
     if not tools:
@@ -80,12 +81,8 @@ async def run(ctx: Context) -> None:
         await _start_once(ctx, errlog, baseline=False)
         await _start_once(ctx, errlog, baseline=True)
         for run_ in range(plan.startup_runs):
-            if run_ % 2:
-                bare.append(await _start_once(ctx, errlog, baseline=True))
-                cooked.append(await _start_once(ctx, errlog, baseline=False))
-            else:
-                cooked.append(await _start_once(ctx, errlog, baseline=False))
-                bare.append(await _start_once(ctx, errlog, baseline=True))
+            for baseline in (True, False) if run_ % 2 else (False, True):
+                (bare if baseline else cooked).append(await _start_once(ctx, errlog, baseline=baseline))
 
     def summary(runs: list[Startup]) -> dict[str, Any]:
         return {

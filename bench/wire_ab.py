@@ -23,6 +23,7 @@ printed (an informational line: the decision is the reader's, not a pass/fail ta
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,7 +33,7 @@ from pydantic import SecretStr
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD
 from cooked_mcp import __version__
 from cooked_mcp.cooked import endpoints
-from cooked_mcp.cooked.bounds import MAX_SUCCESS_BODY_BYTES
+from cooked_mcp.cooked.bounds import MAX_SUCCESS_BODY_BYTES, read_bounded
 from cooked_mcp.cooked.endpoints import Endpoint, Key
 from cooked_mcp.cooked.session import Session
 from cooked_mcp.cooked.wire import Reply, Timeouts, Wire
@@ -66,7 +67,7 @@ class TransportDirect:
     async def login(self) -> None:
         body = {Key.USERNAME: SEED_LOGIN, Key.PASSWORD: SEED_PASSWORD}
         reply = await self.send(endpoints.LOGIN, endpoints.LOGIN.path(), body=body)
-        self.username = str(httpx.Response(reply.status, content=reply.body).json()[Key.USERNAME])
+        self.username = str(json.loads(reply.body)[Key.USERNAME])
 
     async def send(
         self,
@@ -90,16 +91,10 @@ class TransportDirect:
             try:
                 if "set-cookie" in response.headers:
                     self._cookies.extract_cookies(response)
-                chunks: list[bytes] = []
-                size = 0
-                async for chunk in response.aiter_bytes():
-                    chunks.append(chunk[: MAX_SUCCESS_BODY_BYTES - size])
-                    size += len(chunk)
-                    if size >= MAX_SUCCESS_BODY_BYTES:
-                        break
+                data, truncated = await read_bounded(response.aiter_bytes(), MAX_SUCCESS_BODY_BYTES)
             finally:
                 await response.aclose()
-        return Reply(response.status_code, b"".join(chunks), size > MAX_SUCCESS_BODY_BYTES, None)
+        return Reply(response.status_code, data, truncated, None)
 
 
 class _Product:
@@ -111,8 +106,12 @@ class _Product:
 
     async def send(self, endpoint: Endpoint, path: Mapping[str, str]) -> Reply:
         _, username = await self.session.current()
-        values = {**path, "username": username} if endpoint.user_scoped else dict(path)
-        return await self.wire.send(endpoint, endpoint.path(**values), auth=self.session)
+        return await self.wire.send(endpoint, _path(endpoint, path, username), auth=self.session)
+
+
+def _path(endpoint: Endpoint, values: Mapping[str, str], username: str) -> str:
+    """The request path, with the signed-in username for a user-scoped endpoint."""
+    return endpoint.path(**values, **({"username": username} if endpoint.user_scoped else {}))
 
 
 WORKLOADS: tuple[tuple[str, Endpoint, dict[str, str]], ...] = (
@@ -139,17 +138,14 @@ async def run(ctx: Context) -> None:
                 return await product.send(endpoint, path)
 
             async def b(endpoint: Endpoint = endpoint, path: dict[str, str] = path) -> Reply:
-                values = {**path, "username": transport.username} if endpoint.user_scoped else path
-                return await transport.send(endpoint, endpoint.path(**values))
+                return await transport.send(endpoint, _path(endpoint, path, transport.username))
 
             first_a, first_b = await a(), await b()
             if (first_a.status, first_a.body) != (first_b.status, first_b.body) or not first_a.ok:
                 raise RuntimeError(
                     f"{name}: the two answered differently ({first_a.status}, {first_b.status})"
                 )
-            for _ in range(warmup):
-                await a()
-                await b()
+            await interleaved(warmup, a, b)
             product_times, transport_times = await interleaved(calls, a, b, alternate=True)
             client, direct = Stats.of(product_times), Stats.of(transport_times)
             rows.append(

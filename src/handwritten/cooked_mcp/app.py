@@ -48,12 +48,13 @@ def build_server(
 
 
 def _server(tools: ToolHandlers, read_only_from: str | None) -> Server[Any]:
-    read_only = read_only_from is not None
+    if read_only_from is None:
+        return create_server(tools, version=__version__)
     return create_server(
         tools,
         version=__version__,
-        tool_names=read_only_tool_names() if read_only else None,
-        withheld_because=read_only_reason(read_only_from) if read_only_from is not None else None,
+        tool_names=read_only_tool_names(),
+        withheld_because=read_only_reason(read_only_from),
     )
 
 
@@ -88,6 +89,8 @@ class ToolsOnFirstCall:
                 client, writable=not settings.read_only, import_answer_seconds=settings.import_answer_seconds
             )
             self.client, self._tools = client, tools
+            # Later calls find the methods on the instance and no longer pass through __getattr__.
+            self.__dict__.update({name: getattr(tools, name) for name in ToolsOnFirstCall._HANDLER_METHODS})
         return self._tools
 
     def __getattr__(self, name: str) -> Any:

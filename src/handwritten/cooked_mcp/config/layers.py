@@ -82,19 +82,22 @@ def config_file(settings_cls: type[BaseSettings], file: TomlFile) -> Layer:
     values: dict[str, object] = {}
     origins: dict[str, Origin] = {}
     for setting, (table, key) in FILE_KEYS.items():
+        # Each origin is a search of the file: only for the keys it sets.
         if setting in COMMAND_SETTINGS:
-            value, origin = _value_or_command(file, table, key)
+            found = _value_or_command(file, table, key)
         else:
-            value, origin = file.get(table, key), file.origin(table, key)
-        if value is not None:
-            values[setting], origins[setting] = value, origin
+            value = file.get(table, key)
+            found = None if value is None else (value, file.origin(table, key))
+        if found is not None:
+            values[setting], origins[setting] = found
     return Layer(settings_cls, values, origins)
 
 
 # implements: authentication.CREDENTIALS.8, authentication.CREDENTIALS.8-1, authentication.CREDENTIALS.8-2, server.SECURITY.8
-def _value_or_command(file: TomlFile, table: str, key: str) -> tuple[object, Origin]:
-    """``table.key`` or ``table.key_cmd``; both at once, or an empty one, is refused, even when the
-    environment wins: a mistake in a shared file shows up whatever the shell sets."""
+def _value_or_command(file: TomlFile, table: str, key: str) -> tuple[object, Origin] | None:
+    """``table.key`` or ``table.key_cmd`` (None when neither is set); both at once, or an empty
+    one, is refused, even when the environment wins: a mistake in a shared file shows up
+    whatever the shell sets."""
     value, command = file.get(table, key), file.get(table, f"{key}_cmd")
     if value is not None and command is not None:
         raise ConfigError(
@@ -102,6 +105,8 @@ def _value_or_command(file: TomlFile, table: str, key: str) -> tuple[object, Ori
             "keep only one of them"
         )
     if command is None:
+        if value is None:
+            return None
         if isinstance(value, str) and not value.strip(ASCII_WHITESPACE):
             raise ConfigError(f"{file.where(table, key)}: {table}.{key} is empty: set a value or remove it")
         return value, file.origin(table, key)

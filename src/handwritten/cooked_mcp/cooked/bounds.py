@@ -64,6 +64,12 @@ async def read_bounded(chunks_in: AsyncIterable[bytes], limit: int) -> tuple[byt
     return b"".join(chunks), False
 
 
+def compression(response: httpx.Response) -> str | None:
+    """The answer's Content-Encoding, or None when its body is sent as it is (none, ``identity``)."""
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    return None if encoding in ("", "identity") else encoding
+
+
 async def bound_error_body(response: httpx.Response) -> None:
     """Read at most ``MAX_ERROR_BODY_BYTES`` of an error answer now and let nothing read more.
 
@@ -73,10 +79,9 @@ async def bound_error_body(response: httpx.Response) -> None:
     """
     original = response.stream
     assert isinstance(original, httpx.AsyncByteStream)
-    encoding = response.headers.get("content-encoding", "").strip().lower()
     body: tuple[bytes, bool] = (b"", False)
     try:
-        if encoding in ("", "identity"):
+        if compression(response) is None:
             body = await read_bounded(original, MAX_ERROR_BODY_BYTES)
     finally:
         await original.aclose()

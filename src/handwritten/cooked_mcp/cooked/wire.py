@@ -36,6 +36,7 @@ from cooked_mcp.cooked.bounds import (
     CookieKey,
     bound_error_body,
     bound_jar,
+    compression,
     error_body,
     read_bounded,
 )
@@ -202,7 +203,7 @@ class Wire:
                         _REPATH: repath,
                     },
                 )
-                _check_path(endpoint, request, path)
+                _check_path(request.url, path, endpoint.name)
                 http = self._client(endpoint)
                 http.cookies.set_cookie_header(request)
                 response = await http.send(request, auth=auth, stream=True)
@@ -261,8 +262,7 @@ class Wire:
             path = repath(username)
             query = url.query
             url = url.copy_with(raw_path=path.encode("ascii") + (b"?" + query if query else b""))
-            if url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):
-                raise ValueError("the request path was rewritten")
+            _check_path(url, path)
         headers = request.headers.copy()
         headers.pop("cookie", None)
         retry = httpx.Request(
@@ -288,8 +288,8 @@ class Wire:
         """
         if not response.is_success:
             return error_body(response)
-        encoding = response.headers.get("content-encoding", "").strip().lower()
-        if encoding not in ("", "identity"):
+        encoding = compression(response)
+        if encoding is not None:
             _log(endpoint, f"failed: refused Content-Encoding {encoding[:40]!r}")
             raise CookedResponseError(
                 f"Cooked's answer to the {endpoint.name} request was compressed "
@@ -341,10 +341,10 @@ class Wire:
         )
 
 
-def _check_path(endpoint: Endpoint, request: httpx.Request, path: str) -> None:
+def _check_path(url: httpx.URL, path: str, endpoint_name: str = "") -> None:
     """The path goes out exactly as the endpoint table built it (no dot segment resolved away)."""
-    if request.url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):
-        raise ValueError(f"{endpoint.name}: the request path was rewritten")
+    if url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):
+        raise ValueError(f"{endpoint_name + ': ' if endpoint_name else ''}the request path was rewritten")
 
 
 def _log(endpoint: Endpoint, outcome: str) -> None:

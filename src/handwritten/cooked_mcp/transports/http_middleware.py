@@ -85,8 +85,8 @@ class CloseWhenBodyUnread(HttpMiddleware):
 
         async def closing_send(message: Message) -> None:
             if message["type"] == "http.response.start" and not body_done:
-                message = {**message, "headers": list(message.get("headers", []))}
-                MutableHeaders(scope=message)["connection"] = "close"
+                message = {**message, "headers": message.get("headers", [])}
+                MutableHeaders(scope=message)["connection"] = "close"  # on a copy of the list
             await send(message)
 
         await self.app(scope, tracking_receive, closing_send)

@@ -37,15 +37,9 @@ from mcp.server.stdio import stdio_server
 from ..app import Application
 from .sdk_workarounds.stdio import MAX_MESSAGE_BYTES, answering_before_the_end, event_loop_stdio
 from .stdio_pipes import pollable
-from .stdio_unanswered import ANSWER_GRACE_SECONDS, SIGNAL_GRACE_SECONDS
+from .stdio_unanswered import SIGNAL_GRACE_SECONDS
 
-__all__ = [
-    "ANSWER_GRACE_SECONDS",
-    "MAX_MESSAGE_BYTES",
-    "SIGNAL_GRACE_SECONDS",
-    "event_loop_stdio",
-    "serve_stdio",
-]
+__all__ = ["MAX_MESSAGE_BYTES", "SIGNAL_GRACE_SECONDS", "serve_stdio"]
 
 logger = logging.getLogger(__name__)
 
