@@ -121,15 +121,7 @@ class Settings(BaseSettings):
     @field_validator("read_only", "allow_insecure_http", mode="before")
     @classmethod
     def _boolean(cls, value: object) -> object:
-        """The words the refusal names and no others (pydantic alone would also take ``t``, ``n``…)."""
-        if not isinstance(value, str):
-            return value
-        word = value.strip().lower()
-        if word in values.TRUE_WORDS:
-            return True
-        if word in values.FALSE_WORDS:
-            return False
-        raise ValueError("not a boolean word")
+        return values.boolean(value) if isinstance(value, str) else value
 
     @field_validator("allowed_hosts", "allowed_origins")
     @classmethod

@@ -18,6 +18,16 @@ TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off"})
 
 
+def boolean(word: str) -> bool:
+    """The words the refusal names and no others (pydantic alone would also take ``t``, ``n``…)."""
+    word = word.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise ValueError("not a boolean word")
+
+
 def _has_space_or_control(text: str) -> bool:
     return any(char.isspace() or unicodedata.category(char) == "Cc" for char in text)
 
