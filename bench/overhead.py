@@ -22,8 +22,7 @@ client, whose own per-call cost is above any such limit, so there cooked-mcp is 
 bare SDK server measured at the same moments.
 
 The machine's speed is not steady: on the shared two-core machine this runs on, the bare SDK
-server's p50 over HTTP moves between 1.6 and 3.4 ms within minutes, the CPU time one call
-takes moving with it. An absolute limit read off all calls therefore judges the machine as
+server's p50 moves by half or more within minutes, the CPU time one call takes moving with it. An absolute limit read off all calls therefore judges the machine as
 much as the server. So every row's calls are taken in rounds spread over the whole section
 (every client and server stays open, and each round visits every row), and the absolute
 limits are read in the row's quietest round: the round where the bare SDK server was fastest.

@@ -54,9 +54,8 @@ async def _start_once(ctx: Context, errlog: TextIO, *, baseline: bool) -> Startu
         tools = (await client.list_tools()).tools
         listed = time.perf_counter()
         if not baseline:
-            call = READ_RECIPE.mcp_call(
-                McpClient(client)
-            )  # raises on a tool error: a failed login is no figure
+            # Raises on a tool error: a failed login is no figure.
+            call = READ_RECIPE.mcp_call(McpClient(client))
             for _ in range(2):
                 calls.append(await timed(call))
         stopped_from = time.perf_counter()

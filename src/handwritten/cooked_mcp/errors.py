@@ -26,8 +26,9 @@ The kind of a Cooked error is its class, so a handler says what a 404 means for 
 by catching ``CookedNotFound``, never by comparing status numbers; ``with_next_step`` is the
 one way to give an error a better next step. The generated code's errors (``ToolError``,
 ``InvalidArguments`` and, inside validation, ``ArgumentError``) live in
-``cooked_mcp_runtime.results``/``arguments``, because generated code never imports this package; ``--check`` keeps a private ``Failed`` for a step whose answer
-was well formed but wrong.
+``cooked_mcp_runtime.results``/``arguments``, because generated code never imports this
+package; ``--check`` keeps a private ``Failed`` for a step whose answer was well formed but
+wrong.
 
 Nothing here ever holds a cookie, credential, command output or request body: messages are
 built from facts that are safe to show, and Cooked's own message is cleaned before it is kept.

@@ -10,7 +10,7 @@ re-login on a lost session are the ``httpx.Auth`` flow of ``session.Session``.
 
 The client is built at the first request, because building it loads the TLS trust store,
 the largest part of start-up that is ours; the environment is read then. Going through the
-client rather than straight to the transport costs about 0.07 ms per request (``make bench``,
+client rather than straight to the transport costs about 0.1 ms per request (``make bench``,
 section ``http_layer``; issue 19 set 0.3 ms as the most worth saving).
 
 Every bound that keeps a misbehaving Cooked (or a proxy in front of it) from holding the
