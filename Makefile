@@ -110,5 +110,5 @@ lower-bounds:
 	rm -rf $(LOWER) && $(PYTHON) -m venv $(LOWER)
 	$(LOWER)/bin/python -m pip install --quiet --upgrade pip
 	$(LOWER)/bin/python -m pip install --quiet -c distribution/lower-bounds.txt -e . -e ./src/fake --group dev
-	$(LOWER)/bin/python -m pip list 2>/dev/null | grep -E -i '^(mcp|httpx|pydantic|pydantic-settings|sniffio) '
+	$(LOWER)/bin/python -m pip list 2>/dev/null | grep -E -i '^(mcp|httpx|pydantic|pydantic-settings|pydantic_core|sniffio|anyio|starlette|uvicorn|sse-starlette|h11) '
 	$(LOWER)/bin/python -m pytest -q -p no:cacheprovider

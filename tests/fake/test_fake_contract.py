@@ -277,6 +277,40 @@ def test_delete_recipe(fake: FakeCooked, client: httpx.Client) -> None:
     assert FOREIGN_RECIPE_ID in fake.state.recipes
 
 
+def test_ids_of_deleted_things_are_never_handed_out_again(fake: FakeCooked, client: httpx.Client) -> None:
+    """A stale id must keep answering 404: were it reused, a test of a stale id would pass on a new record."""
+    body = {"title": "Toast", "description": "## Steps\n1. Toast it", "portions": 1}
+    # The seed's two newest recipes of this account, deleted before anything is saved.
+    seeded = sorted(r.id for r in fake.state.recipes.values() if r.owner == SEED_USERNAME)[-2:]
+    for recipe_id in seeded:
+        assert client.delete(f"/api/saved/{recipe_id}").status_code == 200
+    first = client.post("/api/recipes", json=body).json()["recipe-id"]
+    assert client.delete(f"/api/saved/{first}").status_code == 200
+    second = client.post("/api/recipes", json=body).json()["recipe-id"]
+    assert len({*seeded, first, second}) == 4
+    for stale in (*seeded, first):
+        assert error(client.get(f"/api/saved/{stale}")) == (404, "NOT_FOUND")
+
+    def group_ids() -> set[str]:
+        return {g["id"] for aisle in client.get(LIST).json()["aisles"] for g in aisle["product-groups"]}
+
+    before = group_ids()
+    assert before and client.delete(LIST).status_code == 200
+    client.post(f"{LIST}/ingredients", json={"text": "1 widget"})
+    after = group_ids()
+    assert after and not after & before
+
+    draft = client.post("/api/new", json={"url": "https://example.org/draft/pie"}).json()["extraction-id"]
+    assert (
+        client.post(f"/api/extract/{draft}/save", json={"description": "x", "portions": 2}).status_code == 200
+    )
+    again = client.post("/api/new", json={"url": "https://example.org/draft/pie"}).json()["extraction-id"]
+    assert again != draft and error(client.get(f"/api/extract/{draft}")) == (404, "NOT_FOUND")
+
+    fake.reset()  # a reset starts over from the seed, ids included (and logs every session out)
+    assert fake.state.add_recipe("Toast", body["description"], 1).id == f"r-{len(fake.state.recipes):04d}"
+
+
 def test_preview_then_save_creates_the_newest_recipe(fake: FakeCooked, client: httpx.Client) -> None:
     text = "4 eggs, 1 can tomatoes. Simmer the tomatoes. Crack in the eggs and cover. Serves 2"
     preview = client.post("/api/recipes/preview", json={"title": "Shakshuka", "text": text}).json()

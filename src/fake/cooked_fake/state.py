@@ -34,6 +34,8 @@ class State:
         self.recipe_ids: list[str] = []
         self.import_results: dict[str, ImportResult] = {}
         self.saved_count = 0
+        #: Every id a record has had since the last reset (the seed's included).
+        self._used_ids: set[str] = set()
         self.reset()
 
     def reset(self) -> None:
@@ -44,6 +46,7 @@ class State:
             self.recipe_ids = seed.list_recipe_ids()
             self.import_results = {}
             self.saved_count = 0  # recipes saved through the API since the last reset
+            self._used_ids = {*self.recipes, *self.drafts, *self.groups}
 
     def snapshot(self) -> bytes:
         """Every record of the account in every field and order, as canonical JSON bytes.
@@ -78,10 +81,14 @@ class State:
         return next((a for a in self.aisles if any(g.id == group_id for g in a.groups)), None)
 
     def _fresh_id(self, prefix: str, width: int, taken: set[str] | dict[str, Any]) -> str:
+        """An id no record has had since the last reset: the id of a deleted recipe, a saved draft
+        or a removed group keeps answering 404 after later saves rather than naming something
+        new, which would hide a stale id in what is tested."""
         n = len(taken) + 1
-        while f"{prefix}{n:0{width}d}" in taken:
+        while (fresh := f"{prefix}{n:0{width}d}") in taken or fresh in self._used_ids:
             n += 1
-        return f"{prefix}{n:0{width}d}"
+        self._used_ids.add(fresh)
+        return fresh
 
     # --- recipes -------------------------------------------------------------------------------------
 
