@@ -165,12 +165,7 @@ async def test_the_application_registers_the_cookies_of_the_client_its_first_cal
     stderr = io.StringIO()
     monkeypatch.setattr(sys, "stderr", stderr)
     configure_logging("debug")
-    environ = {
-        "HOME": str(tmp_path),
-        "COOKED_BASE_URL": cfake.base_url,
-        "COOKED_LOGIN_USERNAME": LOGIN,
-        "COOKED_LOGIN_PASSWORD": PASSWORD,
-    }
+    environ = server_env(tmp_path, cfake.base_url, login=LOGIN, password=PASSWORD)
     async with build_application(load_settings(config_path=None, environ=environ)) as application:
         assert application.tools.client is None
         async with Client(application.server) as client:

@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from servers import server_env
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 
@@ -66,12 +67,7 @@ def test_start_up_lists_tools_without_the_cooked_client_and_the_first_calls_buil
     tmp_path: Path,
 ) -> None:
     with FakeCooked() as fake:
-        environ = {
-            "HOME": str(tmp_path),
-            "COOKED_BASE_URL": fake.base_url,
-            "COOKED_LOGIN_USERNAME": SEED_LOGIN,
-            "COOKED_LOGIN_PASSWORD": SEED_PASSWORD,
-        }
+        environ = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
         done = subprocess.run(
             [sys.executable, "-c", _SCRIPT, json.dumps(environ)],
             capture_output=True,
