@@ -17,19 +17,14 @@ read through the SDK client came out +0.18 to +0.39 ms above the floor while the
 through the minimal client was below it.
 
 Every measurement is taken twice: through a minimal JSON-RPC client (lean.py), which shows
-the server's share alone and is held to an absolute limit per transport, and through the SDK
-client, whose own per-call cost is above any such limit, so there cooked-mcp is held to the
-bare SDK server measured at the same moments.
-
-The machine's speed is not steady: on the shared two-core machine this runs on, the bare SDK
-server's p50 moves by half or more within minutes, the CPU time one call takes moving with it. An absolute limit read off all calls therefore judges the machine as
-much as the server. So every row's calls are taken in rounds spread over the whole section
-(every client and server stays open, and each round visits every row), and the absolute
-limits are read in the row's quietest round: the round where the bare SDK server was fastest.
-The round is chosen by that reference alone, never by cooked-mcp's figure nor by the direct
-requests' (which are subtracted, so a round where they were slow by chance would favour
-cooked-mcp); the all-calls figures and every round's are reported beside it, and the
-comparisons with the bare SDK server, timed at the same moments and moving less, use every call.
+the server's share alone, and through the SDK client, which adds its own per-call cost.
+Through both, cooked-mcp is held to the bare SDK server measured at the same moments: its
+added p50 minus the bare server's p50 may be at most SDK_BEYOND_FLOOR_MS. No row has an
+absolute limit: on the shared two-core machine this runs on, the bare SDK server's p50 moves
+by half or more within minutes, so an absolute figure judges the machine as much as the
+server, while the difference between the two servers, timed in turn, moves far less.
+Every row's calls are still taken in rounds spread over the whole section (every client and
+server stays open, and each round visits every row), and every round's figures are reported.
 """
 
 from __future__ import annotations
@@ -54,10 +49,8 @@ Call = Callable[[], Awaitable[object]]
 SECTION = "overhead"
 #: The clients every call is measured through, as the report names them.
 SDK, LEAN = "SDK", "minimal"
-#: Through the minimal client (the server's share alone): added milliseconds at p50, per transport.
-LEAN_LIMITS_MS = {"stdio": 1.5, "http": 3.0}
-#: Through the SDK client the SDK's own floor is above any absolute target, so what is checked is
-#: cooked-mcp's added p50 minus the bare SDK server's p50 measured at the same moments.
+#: What is checked in every row, through either client: cooked-mcp's added p50 minus the bare SDK
+#: server's p50 measured at the same moments.
 SDK_BEYOND_FLOOR_MS = 0.2
 #: Untimed calls of each row at the start of each of its rounds.
 ROUND_WARMUP = 3
@@ -90,17 +83,6 @@ class Series:
 
     def by_round(self) -> list[tuple[Stats, Stats, Stats]]:
         return [(Stats.of(mcp), Stats.of(direct), Stats.of(floor)) for mcp, direct, floor in self.rounds]
-
-
-def quietest(rounds: list[tuple[Stats, Stats, Stats]]) -> int:
-    """The index of the round where the bare SDK server was fastest.
-
-    Chosen by the bare server alone: it serves the same answer through the same client and
-    transport at the same moments, so it shows best how fast the machine was serving MCP
-    then. Choosing by the direct requests too would favour a round where they were slow by
-    chance, which lowers cooked-mcp's added figure (the direct time is subtracted).
-    """
-    return min(range(len(rounds)), key=lambda i: rounds[i][2].p50)
 
 
 def _calls(pair: Pair, workload: Workload, cooked: DirectCooked) -> tuple[Call, Call, Call]:
@@ -137,8 +119,6 @@ def _row(pair: Pair, workload: Workload, series: Series) -> dict[str, Any]:
     transport, client_kind = pair.transport, pair.client_kind
     mcp, direct, floor = series.all_calls()
     rounds = series.by_round()
-    quiet_index = quietest(rounds)
-    quiet_mcp, quiet_direct, quiet_floor = rounds[quiet_index]
     row = {
         "transport": transport,
         "client": client_kind,
@@ -160,19 +140,11 @@ def _row(pair: Pair, workload: Workload, series: Series) -> dict[str, Any]:
             }
             for round_mcp, round_direct, round_floor in rounds
         ],
-        "quietest_round": {
-            "round": quiet_index + 1,
-            "calls": quiet_mcp.n,
-            "mcp_p50_ms": ms(quiet_mcp.p50),
-            "direct_p50_ms": ms(quiet_direct.p50),
-            "sdk_floor_p50_ms": ms(quiet_floor.p50),
-            "added_p50_ms": ms(quiet_mcp.p50 - quiet_direct.p50),
-        },
     }
     print(
         f"  {transport:5} {client_kind:7} {workload.name:42} p50 {mcp.p50:6.2f} ms vs {direct.p50:6.2f} ms direct "
-        f"(+{mcp.p50 - direct.p50:.2f}; SDK floor {floor.p50:.2f}; quietest round "
-        f"+{quiet_mcp.p50 - quiet_direct.p50:.2f}, SDK floor {quiet_floor.p50:.2f}), "
+        f"(+{mcp.p50 - direct.p50:.2f}; SDK floor {floor.p50:.2f}, "
+        f"{mcp.p50 - direct.p50 - floor.p50:+.2f} beyond it), "
         f"p99 {mcp.p99:6.2f} vs {direct.p99:6.2f} (+{mcp.p99 - direct.p99:.2f})",
         flush=True,
     )
@@ -257,25 +229,8 @@ async def run(ctx: Context) -> None:
 
 
 def _check(ctx: Context, row: dict[str, Any]) -> None:
-    """The minimal client's rows against an absolute limit in their quietest round; the SDK
-    client's against its floor, over every call."""
+    """Every row against the bare SDK server timed at the same moments, over every call."""
     where = f"{row['call']} over {row['transport']}, {row['client']} client"
-    detail = (
-        f"(p99 +{row['added_p99_ms']:.2f} ms; bare SDK server {row['sdk_floor']['p50_ms']:.2f} ms, "
-        f"so {row['added_p50_beyond_sdk_floor_ms']:+.2f} ms beyond it)"
-    )
-    if row["client"] == LEAN:
-        limit = LEAN_LIMITS_MS[row["transport"]]
-        quiet = row["quietest_round"]
-        ctx.results.check(
-            SECTION,
-            f"added p50 in the quietest round, {where}",
-            f"< {limit:g} ms",
-            f"{quiet['added_p50_ms']:.2f} ms (round {quiet['round']} of {row['rounds']}, bare SDK server "
-            f"{quiet['sdk_floor_p50_ms']:.2f} ms there; all calls: {row['added_p50_ms']:.2f} ms {detail})",
-            quiet["added_p50_ms"] < limit,
-        )
-        return
     beyond = row["added_p50_beyond_sdk_floor_ms"]
     ctx.results.check(
         SECTION,

@@ -137,8 +137,6 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
                 _f(row["added_p50_ms"]),
                 _f(row["sdk_floor"]["p50_ms"]),
                 _f(row["added_p50_beyond_sdk_floor_ms"]),
-                f"{_f(row['quietest_round']['added_p50_ms'])} (round {row['quietest_round']['round']}, "
-                f"bare {_f(row['quietest_round']['sdk_floor_p50_ms'])})",
                 _f(row["mcp"]["p99_ms"]),
                 _f(row["direct_httpx"]["p99_ms"]),
                 _f(row["added_p99_ms"]),
@@ -156,7 +154,6 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
                 "added p50",
                 "bare SDK server p50",
                 "added p50 − bare",
-                "added p50, quietest round",
                 "p99",
                 "direct p99",
                 "added p99",
