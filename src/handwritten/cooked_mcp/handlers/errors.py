@@ -14,7 +14,18 @@ from contextlib import contextmanager
 
 from cooked_mcp_runtime.results import ToolError
 
-from ..errors import CookedError, CookedForbidden, CookedInvalidRequest, CookedNotFound, CookedUnprocessable
+from ..errors import (
+    CookedError,
+    CookedForbidden,
+    CookedInvalidRequest,
+    CookedNotFound,
+    CookedUnavailable,
+    CookedUnprocessable,
+)
+
+
+class AnswerLost(ToolError):
+    """A change reached Cooked but its answer was lost: whether Cooked made it is unknown (writes.py)."""
 
 
 # implements: api-client.ERRORS.1, api-client.ERRORS.5, tools.RESPONSES.6
@@ -29,6 +40,8 @@ def cooked_errors(
     """Raise a ToolError for any CookedError inside, with this call's next step for its kind."""
     try:
         yield
+    except CookedUnavailable as exc:
+        raise (AnswerLost if exc.may_have_changed else ToolError)(str(exc)) from None
     except CookedError as exc:
         hints: dict[type[CookedError], str | None] = {
             CookedNotFound: not_found,
