@@ -28,6 +28,10 @@ class AnswerLost(ToolError):
     """A change reached Cooked but its answer was lost: whether Cooked made it is unknown (writes.py)."""
 
 
+class RecipeGone(ToolError):
+    """Cooked has no recipe with the ID read: an answer in itself, for a deletion (writes.py)."""
+
+
 # implements: api-client.ERRORS.1, api-client.ERRORS.5, tools.RESPONSES.6
 @contextmanager
 def cooked_errors(
@@ -36,8 +40,10 @@ def cooked_errors(
     forbidden: str | None = None,
     invalid: str | None = None,
     unprocessable: str | None = None,
+    gone: type[ToolError] = ToolError,
 ) -> Iterator[None]:
-    """Raise a ToolError for any CookedError inside, with this call's next step for its kind."""
+    """Raise a ToolError for any CookedError inside, with this call's next step for its kind
+    (a 404 as ``gone``, for a caller that tells it apart)."""
     try:
         yield
     except CookedUnavailable as exc:
@@ -50,4 +56,5 @@ def cooked_errors(
             CookedUnprocessable: unprocessable,
         }
         hint = next((hint for kind, hint in hints.items() if isinstance(exc, kind) and hint), None)
-        raise ToolError(str(exc if hint is None else exc.with_next_step(hint))) from None
+        error = gone if isinstance(exc, CookedNotFound) else ToolError
+        raise error(str(exc if hint is None else exc.with_next_step(hint))) from None

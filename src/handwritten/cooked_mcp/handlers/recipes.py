@@ -14,6 +14,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
+from functools import partial
 
 from cooked_mcp_generated.models import (
     DeleteRecipeArguments,
@@ -40,7 +41,7 @@ from ..config import DEFAULT_IMPORT_ANSWER_SECONDS
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from ..text import one_line
-from .errors import cooked_errors
+from .errors import RecipeGone, cooked_errors
 from .formatting import fence, portions_phrase, tool_call
 from .writes import KEEP_SECONDS, Write, Writes
 
@@ -89,14 +90,20 @@ class RecipeTools:
 
     # implements: recipes.READ.1, recipes.READ.2, recipes.READ.5
     async def read(self, args: ReadRecipes | ReadRecipe, call: ToolCall) -> ToolResult[ReadOutput]:
-        """A read the agent receives is its look at recipe changes whose outcome is unknown (writes)."""
+        """A read the agent receives is its look at recipe changes whose outcome is unknown (writes);
+        so is a recipe read that finds the recipe gone, which is what a deletion looks like."""
+        looked = partial(self._writes.looked, "recipes")
         if isinstance(args, ReadRecipe):
-            result = await self._read_recipe(args.recipe_id)
+            try:
+                result = await self._read_recipe(args.recipe_id)
+            except RecipeGone:
+                call.when_answered(looked)
+                raise
         elif args.query is None:
             result = await self._list(args.page, args.limit)
         else:
             result = await self._search(args.query, args.page, args.limit)
-        call.when_answered(lambda: self._writes.looked("recipes"))
+        call.when_answered(looked)
         return result
 
     # implements: recipes.PAGINATION.1, recipes.PAGINATION.2
@@ -137,7 +144,7 @@ class RecipeTools:
 
     # implements: recipes.READ.6, recipes.READ.6-1, recipes.READ.6-2, recipes.READ.7, recipes.READ.8
     async def _read_recipe(self, recipe_id: str) -> ToolResult[ReadOutput]:
-        with cooked_errors(not_found=RECIPE_NOT_FOUND):
+        with cooked_errors(not_found=RECIPE_NOT_FOUND, gone=RecipeGone):
             recipe = await self._client.get_recipe(recipe_id)
         lines = [
             f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{_ownership(recipe, self._writable)}.",
