@@ -114,3 +114,19 @@ async def test_deleting_the_imported_recipe_ends_the_memory_of_its_import(
     assert second["recipe_id"] != first["recipe_id"] and not second_text.startswith("This page was already")
     assert ok(read, "read")[1]["recipe"]["title"] == "Remembered Stew"
     assert titled(fake, "Remembered Stew") == [second["recipe_id"]]
+
+
+@pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4", "recipes.VERIFICATION.1")
+async def test_a_new_process_remembers_no_import(fake: FakeCooked, tmp_path: Path) -> None:
+    """Kept outcomes live in memory only: after a restart the same page is imported again."""
+    url = "https://example.org/recipes/restarted-stew"
+    answers = []
+    for _ in range(2):
+        async with started(fake, tmp_path) as client:
+            answers.append(
+                ok(await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")
+            )
+
+    assert imports_sent(fake) == 2
+    assert not answers[1][0].startswith("This page was already imported")
+    assert answers[0][1]["recipe_id"] != answers[1][1]["recipe_id"]
