@@ -56,7 +56,7 @@ KEEP_SECONDS = 300.0
 #: Ended outcomes kept at once; the oldest go first, those a "still running" answer promised last.
 MAX_KEEP = 100
 #: Changes running at once (waited on or in the background); one more is refused before Cooked.
-MAX_RUNNING = 8
+MAX_RUNNING = 16
 #: A change still unanswered after this long is cancelled and its outcome is unknown. Each Cooked
 #: exchange already ends by its own deadline (cooked.wire.Timeouts: 100 s for an import, 40 s for
 #: the rest); this bounds their sum, when logins and retries pile up.
