@@ -54,31 +54,38 @@ class Change:
             return await client.call_tool(self.tool, self.arguments)
 
 
-async def cancelled_then_repeated(
-    fake: FakeCooked, client: Client, change: Change
-) -> tuple[types.CallToolResult, types.CallToolResult]:
-    """The caller cancels while Cooked works; the identical call, then the same call once more.
-
-    Returns the two answers: the first must be the cancelled change's kept outcome, the second
-    (its outcome now received) a deliberate repeat.
-    """
+async def cancelled_then_repeated(fake: FakeCooked, client: Client, change: Change) -> types.CallToolResult:
+    """The caller cancels while Cooked works; the identical call gets the change's kept outcome,
+    saying nothing was sent again; the same call once more (that outcome now received) is a
+    deliberate repeat and reaches Cooked. Returns the kept-outcome answer."""
     fake.fail_with("slow", change.method, change.path, seconds=0.6)
     with anyio.move_on_after(0.2) as scope:
         await change.call(client)
     assert scope.cancelled_caught
     await change.until_carried_out(fake)
-    return await change.call(client), await change.call(client)
+    replay, deliberate = await change.call(client), await change.call(client)
+
+    assert not replay.is_error, text_of(replay)
+    kept_outcome_note(replay, change.tool)
+    assert change.sent(fake) == 2  # the cancelled call's, then the deliberate repeat
+    assert "nothing was sent to Cooked again" not in text_of(deliberate)
+    return replay
 
 
-async def lost_then_looked_at(fake: FakeCooked, client: Client, change: Change) -> list[types.CallToolResult]:
-    """Cooked makes the change and the answer is lost; the identical call; a look; the identical call."""
+async def lost_then_looked_at(fake: FakeCooked, client: Client, change: Change) -> None:
+    """Cooked makes the change and the answer is lost: unknown, said by the call and by the identical
+    call, which sends nothing; after the read the agent is pointed at, the identical call is sent."""
     fake.fail_with("answer_lost", change.method, change.path, seconds=0)
     first = await change.call(client)
     repeat = await change.call(client)
     sent_before_the_look = change.sent(fake)
     await client.call_tool("read", change.look)  # a deleted recipe's read is an error: still a look
-    assert sent_before_the_look == 1
-    return [first, repeat, await change.call(client)]
+    after_look = await change.call(client)
+
+    unknown_outcome(first, change, repeat=False)
+    unknown_outcome(repeat, change, repeat=True)
+    assert sent_before_the_look == 1 and change.sent(fake) == 2
+    assert "nothing was sent to Cooked again" not in text_of(after_look)
 
 
 def kept_outcome_note(result: types.CallToolResult, tool: str) -> str:
