@@ -642,6 +642,16 @@ def test_cut_off_body_breaks_the_connection(fake: FakeCooked, client: httpx.Clie
     assert client.get("/api/saved/r-0001").status_code == 200
 
 
+def test_answer_lost_carries_the_request_out_then_hangs_up_unanswered(
+    fake: FakeCooked, client: httpx.Client
+) -> None:
+    fake.fail_with("answer_lost", "DELETE", "/api/saved/r-0001", seconds=0)
+    with pytest.raises(httpx.RemoteProtocolError):
+        client.delete("/api/saved/r-0001")
+    assert "r-0001" not in fake.state.recipes
+    assert client.get("/api/saved/r-0001").status_code == 404
+
+
 def test_redirect_points_at_another_loopback_host(fake: FakeCooked, client: httpx.Client) -> None:
     fake.fail_with("redirect_other_host", path="/api/user/recipes/search")
     response = client.get("/api/user/recipes/search", params={"query": "soup"})
@@ -662,7 +672,7 @@ def test_slow_fault_sleeps_then_answers_normally(fake: FakeCooked, client: httpx
 
 
 def test_fault_arguments_are_checked(fake: FakeCooked) -> None:
-    assert "huge_error" in FAULT_KINDS and len(FAULT_KINDS) == 12
+    assert "huge_error" in FAULT_KINDS and len(FAULT_KINDS) == 13
     with pytest.raises(ValueError):
         fake.fail_with("gremlins")
     with pytest.raises(ValueError):

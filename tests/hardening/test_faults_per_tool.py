@@ -38,7 +38,7 @@ from hardening_support import (
 from mcp import Client
 from servers import free_port
 
-import cooked_mcp.handlers.url_imports as url_imports
+import cooked_mcp.handlers.writes as writes
 from cooked_fake import FakeCooked
 
 pytestmark = pytest.mark.anyio
@@ -74,10 +74,11 @@ async def client(running_fake: FakeCooked) -> AsyncIterator[Client]:
 
 
 @pytest.fixture(autouse=True)
-def imports_forgotten_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each case resets the fake and imports the same page again; the server would otherwise
-    report the earlier case's import (handlers/url_imports.py) instead of reaching the fault."""
-    monkeypatch.setattr(url_imports, "REMEMBER_SECONDS", -1.0)
+def outcomes_forgotten_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each case resets the fake and makes the same change again; the server would otherwise
+    answer it with the earlier case's kept outcome (an import, or a change whose answer was
+    lost: handlers/writes.py) instead of reaching the fault."""
+    monkeypatch.setattr(writes, "KEEP_SECONDS", -1.0)
 
 
 @pytest.fixture(scope="module")

@@ -257,7 +257,7 @@ _PAGES = itertools.count(1)
 
 def new_import_url() -> str:
     """A page no earlier test imported: the server reports a recent import of a URL instead of
-    importing it again (handlers/url_imports.py), and this module shares one server."""
+    importing it again (handlers/writes.py), and this module shares one server."""
     return f"{IMPORT_URL}-{next(_PAGES)}"
 
 

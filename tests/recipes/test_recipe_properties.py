@@ -21,7 +21,7 @@ from recipe_support import (
 from sessions import text_of
 from strategies import SPECS, mode_rules, properties, valid_arguments
 
-import cooked_mcp.handlers.url_imports as url_imports
+import cooked_mcp.handlers.writes as writes
 from cooked_fake import SEED_USERNAME, FakeCooked, Recipe
 from cooked_fake.text import preview as fake_preview
 
@@ -132,8 +132,8 @@ async def test_recipe_content_stays_inside_a_fence_it_cannot_close(
 @pytest.fixture
 def imports_forgotten_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hypothesis may draw one URL twice for the shared session; the server would report the
-    earlier import (handlers/url_imports.py) instead of importing it again."""
-    monkeypatch.setattr(url_imports, "REMEMBER_SECONDS", -1.0)
+    earlier import (handlers/writes.py) instead of importing it again."""
+    monkeypatch.setattr(writes, "KEEP_SECONDS", -1.0)
 
 
 def expected_requests(tool: str, args: dict[str, Any]) -> list[tuple[str, str, Any]]:

@@ -173,7 +173,8 @@ class FakeCooked:
         seconds: float = 5.0,
     ) -> Fault:
         """A named misbehaviour (see faults.FAULT_KINDS); ``seconds`` is for "slow" (the wait before
-        answering) and "trickle" (the wait between the body's bytes)."""
+        answering), "answer_lost" (the wait before carrying the request out and hanging up without
+        an answer) and "trickle" (the wait between the body's bytes)."""
         return self._faults.add(
             faults.named(kind, method=method, path=path, path_regex=path_regex, times=times, seconds=seconds)
         )
@@ -210,7 +211,7 @@ class FakeCooked:
         if self.delay > 0:
             self._stop.wait(self.delay)
         fault = self._faults.take(incoming)
-        if fault is not None and fault.kind == "slow":
+        if fault is not None and fault.kind in ("slow", "answer_lost"):
             self._stop.wait(fault.seconds)
 
         def normal() -> Reply:

@@ -25,6 +25,7 @@ FaultKind = Literal[
     "redirect_other_host",
     "slow",
     "trickle",
+    "answer_lost",
 ]
 FAULT_KINDS: tuple[str, ...] = get_args(FaultKind)
 HUGE_ERROR_BYTES = 10 * 1024 * 1024
@@ -179,7 +180,7 @@ def render(
     port: int,
     stop: threading.Event | None = None,
 ) -> Reply:
-    """The answer a fault gives; "slow", "trickle" and "extra_fields" wrap the normal answer.
+    """The answer a fault gives; "slow", "trickle", "answer_lost" and "extra_fields" wrap the normal answer.
 
     "trickle" sends the normal answer's status and headers at once, then its body one byte
     every ``fault.seconds``; ``stop`` (set when the fake stops) ends it early.
@@ -221,6 +222,10 @@ def render(
             if incoming.query_string:
                 target += f"?{incoming.query_string}"
             return Reply(302, b"", [("Location", target)])
+        case "answer_lost":  # Cooked acted (after the wait), then the connection dropped unanswered
+            reply = normal()
+            reply.hang_up = True
+            return reply
         case "trickle":
             reply = normal()
             assert isinstance(reply.body, bytes)

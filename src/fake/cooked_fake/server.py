@@ -80,6 +80,9 @@ class Handler(BaseHTTPRequestHandler):
         self._write(reply)
 
     def _write(self, reply: Reply) -> None:
+        if reply.hang_up:
+            self.close_connection = True
+            return
         try:
             self.send_response(reply.status)
             for name, value in reply.headers:

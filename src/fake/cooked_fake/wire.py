@@ -24,7 +24,8 @@ class Reply:
     """An answer not yet written.
 
     ``body`` may be an iterable of chunks so a 10 MB error never sits in memory; ``content_length``
-    may then be set by hand (larger than the bytes sent, for a cut-off answer).
+    may then be set by hand (larger than the bytes sent, for a cut-off answer). ``hang_up``: the
+    connection is closed without a byte of the answer (the request was carried out all the same).
     """
 
     status: int
@@ -32,6 +33,7 @@ class Reply:
     headers: list[tuple[str, str]] = field(default_factory=list)
     content_length: int | None = None
     close: bool = False
+    hang_up: bool = False
 
 
 class ApiError(Exception):

@@ -145,7 +145,15 @@ class CookedAuthError(CookedError):
 
 
 class CookedUnavailable(CookedError):
-    """Cooked could not be reached, did not answer in time, or answered at another location."""
+    """Cooked could not be reached, did not answer in time, or answered at another location.
+
+    ``may_have_changed``: the request asked for a change and reached Cooked, but its answer was
+    lost (a timeout, a broken connection), so whether Cooked made the change is unknown.
+    """
+
+    def __init__(self, summary: str, *, may_have_changed: bool = False, **details: Any) -> None:
+        self.may_have_changed = may_have_changed
+        super().__init__(summary, **details)
 
 
 class CookedServerError(CookedError):

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
+import anyio.lowlevel
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
@@ -91,16 +92,22 @@ def build_server(
             args = spec.arguments.validate(params.arguments)
             result = await spec.invoke(handlers, args, call)
         except ToolError as exc:
-            return _error(str(exc))
+            answer = _error(str(exc))
         except Exception:
             logger.exception("tool %s failed unexpectedly", spec.name)
             return _error(
                 f"{spec.name} failed inside cooked-mcp (the server log has the details). Try again."
             )
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=result.text)],
-            structured_content=result.output.model_dump(mode="json", exclude_none=True),
-        )
+        else:
+            answer = types.CallToolResult(
+                content=[types.TextContent(type="text", text=result.text)],
+                structured_content=result.output.model_dump(mode="json", exclude_none=True),
+            )
+        # A cancelled request raises here and its answer is never written; otherwise nothing
+        # awaits between this check and the SDK writing the answer (ToolCall.when_answered).
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        call.answered()
+        return answer
 
     return Server(
         name,

@@ -7,7 +7,7 @@ in dispatch.py turns both into MCP tool results.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel
@@ -35,3 +35,20 @@ class ToolCall:
 
     tool: str
     report_progress: ProgressReporter
+    _on_answer: list[Callable[[], None]] = field(default_factory=list, repr=False)
+
+    def when_answered(self, hook: Callable[[], None]) -> None:
+        """Run ``hook`` when this call's answer reaches the client, as far as the server can know.
+
+        That is when the dispatcher hands the answer (a result or a ToolError) to the SDK and
+        the request has not been cancelled (notifications/cancelled, or its session ending):
+        the hooks run right after the last cancellation check, with no await between them and
+        the return, so the SDK then writes the answer. An answer the transport loses after that
+        (an HTTP stream already closed) counts as received: the server cannot see it.
+        """
+        self._on_answer.append(hook)
+
+    def answered(self) -> None:
+        """Called by the dispatcher only (see ``when_answered``)."""
+        for hook in self._on_answer:
+            hook()

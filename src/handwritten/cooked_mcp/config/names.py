@@ -11,7 +11,8 @@ DEFAULT_BASE_URL = "https://cooked.wiki"
 DEFAULT_HTTP_ADDR = "127.0.0.1:8123"
 DEFAULT_LOG_LEVEL: LogLevel = "warning"
 LOG_LEVELS: tuple[LogLevel, ...] = ("debug", "info", "warning", "error")
-#: save_recipe source=url answers by this many seconds (the TypeScript SDK gives up at 60).
+#: save_recipe source=url answers by this many seconds (the TypeScript SDK gives up at 60; the OpenAI
+#: Agents SDK at 5, so a user of it sets this lower or raises that: README, client timeouts).
 DEFAULT_IMPORT_ANSWER_SECONDS = 50.0
 MAX_IMPORT_ANSWER_SECONDS = 600.0
 

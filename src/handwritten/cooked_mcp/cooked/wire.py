@@ -316,7 +316,9 @@ class Wire:
                 "shopping list to check before repeating it; " + next_step
             )
         return CookedUnavailable(
-            f"Cooked at {self.base_url} {what} during the {endpoint.name} request", next_step=next_step
+            f"Cooked at {self.base_url} {what} during the {endpoint.name} request",
+            next_step=next_step,
+            may_have_changed=answer_lost and endpoint.changes,
         )
 
     def _redirected(self, endpoint: Endpoint, response: httpx.Response) -> CookedUnavailable:

@@ -21,6 +21,7 @@ from ..config import DEFAULT_IMPORT_ANSWER_SECONDS
 from ..cooked.client import CookedClient
 from .recipes import RecipeTools
 from .shopping_list import ShoppingListTools
+from .writes import Writes
 
 
 class CookedTools:
@@ -34,13 +35,17 @@ class CookedTools:
         import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
     ) -> None:
         # writable=False (read-only mode): results suggest no follow-up call to a write tool.
-        self._recipes = RecipeTools(client, writable=writable, import_answer_seconds=import_answer_seconds)
-        self._shopping_list = ShoppingListTools(client, writable=writable)
+        # One Writes for both: an outcome kept for one tool is checked by a read of the other's kind.
+        writes = Writes()
+        self._recipes = RecipeTools(
+            client, writes=writes, writable=writable, import_answer_seconds=import_answer_seconds
+        )
+        self._shopping_list = ShoppingListTools(client, writes=writes, writable=writable)
 
     async def read(self, args: ReadArguments, call: ToolCall) -> ToolResult[ReadOutput]:
         if isinstance(args, ReadShoppingList):
-            return await self._shopping_list.read(args)
-        return await self._recipes.read(args)
+            return await self._shopping_list.read(args, call)
+        return await self._recipes.read(args, call)
 
     async def preview_recipe_text(
         self, args: PreviewRecipeTextArguments, call: ToolCall
@@ -53,9 +58,9 @@ class CookedTools:
     async def delete_recipe(
         self, args: DeleteRecipeArguments, call: ToolCall
     ) -> ToolResult[DeleteRecipeOutput]:
-        return await self._recipes.delete(args)
+        return await self._recipes.delete(args, call)
 
     async def change_shopping_list(
         self, args: ChangeShoppingListArguments, call: ToolCall
     ) -> ToolResult[ChangeShoppingListOutput]:
-        return await self._shopping_list.change(args)
+        return await self._shopping_list.change(args, call)

@@ -14,7 +14,22 @@ from contextlib import contextmanager
 
 from cooked_mcp_runtime.results import ToolError
 
-from ..errors import CookedError, CookedForbidden, CookedInvalidRequest, CookedNotFound, CookedUnprocessable
+from ..errors import (
+    CookedError,
+    CookedForbidden,
+    CookedInvalidRequest,
+    CookedNotFound,
+    CookedUnavailable,
+    CookedUnprocessable,
+)
+
+
+class AnswerLost(ToolError):
+    """A change reached Cooked but its answer was lost: whether Cooked made it is unknown (writes.py)."""
+
+
+class RecipeGone(ToolError):
+    """Cooked has no recipe with the ID read: an answer in itself, for a deletion (writes.py)."""
 
 
 # implements: api-client.ERRORS.1, api-client.ERRORS.5, tools.RESPONSES.6
@@ -25,10 +40,14 @@ def cooked_errors(
     forbidden: str | None = None,
     invalid: str | None = None,
     unprocessable: str | None = None,
+    gone: type[ToolError] = ToolError,
 ) -> Iterator[None]:
-    """Raise a ToolError for any CookedError inside, with this call's next step for its kind."""
+    """Raise a ToolError for any CookedError inside, with this call's next step for its kind
+    (a 404 as ``gone``, for a caller that tells it apart)."""
     try:
         yield
+    except CookedUnavailable as exc:
+        raise (AnswerLost if exc.may_have_changed else ToolError)(str(exc)) from None
     except CookedError as exc:
         hints: dict[type[CookedError], str | None] = {
             CookedNotFound: not_found,
@@ -37,4 +56,5 @@ def cooked_errors(
             CookedUnprocessable: unprocessable,
         }
         hint = next((hint for kind, hint in hints.items() if isinstance(exc, kind) and hint), None)
-        raise ToolError(str(exc if hint is None else exc.with_next_step(hint))) from None
+        error = gone if isinstance(exc, CookedNotFound) else ToolError
+        raise error(str(exc if hint is None else exc.with_next_step(hint))) from None

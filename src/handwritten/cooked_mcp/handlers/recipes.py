@@ -13,7 +13,8 @@ import json
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 
 from cooked_mcp_generated.models import (
     DeleteRecipeArguments,
@@ -40,14 +41,15 @@ from ..config import DEFAULT_IMPORT_ANSWER_SECONDS
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from ..text import one_line
-from .errors import cooked_errors
+from .errors import RecipeGone, cooked_errors
 from .formatting import fence, portions_phrase, tool_call
-from .url_imports import UrlImports
+from .writes import KEEP_SECONDS, Write, Writes
 
 logger = logging.getLogger("cooked_mcp.handlers")
 
 #: Cooked's search answers pages of this fixed size; only the list endpoint takes a page size.
 SEARCH_PAGE_SIZE = 20
+KEEP_MINUTES = f"{KEEP_SECONDS / 60:.0f}"
 #: How often a running URL import reports progress; clients drop a call that stays silent too long.
 PROGRESS_INTERVAL_SECONDS = 3.0
 
@@ -75,22 +77,34 @@ class RecipeTools:
         self,
         client: CookedClient,
         *,
+        writes: Writes,
         writable: bool = True,
         import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
     ) -> None:
         self._client = client
+        self._writes = writes
         self._writable = writable
-        self._imports = UrlImports(self._import_now, answer_seconds=import_answer_seconds)
+        self._import_answer_seconds = import_answer_seconds
 
     # --- read ----------------------------------------------------------------------------------
 
     # implements: recipes.READ.1, recipes.READ.2, recipes.READ.5
-    async def read(self, args: ReadRecipes | ReadRecipe) -> ToolResult[ReadOutput]:
+    async def read(self, args: ReadRecipes | ReadRecipe, call: ToolCall) -> ToolResult[ReadOutput]:
+        """A read the agent receives is its look at recipe changes whose outcome is unknown (writes);
+        so is a recipe read that finds the recipe gone, which is what a deletion looks like."""
+        looked = partial(self._writes.looked, "recipes")
         if isinstance(args, ReadRecipe):
-            return await self._read_recipe(args.recipe_id)
-        if args.query is None:
-            return await self._list(args.page, args.limit)
-        return await self._search(args.query, args.page, args.limit)
+            try:
+                result = await self._read_recipe(args.recipe_id)
+            except RecipeGone:
+                call.when_answered(looked)
+                raise
+        elif args.query is None:
+            result = await self._list(args.page, args.limit)
+        else:
+            result = await self._search(args.query, args.page, args.limit)
+        call.when_answered(looked)
+        return result
 
     # implements: recipes.PAGINATION.1, recipes.PAGINATION.2
     async def _list(self, page: int, limit: int) -> ToolResult[ReadOutput]:
@@ -130,7 +144,7 @@ class RecipeTools:
 
     # implements: recipes.READ.6, recipes.READ.6-1, recipes.READ.6-2, recipes.READ.7, recipes.READ.8
     async def _read_recipe(self, recipe_id: str) -> ToolResult[ReadOutput]:
-        with cooked_errors(not_found=RECIPE_NOT_FOUND):
+        with cooked_errors(not_found=RECIPE_NOT_FOUND, gone=RecipeGone):
             recipe = await self._client.get_recipe(recipe_id)
         lines = [
             f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{_ownership(recipe, self._writable)}.",
@@ -187,17 +201,26 @@ class RecipeTools:
 
     # implements: recipes.SAVE.10
     async def save(self, args: SaveRecipeArguments, call: ToolCall) -> ToolResult[SaveRecipeOutput]:
+        """Every save is a change made once (writes.py): an identical call gets its kept outcome."""
+        write = Write.of(call, args, area="recipes", look=NEWEST_RECIPES)
         match args:
             case SaveRecipeRawText():
-                return await self._save_raw_text(args.title, args.text)
+                return await self._writes.run(write, call, lambda: self._save_raw_text(args.title, args.text))
             case SaveRecipePrepared():
-                return await self._save_prepared(args.title, args.markdown, args.portions)
+                return await self._writes.run(
+                    write, call, lambda: self._save_prepared(args.title, args.markdown, args.portions)
+                )
             case SaveRecipeUrl():
-                return await self._import_url(args.url, call.report_progress)
+                return await self._import_url(replace(write, reported_again=True), call, args.url)
             case SaveRecipeDraft():
-                return await self._save_draft(args.draft_id, args.markdown, args.portions)
+                return await self._writes.run(
+                    write, call, lambda: self._save_draft(args.draft_id, args.markdown, args.portions)
+                )
             case SaveRecipeExisting():
-                return await self._update(args.recipe_id, args.markdown, args.portions)
+                write = _about_recipe(write, args.recipe_id)
+                return await self._writes.run(
+                    write, call, lambda: self._update(args.recipe_id, args.markdown, args.portions)
+                )
 
     # implements: recipes.SAVE.1, recipes.SAVE.11
     async def _save_raw_text(self, title: str, text: str) -> ToolResult[SaveRecipeOutput]:
@@ -224,10 +247,19 @@ class RecipeTools:
         return _saved("prepared", recipe_id, f"Saved recipe {recipe_id} ({portions_phrase(portions)}).")
 
     # implements: recipes.SAVE.3
-    async def _import_url(self, url: str, report: ProgressReporter) -> ToolResult[SaveRecipeOutput]:
-        """Progress ticks while this call waits; the import itself may outlive it (url_imports)."""
-        async with _ticking(report, "Cooked is importing the page (this can take up to a minute)"):
-            return await self._imports.start_or_report(url)
+    async def _import_url(self, write: Write, call: ToolCall, url: str) -> ToolResult[SaveRecipeOutput]:
+        """Progress ticks while this call waits, at most the answer deadline; the import itself
+        may outlive the call (writes.py), and then "still running" is the answer."""
+        async with _ticking(
+            call.report_progress, "Cooked is importing the page (this can take up to a minute)"
+        ):
+            return await self._writes.run(
+                write,
+                call,
+                lambda: self._import_now(url),
+                answer_seconds=self._import_answer_seconds,
+                still_running=_still_running,
+            )
 
     # implements: recipes.SAVE.4, recipes.SAVE.6, recipes.SAVE.14, recipes.SAVE.16
     async def _import_now(self, url: str) -> ToolResult[SaveRecipeOutput]:
@@ -262,9 +294,16 @@ class RecipeTools:
     # --- delete --------------------------------------------------------------------------------
 
     # implements: recipes.DELETE.1, recipes.DELETE.2, recipes.SAFETY.3
-    async def delete(self, args: DeleteRecipeArguments) -> ToolResult[DeleteRecipeOutput]:
+    async def delete(self, args: DeleteRecipeArguments, call: ToolCall) -> ToolResult[DeleteRecipeOutput]:
+        """Made once (writes.py); when it succeeds, every kept outcome naming the recipe is forgotten."""
+        write = _about_recipe(Write.of(call, args, area="recipes", look=""), args.recipe_id)
+        return await self._writes.run(
+            replace(write, deletes=args.recipe_id), call, lambda: self._delete(args.recipe_id)
+        )
+
+    async def _delete(self, recipe_id: str) -> ToolResult[DeleteRecipeOutput]:
         with cooked_errors(not_found=RECIPE_NOT_FOUND, forbidden=RECIPE_FORBIDDEN):
-            deleted = await self._client.delete_recipe(args.recipe_id)
+            deleted = await self._client.delete_recipe(recipe_id)
         text = f"Deleted recipe {deleted} from Cooked. This cannot be undone."
         return ToolResult(text, DeleteRecipeOutput(recipe_id=deleted, deleted=True))
 
@@ -377,6 +416,40 @@ def _draft_result(draft: cooked.Draft) -> ToolResult[SaveRecipeOutput]:
         draft_id=draft.id, title=draft.title, markdown=draft.description, portions=draft.portions
     )
     return ToolResult(text, SaveRecipeOutput(source="url", saved=False, draft=output))
+
+
+#: Where a recipe saved by a change whose answer was lost shows up.
+NEWEST_RECIPES = f"{tool_call('read', target='recipes')} lists the newest recipes first"
+
+
+def _about_recipe(write: Write, recipe_id: str) -> Write:
+    """A change to one recipe: looked at by reading it, forgotten when it is deleted."""
+    look = (
+        f"{tool_call('read', target='recipe', recipe_id=recipe_id)} shows the recipe as it is now "
+        "(not found: it is deleted)"
+    )
+    return replace(write, look=look, recipe_ids=frozenset({recipe_id}))
+
+
+def _still_running(age: float | None) -> ToolResult[SaveRecipeOutput]:
+    """``age`` is how long ago an earlier call started the import; None for this call's own.
+
+    The promise made here (no second import) holds for as long as it says: writes.KEEP_SECONDS.
+    """
+    started = (
+        "Cooked is importing the page"
+        if age is None
+        else f"An earlier save_recipe call started importing this page {age:.0f} s ago"
+    )
+    text = (
+        f"{started} and has not finished yet; the import goes on in the background and may still save "
+        "the recipe. Do NOT retry it or import the page again. In a minute, look for the recipe with "
+        f"{tool_call('read', target='recipes')} (newest first). Until {KEEP_MINUTES} minutes after the "
+        "import ends, calling save_recipe with this same URL starts no second import: it reports this "
+        "import's outcome (the saved recipe, the draft to review, or its error; or, if Cooked's answer to "
+        "it is lost, how to check whether it saved and import again on purpose)."
+    )
+    return ToolResult(text, SaveRecipeOutput(source="url", saved=False, import_running=True))
 
 
 def _fenced_recipe(title: str | None, markdown: str) -> str:

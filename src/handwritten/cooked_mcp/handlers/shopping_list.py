@@ -33,13 +33,14 @@ from cooked_mcp_generated.models import (
     ReadOutput,
     ReadShoppingList,
 )
-from cooked_mcp_runtime.results import ToolError, ToolResult
+from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from ..text import one_line
 from .errors import cooked_errors
 from .formatting import fence, tool_call
+from .writes import Write, Writes
 
 #: Group lines shown in a read's text; the structured output always has every group.
 MAX_LISTED_GROUPS: Final = 100
@@ -50,7 +51,8 @@ MAX_VALUE_CHARS: Final = 500
 
 NO_NAME: Final = "(no name)"
 EDITABLE: Final = ("name", "quantity", "aisle_id", "selected")
-READ_HINT: Final = f"{tool_call('read', target='shopping_list')} for the current product group and aisle IDs"
+READ_CALL: Final = tool_call("read", target="shopping_list")
+READ_HINT: Final = f"{READ_CALL} for the current product group and aisle IDs"
 
 Output = ChangeShoppingListOutput
 Selection = (
@@ -69,12 +71,15 @@ class Fields:
 
 
 class ShoppingListTools:
-    def __init__(self, client: CookedClient, *, writable: bool = True) -> None:
+    def __init__(self, client: CookedClient, *, writes: Writes, writable: bool = True) -> None:
         self._client = client
+        self._writes = writes
         self._writable = writable
 
     # implements: shopping-list.READ.1, shopping-list.READ.9
-    async def read(self, args: ReadShoppingList) -> ToolResult[ReadOutput]:
+    async def read(self, args: ReadShoppingList, call: ToolCall) -> ToolResult[ReadOutput]:
+        """A read the agent receives is its look at list changes whose outcome is unknown (writes)."""
+        call.when_answered(lambda: self._writes.looked("shopping_list"))
         listing = await self._get_list()
         output = ReadOutput(
             target=args.target,
@@ -87,10 +92,15 @@ class ShoppingListTools:
         return ToolResult(_list_text(output, self._writable), output)
 
     # implements: shopping-list.ACTIONS.1
-    async def change(self, args: ChangeShoppingListArguments) -> ToolResult[Output]:
+    async def change(self, args: ChangeShoppingListArguments, call: ToolCall) -> ToolResult[Output]:
+        """add, remove and clear are made once (writes.py): each repeat would change the list again.
+        The others set a state, so a repeat changes nothing and they go straight to Cooked."""
+        write = Write.of(call, args, area="shopping_list", look=READ_CALL)
         match args:
             case ChangeShoppingListAdd():
-                return await self._add(args)
+                if args.recipe_id is not None:
+                    write = replace(write, recipe_ids=frozenset({args.recipe_id}))
+                return await self._writes.run(write, call, lambda: self._add(args))
             case ChangeShoppingListUpdateItem():
                 return await self._update_item(args)
             # implements: shopping-list.SELECTION.1, shopping-list.SELECTION.8
@@ -106,9 +116,9 @@ class ShoppingListTools:
                 dropped = set(args.product_group_ids)
                 return await self._select(args, [gid for gid in current if gid not in dropped])
             case ChangeShoppingListRemove():
-                return await self._remove(args)
+                return await self._writes.run(write, call, lambda: self._remove(args))
             case ChangeShoppingListClear():
-                return await self._clear(args)
+                return await self._writes.run(write, call, lambda: self._clear(args))
 
     # --- actions -------------------------------------------------------------------------------
 

@@ -1,0 +1,286 @@
+"""Kept outcomes: a change sent to Cooked happens once, whatever the client's timeout,
+cancellation or a lost answer does.
+
+A client that gives up on a call (its own timeout, the person pressing stop, its connection
+or session ending) cancels the call, not the change: every change runs in a task of its own,
+outside the call's cancel scope, to its end within its own Cooked deadlines (and at most
+``BACKGROUND_LIMIT_SECONDS``). Its outcome is kept, by tool and normalised arguments (``Write``),
+and an identical call from any session is answered with it instead of sending the change again:
+
+- while the change runs, the call waits for it (a URL import only until the answer deadline,
+  then it answers "still running");
+- when it ended and no call has received its outcome, the call gets that outcome (the recipe,
+  the draft, the error), saying that nothing was sent again;
+- when it ended and a call has received its outcome, an identical call is a deliberate repeat
+  and is carried out again, except that a successful URL import keeps being reported (a page is
+  imported once); a failed one is tried again;
+- when Cooked's answer was lost (``AnswerLost``: the request went out, the answer did not come
+  back), the outcome is unknown: identical calls send nothing and say where to look. Once a call
+  has received that, a read of the same part of the account (recipes, or the shopping list)
+  lifts it: the next identical call is carried out again, deliberately.
+
+"Received" is decided by the dispatcher (``ToolCall.when_answered``): the answer was handed to
+the SDK and the request was not cancelled. Outcomes expire ``KEEP_SECONDS`` after the change
+ended, at most ``MAX_KEEP`` are kept, deleting a recipe forgets every outcome that names it, and
+nothing is kept beyond the process. Keys are digests: no argument text is kept, and outcomes hold
+only what the tool answered, never a credential or cookie.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import itertools
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any, Literal, TypeVar, cast
+
+from pydantic import BaseModel
+
+from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
+
+from .errors import AnswerLost
+
+logger = logging.getLogger("cooked_mcp.handlers")
+
+OutputT = TypeVar("OutputT", bound=BaseModel)
+#: The part of the account a change touches: a read of it is how an agent checks an unknown outcome.
+Area = Literal["recipes", "shopping_list"]
+
+#: How long an ended change's outcome answers identical calls (and a "still running" promise holds).
+KEEP_SECONDS = 300.0
+#: Ended outcomes kept at once; the oldest go first, those a "still running" answer promised last.
+MAX_KEEP = 100
+#: Changes running at once (waited on or in the background); one more is refused before Cooked.
+MAX_RUNNING = 16
+#: A change still unanswered after this long is cancelled and its outcome is unknown. Each Cooked
+#: exchange already ends by its own deadline (cooked.wire.Timeouts: 100 s for an import, 40 s for
+#: the rest); this bounds their sum, when logins and retries pile up.
+BACKGROUND_LIMIT_SECONDS = 300.0
+
+
+@dataclass(frozen=True)
+class Write:
+    """One change as the kept outcomes know it: which call asked for it and how to check it."""
+
+    key: str
+    tool: str
+    area: Area
+    #: The read call that shows whether the change was made, for an unknown outcome.
+    look: str
+    #: Recipes the arguments name (deleting one forgets this outcome).
+    recipe_ids: frozenset[str] = frozenset()
+    #: delete_recipe: the recipe it deletes; when it succeeds every other outcome naming it goes.
+    deletes: str | None = None
+    #: URL imports: a success keeps answering identical calls after a call received it.
+    reported_again: bool = False
+
+    @classmethod
+    def of(cls, call: ToolCall, arguments: BaseModel, *, area: Area, look: str, **options: Any) -> Write:
+        """Keyed by the tool and its validated arguments (defaults filled in, so spellings agree)."""
+        canonical = json.dumps(arguments.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        digest = hashlib.sha256(canonical.encode()).hexdigest()
+        return cls(f"{call.tool}:{digest}", call.tool, area, look, **options)
+
+
+@dataclass
+class _Kept:
+    write: Write
+    task: asyncio.Task[ToolResult[Any]]
+    started: float
+    ended: float | None = None
+    received: bool = False
+    #: When (``Writes._events``) a call received the answer that the outcome is unknown.
+    told_unknown: int | None = None
+    #: A "still running" answer promised that identical calls report this change.
+    promised: bool = False
+    names: set[str] = field(default_factory=set)
+
+
+class Writes:
+    """The changes of one server process, by what they ask, and their outcomes."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._kept: dict[str, _Kept] = {}
+        self._events = itertools.count(1)
+        self._looked: dict[Area, int] = {}
+
+    async def run(
+        self,
+        write: Write,
+        call: ToolCall,
+        change: Callable[[], Awaitable[ToolResult[OutputT]]],
+        *,
+        answer_seconds: float | None = None,
+        still_running: Callable[[float | None], ToolResult[OutputT]] | None = None,
+    ) -> ToolResult[OutputT]:
+        """The change's outcome, carrying it out only when no kept outcome answers this call.
+
+        With ``answer_seconds``, a change still running then is answered with
+        ``still_running(age)``: age None for this call's own change, else how long ago an
+        identical call started it. A cancellation of this call ends only its wait.
+        """
+        self._forget_ended()
+        kept = self._kept.get(write.key)
+        if kept is not None and not self._binding(kept):
+            del self._kept[write.key]
+            kept = None
+        own = kept is None
+        if kept is None:
+            kept = self._start(write, change)
+        if not kept.task.done():
+            await asyncio.wait({kept.task}, timeout=answer_seconds)
+            if not kept.task.done():
+                assert still_running is not None, "a change without an answer deadline is always waited for"
+                kept.promised = True
+                return still_running(None if own else self._clock() - kept.started)
+        return cast(ToolResult[OutputT], self._answer(kept, call, own))
+
+    def looked(self, area: Area) -> None:
+        """A read of ``area`` reached the agent: unknown outcomes it was told of may now be repeated."""
+        self._looked[area] = next(self._events)
+
+    def forget_recipe(self, recipe_id: str, *, but: _Kept | None = None) -> None:
+        """Deleting a recipe ends every ended outcome naming it (reporting a gone recipe helps no one)."""
+        for key, kept in list(self._kept.items()):
+            if kept is not but and kept.ended is not None and recipe_id in kept.names:
+                del self._kept[key]
+
+    # --- the life of one change ----------------------------------------------------------------
+
+    def _start(self, write: Write, change: Callable[[], Awaitable[ToolResult[Any]]]) -> _Kept:
+        running = sum(1 for kept in self._kept.values() if kept.ended is None)
+        if running >= MAX_RUNNING:
+            raise ToolError(
+                f"{running} changes sent to Cooked (URL imports among them) are still unanswered, the most "
+                "this server runs at once. Nothing was sent to Cooked. Wait a minute for them to finish "
+                "(read shows what they did), then try again."
+            )
+        kept = _Kept(write, asyncio.create_task(_bounded(change)), started=self._clock())
+        self._kept[write.key] = kept
+        kept.task.add_done_callback(partial(self._ended, kept))
+        return kept
+
+    def _ended(self, kept: _Kept, task: asyncio.Task[ToolResult[Any]]) -> None:
+        kept.ended = self._clock()
+        kept.names = set(kept.write.recipe_ids)
+        failure = None if task.cancelled() else task.exception()
+        if failure is None and not task.cancelled():
+            named = getattr(task.result().output, "recipe_id", None)
+            if isinstance(named, str):
+                kept.names.add(named)
+            if kept.write.deletes is not None:
+                self.forget_recipe(kept.write.deletes, but=kept)
+        elif isinstance(failure, ToolError):
+            logger.info("a %s change ended with an error: %s", kept.write.tool, failure)
+        elif failure is not None and not isinstance(failure, TimeoutError):
+            logger.error("a %s change failed inside cooked-mcp", kept.write.tool, exc_info=failure)
+
+    def _binding(self, kept: _Kept) -> bool:
+        """Whether ``kept`` still answers an identical call instead of a new change."""
+        if kept.ended is None:
+            return True
+        if _unknown(kept.task):
+            return kept.told_unknown is None or self._looked.get(kept.write.area, 0) < kept.told_unknown
+        if not kept.received:
+            return True
+        return kept.write.reported_again and kept.task.exception() is None
+
+    def _answer(self, kept: _Kept, call: ToolCall, own: bool) -> ToolResult[Any]:
+        write, task = kept.write, kept.task
+        age = self._clock() - kept.started
+        if _unknown(task):
+            call.when_answered(partial(self._told_unknown, kept))
+            raise ToolError(_unknown_text(write, _lost_how(write, task), None if own else age))
+        call.when_answered(partial(self._received, kept))
+        failure = task.exception()
+        if failure is not None:
+            if own:
+                raise failure
+            raise ToolError(
+                f"An identical {write.tool} call made {age:.0f} s ago ended with this error, and nothing was "
+                f"sent to Cooked again: {failure}"
+            ) from None
+        result = task.result()
+        if own:
+            return result
+        return replace(result, text=_repeat_note(write, age) + result.text)
+
+    def _received(self, kept: _Kept) -> None:
+        kept.received = True
+
+    def _told_unknown(self, kept: _Kept) -> None:
+        kept.told_unknown = next(self._events)
+
+    def _forget_ended(self) -> None:
+        now = self._clock()
+        for key, kept in list(self._kept.items()):
+            if kept.ended is not None and now - kept.ended > KEEP_SECONDS:
+                del self._kept[key]
+        ended = sorted(
+            (kept.promised, kept.ended, key) for key, kept in self._kept.items() if kept.ended is not None
+        )
+        for _, _, key in ended[: max(0, len(ended) - MAX_KEEP)]:
+            del self._kept[key]
+
+
+async def _bounded(change: Callable[[], Awaitable[ToolResult[Any]]]) -> ToolResult[Any]:
+    async with asyncio.timeout(BACKGROUND_LIMIT_SECONDS):
+        return await change()
+
+
+def _unknown(task: asyncio.Task[ToolResult[Any]]) -> bool:
+    """Cooked may or may not have made the change: its answer was lost, or never came in time."""
+    if task.cancelled():
+        return True
+    failure = task.exception()
+    return failure is not None and (isinstance(failure, AnswerLost) or not isinstance(failure, ToolError))
+
+
+def _lost_how(write: Write, task: asyncio.Task[ToolResult[Any]]) -> str:
+    failure = None if task.cancelled() else task.exception()
+    if isinstance(failure, AnswerLost):
+        return str(failure)
+    if failure is None or isinstance(failure, TimeoutError):
+        return (
+            f"cooked-mcp stopped waiting for Cooked's answer to this {write.tool} call after "
+            f"{BACKGROUND_LIMIT_SECONDS:.0f} s, so Cooked may or may not have made the change."
+        )
+    return (
+        f"{write.tool} failed inside cooked-mcp after the change was sent (the server log has the "
+        "details), so Cooked may or may not have made it."
+    )
+
+
+def _unknown_text(write: Write, how: str, age: float | None) -> str:
+    """What an agent needs when nobody can know whether Cooked acted: look first, then repeat on purpose."""
+    head = (
+        how
+        if age is None
+        else f"An identical {write.tool} call made {age:.0f} s ago ended like this, and nothing was sent "
+        f"to Cooked again: {how}"
+    )
+    return (
+        f"{head} Look before repeating it: {write.look}. If the change is there, do not make it again. If "
+        f"it is not, call {write.tool} again with the same arguments after that read: it is then carried out "
+        f"again. Until such a read, identical calls send nothing and get this answer (for up to "
+        f"{KEEP_SECONDS / 60:.0f} minutes)."
+    )
+
+
+def _repeat_note(write: Write, age: float) -> str:
+    if write.reported_again:
+        return (
+            f"This page was already imported {age:.0f} s ago by an earlier save_recipe call, so it was not "
+            "imported again; that import's result follows.\n"
+        )
+    return (
+        f"An identical {write.tool} call made {age:.0f} s ago already made this change, so nothing was sent "
+        f"to Cooked again (its answer may not have reached you); its result follows. To make the change once "
+        f"more on purpose, call {write.tool} again with the same arguments.\n"
+    )

@@ -1,0 +1,132 @@
+"""Issue 29's three stories, through the real cooked-mcp process over stdio with the official client:
+a page the person asked to import once is in Cooked once, whatever the client's timeout does.
+
+Each waits on the fake's request log or on the server's answers, never on a guessed sleep.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from recipe_support import failed, ok
+from servers import server_env, stdio_client
+from sessions import text_of
+
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+
+pytestmark = pytest.mark.anyio
+
+IMPORT = ("POST", "/api/new")
+
+
+def imports_sent(fake: FakeCooked) -> int:
+    return sum(1 for method, path, _ in fake.api_calls() if (method, path) == IMPORT)
+
+
+def titled(fake: FakeCooked, title: str) -> list[str]:
+    return [recipe.id for recipe in fake.state.recipes.values() if recipe.title == title]
+
+
+def carried_out(fake: FakeCooked) -> int:
+    """Imports that reached the fake and that it chose an answer for (so carried out, or refused)."""
+    return sum(1 for r in fake.api_requests() if (r.method, r.path) == IMPORT and r.status)
+
+
+async def settled(fake: FakeCooked, count: int = 1) -> None:
+    with anyio.fail_after(20):
+        while carried_out(fake) < count:  # noqa: ASYNC110 - the fake's thread offers no event
+            await anyio.sleep(0.02)
+
+
+def started(fake: FakeCooked, tmp_path: Path, **extra: str) -> Client:
+    env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, **extra)
+    return stdio_client(env)
+
+
+@pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4", "recipes.SAVE.9", "recipes.VERIFICATION.1")
+async def test_a_client_timeout_cancels_the_call_not_the_import_and_the_retry_gets_its_recipe(
+    fake: FakeCooked, tmp_path: Path
+) -> None:
+    """Story 1: the client gives up at 1.5 s (and sends notifications/cancelled), then retries."""
+    url = "https://example.org/recipes/slow-stew"
+    fake.fail_with("slow", *IMPORT, seconds=3)
+
+    async with started(fake, tmp_path) as client:
+        with pytest.raises(MCPError, match=r"(?i)timed out"):
+            await client.call_tool("save_recipe", {"source": "url", "url": url}, read_timeout_seconds=1.5)
+        retry = await client.call_tool("save_recipe", {"source": "url", "url": url})
+
+    text, out = ok(retry, "save_recipe")
+    assert imports_sent(fake) == 1
+    assert titled(fake, "Slow Stew") == [out["recipe_id"]]
+    assert out["saved"] is True
+    assert text.startswith("This page was already imported") and "not imported again" in text
+
+
+@pytest.mark.req("recipes.SAVE.3", "tools.RESPONSES.6", "recipes.VERIFICATION.1")
+async def test_a_promise_of_no_second_import_holds_when_the_answer_to_the_import_is_lost(
+    fake: FakeCooked, tmp_path: Path
+) -> None:
+    """Story 2: answered "still running"; Cooked then saves the page and the answer is lost."""
+    url = "https://example.org/recipes/lost-stew"
+    fake.fail_with("answer_lost", *IMPORT, seconds=1.5)
+
+    async with started(fake, tmp_path, COOKED_MCP_IMPORT_ANSWER_SECONDS="0.5") as client:
+        first = await client.call_tool("save_recipe", {"source": "url", "url": url})
+        await settled(fake)
+        with anyio.fail_after(20):
+            retry = await client.call_tool("save_recipe", {"source": "url", "url": url})
+            while (retry.structured_content or {}).get("import_running"):
+                retry = await client.call_tool("save_recipe", {"source": "url", "url": url})
+        again = await client.call_tool("save_recipe", {"source": "url", "url": url})
+        listed = await client.call_tool("read", {"target": "recipes", "limit": 3})
+
+    promise = ok(first, "save_recipe")[0]
+    assert "starts no second import" in promise
+    for answer in (retry, again):
+        text = failed(answer)
+        assert "nothing was sent to Cooked again" in text and "may" in text
+        assert "read target=recipes" in text and "after that read" in text
+    assert imports_sent(fake) == 1 and len(titled(fake, "Lost Stew")) == 1
+    assert "Lost Stew" in text_of(listed)
+
+
+@pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4", "recipes.DELETE.1", "recipes.VERIFICATION.1")
+async def test_deleting_the_imported_recipe_ends_the_memory_of_its_import(
+    fake: FakeCooked, tmp_path: Path
+) -> None:
+    """Story 3: import, delete, import again: the second import really imports, and its ID reads."""
+    url = "https://example.org/recipes/remembered-stew"
+
+    async with started(fake, tmp_path) as client:
+        first = ok(await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")[1]
+        ok(await client.call_tool("delete_recipe", {"recipe_id": first["recipe_id"]}), "delete_recipe")
+        second_text, second = ok(
+            await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe"
+        )
+        read = await client.call_tool("read", {"target": "recipe", "recipe_id": second["recipe_id"]})
+
+    assert imports_sent(fake) == 2
+    assert second["recipe_id"] != first["recipe_id"] and not second_text.startswith("This page was already")
+    assert ok(read, "read")[1]["recipe"]["title"] == "Remembered Stew"
+    assert titled(fake, "Remembered Stew") == [second["recipe_id"]]
+
+
+@pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4", "recipes.VERIFICATION.1")
+async def test_a_new_process_remembers_no_import(fake: FakeCooked, tmp_path: Path) -> None:
+    """Kept outcomes live in memory only: after a restart the same page is imported again."""
+    url = "https://example.org/recipes/restarted-stew"
+    answers = []
+    for _ in range(2):
+        async with started(fake, tmp_path) as client:
+            answers.append(
+                ok(await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")
+            )
+
+    assert imports_sent(fake) == 2
+    assert not answers[1][0].startswith("This page was already imported")
+    assert answers[0][1]["recipe_id"] != answers[1][1]["recipe_id"]

@@ -1,0 +1,61 @@
+"""add, remove and clear happen once (handlers/writes.py): a cancelled call's change goes on and its
+outcome answers the identical call; a lost answer is said to be unknown until the list has been read."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import pytest
+from mcp import Client
+from sessions import client_for
+from writes_support import (
+    USER,
+    Change,
+    cancelled_then_repeated,
+    lost_then_looked_at,
+)
+
+from cooked_fake import FakeCooked
+from cooked_mcp.app import build_server
+
+pytestmark = pytest.mark.anyio
+
+LIST = {"target": "shopping_list"}
+
+
+def case(action: str, arguments: dict[str, object], method: str, path: str, proves: str) -> object:
+    change = Change(action, "change_shopping_list", {"action": action, **arguments}, method, path, LIST)
+    return pytest.param(change, id=action, marks=pytest.mark.req(proves, "shopping-list.VERIFICATION.1"))
+
+
+CASES = [
+    case(
+        "add",
+        {"ingredients": "2 onions\n1 lemon"},
+        "POST",
+        f"{USER}/shopping-list/ingredients",
+        "shopping-list.ADD.1",
+    ),
+    case(
+        "remove",
+        {"product_group_ids": ["pg-01"]},
+        "POST",
+        f"{USER}/shopping-list/remove",
+        "shopping-list.REMOVE.1",
+    ),
+    case("clear", {}, "DELETE", f"{USER}/shopping-list", "shopping-list.CLEAR.1"),
+]
+
+
+@pytest.mark.parametrize(
+    "scenario", [cancelled_then_repeated, lost_then_looked_at], ids=["cancelled", "answer-lost"]
+)
+@pytest.mark.parametrize("change", CASES)
+async def test_a_list_change_is_made_once_when_cancelled_and_said_unknown_when_its_answer_is_lost(
+    fake: FakeCooked, change: Change, scenario: Callable[[FakeCooked, Client, Change], Awaitable[object]]
+) -> None:
+    """cancelled: the identical call gets the kept outcome; answer-lost: nothing is sent until the
+    list has been read (writes_support says each step)."""
+    cooked = client_for(fake)
+    async with cooked, Client(build_server(cooked)) as client:
+        await scenario(fake, client, change)

@@ -1,0 +1,106 @@
+"""The write-once checks every change tool shares (handlers/writes.py): a cancelled call whose
+change goes on and answers the identical call, and a lost answer that leaves the outcome unknown.
+
+Each waits on the fake's request log, never on a guessed sleep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client
+from sessions import text_of
+
+from cooked_fake import SEED_USERNAME, FakeCooked
+
+USER = f"/api/user/{SEED_USERNAME}"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One tool call that changes the account, and the request to Cooked that makes the change."""
+
+    label: str
+    tool: str
+    arguments: dict[str, Any]
+    method: str
+    path: str
+    #: The read that shows whether the change was made (what an unknown outcome tells the agent).
+    look: dict[str, Any]
+
+    def sent(self, fake: FakeCooked) -> int:
+        return sum(
+            1 for r in fake.api_requests(renewals=False) if (r.method, r.path) == (self.method, self.path)
+        )
+
+    def carried_out(self, fake: FakeCooked) -> int:
+        """Change requests the fake has chosen an answer for (so carried out, or refused)."""
+        return sum(
+            1
+            for r in fake.api_requests(renewals=False)
+            if (r.method, r.path) == (self.method, self.path) and r.status
+        )
+
+    async def until_carried_out(self, fake: FakeCooked, count: int = 1) -> None:
+        with anyio.fail_after(20):
+            while self.carried_out(fake) < count:  # noqa: ASYNC110 - the fake's thread offers no event
+                await anyio.sleep(0.02)
+
+    async def call(self, client: Client) -> types.CallToolResult:
+        with anyio.fail_after(30):
+            return await client.call_tool(self.tool, self.arguments)
+
+
+async def cancelled_then_repeated(fake: FakeCooked, client: Client, change: Change) -> types.CallToolResult:
+    """The caller cancels while Cooked works; the identical call gets the change's kept outcome,
+    saying nothing was sent again; the same call once more (that outcome now received) is a
+    deliberate repeat and reaches Cooked. Returns the kept-outcome answer."""
+    fake.fail_with("slow", change.method, change.path, seconds=0.6)
+    with anyio.move_on_after(0.2) as scope:
+        await change.call(client)
+    assert scope.cancelled_caught
+    await change.until_carried_out(fake)
+    replay, deliberate = await change.call(client), await change.call(client)
+
+    assert not replay.is_error, text_of(replay)
+    kept_outcome_note(replay, change.tool)
+    assert change.sent(fake) == 2  # the cancelled call's, then the deliberate repeat
+    assert "nothing was sent to Cooked again" not in text_of(deliberate)
+    return replay
+
+
+async def lost_then_looked_at(fake: FakeCooked, client: Client, change: Change) -> None:
+    """Cooked makes the change and the answer is lost: unknown, said by the call and by the identical
+    call, which sends nothing; after the read the agent is pointed at, the identical call is sent."""
+    fake.fail_with("answer_lost", change.method, change.path, seconds=0)
+    first = await change.call(client)
+    repeat = await change.call(client)
+    sent_before_the_look = change.sent(fake)
+    await client.call_tool("read", change.look)  # a deleted recipe's read is an error: still a look
+    after_look = await change.call(client)
+
+    unknown_outcome(first, change, repeat=False)
+    unknown_outcome(repeat, change, repeat=True)
+    assert sent_before_the_look == 1 and change.sent(fake) == 2
+    assert "nothing was sent to Cooked again" not in text_of(after_look)
+
+
+def kept_outcome_note(result: types.CallToolResult, tool: str) -> str:
+    """The text of an answer given from a kept outcome: it says nothing was sent again."""
+    text = text_of(result)
+    assert f"An identical {tool} call made" in text and "nothing was sent to Cooked again" in text, text
+    return text
+
+
+def unknown_outcome(result: types.CallToolResult, change: Change, *, repeat: bool) -> str:
+    """An answer saying the change may have been made, where to look, and how to repeat it on purpose."""
+    text = text_of(result)
+    assert result.is_error, text
+    assert "may have made the change" in text or "may or may not" in text, text
+    assert "after that read: it is then carried out again" in text, text
+    assert f"read target={change.look['target']}" in text, text
+    assert ("nothing was sent to Cooked again" in text) is repeat, text
+    return text
