@@ -38,12 +38,18 @@ def build_server(
     *,
     read_only_from: str | None = None,
     import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
+    confirm_changes: bool = True,
 ) -> Server[Any]:
     """``read_only_from`` is where read-only mode was switched on (``Settings.describe_source``);
     ``None`` serves every tool. One argument for both, so the mode never lacks its reason."""
     from .handlers import CookedTools
 
-    tools = CookedTools(client, writable=read_only_from is None, import_answer_seconds=import_answer_seconds)
+    tools = CookedTools(
+        client,
+        writable=read_only_from is None,
+        import_answer_seconds=import_answer_seconds,
+        confirm_changes=confirm_changes,
+    )
     return _server(tools, read_only_from)
 
 
@@ -86,7 +92,10 @@ class ToolsOnFirstCall:
             settings = self._settings
             client = CookedClient.from_settings(settings)
             tools = CookedTools(
-                client, writable=not settings.read_only, import_answer_seconds=settings.import_answer_seconds
+                client,
+                writable=not settings.read_only,
+                import_answer_seconds=settings.import_answer_seconds,
+                confirm_changes=settings.confirm_changes,
             )
             self.client, self._tools = client, tools
             # Later calls find the methods on the instance and no longer pass through __getattr__.

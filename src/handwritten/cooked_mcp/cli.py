@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import __version__
 from .config import (
+    ENV_CONFIRM_CHANGES,
     Settings,
     environment_variables,
     format_warnings,
@@ -43,6 +44,8 @@ def _epilog() -> str:
             *(f"  {a:<28}{b}".rstrip() for a, b in _pairs(environment_variables())),
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
             *(f"  {a:<28}{b}".rstrip() for a, b in _columns(schema_keys())),
+            f"{ENV_CONFIRM_CHANGES}=false (mcp.confirm_changes): never ask the person to confirm a",
+            "deletion, list removal or recipe replacement in their client (for clients that answer no unasked).",
             "README.md (in the cooked-mcp sources) explains each setting,",
             "with examples for MCP clients.",
         ]

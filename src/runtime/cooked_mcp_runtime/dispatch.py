@@ -17,9 +17,11 @@ import anyio.lowlevel
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 
 from .arguments import ArgumentRules, ModeRules, shown_name
+from .confirmation import Asker, InputRequired
 from .results import ToolCall, ToolError, ToolResult
 
 logger = logging.getLogger("cooked_mcp.tools")
@@ -81,16 +83,18 @@ def build_server(
     # implements: tools.RESPONSES.5, tools.RESPONSES.6
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         spec = enabled.get(params.name)
         if spec is None:
             raise MCPError(
                 INVALID_PARAMS, _unknown_tool(params.name, list(enabled), withheld, withheld_because)
             )
-        call = ToolCall(tool=spec.name, report_progress=ctx.session.report_progress)
+        call = ToolCall(tool=spec.name, report_progress=ctx.session.report_progress, asker=Asker(ctx, params))
         try:
             args = spec.arguments.validate(params.arguments)
             result = await spec.invoke(handlers, args, call)
+        except InputRequired as asked:
+            return asked.result  # 2026-07-28: the client asks the person and calls again
         except ToolError as exc:
             answer = _error(str(exc))
         except Exception:
@@ -109,7 +113,7 @@ def build_server(
         call.answered()
         return answer
 
-    return Server(
+    server = Server(
         name,
         version=version,
         title=name,
@@ -118,6 +122,9 @@ def build_server(
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    # Seals the 2026-07-28 request state (confirmation.py) under a key held by this process only.
+    server.middleware.append(RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=name))
+    return server
 
 
 def without_lines_naming(text: str, tools: Collection[str]) -> str:

@@ -12,6 +12,8 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
+from .confirmation import NO_ASKER, Asker
+
 OutputT = TypeVar("OutputT", bound=BaseModel)
 
 ProgressReporter = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -35,6 +37,8 @@ class ToolCall:
 
     tool: str
     report_progress: ProgressReporter
+    #: How to ask the person before a change that loses data (confirmation.py).
+    asker: Asker = NO_ASKER
     _on_answer: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     def when_answered(self, hook: Callable[[], None]) -> None:

@@ -42,6 +42,7 @@ _REFUSALS = {
     "http_addr": "invalid HTTP address from {source}: {problem}; use HOST:PORT such as 127.0.0.1:8123 "
     "or [::1]:8123",
     "read_only": _BOOLEAN,
+    "confirm_changes": _BOOLEAN,
     "log_level": f"invalid log level from {{source}}: use one of {', '.join(LOG_LEVELS)}",
     "import_answer_seconds": f"{{source}} must be a number of seconds above 0 and at most "
     f"{MAX_IMPORT_ANSWER_SECONDS:.0f} (default {DEFAULT_IMPORT_ANSWER_SECONDS:.0f}); fix or remove it",

@@ -25,6 +25,8 @@ ENV_READ_ONLY = "COOKED_MCP_READ_ONLY"
 ENV_LOG_LEVEL = "COOKED_MCP_LOG_LEVEL"
 ENV_IMPORT_ANSWER = "COOKED_MCP_IMPORT_ANSWER_SECONDS"
 ENV_ALLOW_INSECURE_HTTP = "COOKED_ALLOW_INSECURE_HTTP"
+#: Off: changes that lose data are not confirmed with the person first (some clients answer no unasked).
+ENV_CONFIRM_CHANGES = "COOKED_MCP_CONFIRM_CHANGES"
 
 #: The variable behind each setting. A new setting read from the environment is added here,
 #: so ``--help`` and the misspelling warning know it at once.
@@ -38,6 +40,7 @@ ENVIRONMENT: Final[dict[str, str]] = {
     "log_level": ENV_LOG_LEVEL,
     "import_answer_seconds": ENV_IMPORT_ANSWER,
     "allow_insecure_http": ENV_ALLOW_INSECURE_HTTP,
+    "confirm_changes": ENV_CONFIRM_CHANGES,
 }
 
 #: The ``table.key`` behind each setting in the config file.
@@ -52,6 +55,7 @@ FILE_KEYS: Final[dict[str, tuple[str, str]]] = {
     "allowed_hosts": ("mcp", "allowed_hosts"),
     "allowed_origins": ("mcp", "allowed_origins"),
     "import_answer_seconds": ("mcp", "import_answer_seconds"),
+    "confirm_changes": ("mcp", "confirm_changes"),
     "log_level": ("log", "level"),
 }
 

@@ -67,6 +67,7 @@ class Settings(BaseSettings):
     allow_insecure_http: bool = False
     http_addr: Address = values.http_addr(DEFAULT_HTTP_ADDR)
     read_only: bool = False
+    confirm_changes: bool = True
     log_level: LogLevel = DEFAULT_LOG_LEVEL
     import_answer_seconds: float = Field(
         DEFAULT_IMPORT_ANSWER_SECONDS, gt=0, le=MAX_IMPORT_ANSWER_SECONDS, allow_inf_nan=False
@@ -118,7 +119,7 @@ class Settings(BaseSettings):
     def _trimmed(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
-    @field_validator("read_only", "allow_insecure_http", mode="before")
+    @field_validator("read_only", "allow_insecure_http", "confirm_changes", mode="before")
     @classmethod
     def _boolean(cls, value: object) -> object:
         return values.boolean(value) if isinstance(value, str) else value

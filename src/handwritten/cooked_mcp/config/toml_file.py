@@ -47,6 +47,7 @@ class _Mcp(_Table):
     http_token: String = None
     http_token_cmd: String = None
     read_only: Boolean = None
+    confirm_changes: Boolean = None
     allowed_hosts: Strings = None
     allowed_origins: Strings = None
     import_answer_seconds: Seconds = None

@@ -19,6 +19,7 @@ from cooked_mcp_runtime.results import ToolCall, ToolResult
 
 from ..config import DEFAULT_IMPORT_ANSWER_SECONDS
 from ..cooked.client import CookedClient
+from .confirmation import Confirmation
 from .recipes import RecipeTools
 from .shopping_list import ShoppingListTools
 from .writes import Writes
@@ -33,14 +34,22 @@ class CookedTools:
         *,
         writable: bool = True,
         import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
+        confirm_changes: bool = True,
     ) -> None:
         # writable=False (read-only mode): results suggest no follow-up call to a write tool.
         # One Writes for both: an outcome kept for one tool is checked by a read of the other's kind.
         writes = Writes()
+        confirmation = Confirmation(enabled=confirm_changes)
         self._recipes = RecipeTools(
-            client, writes=writes, writable=writable, import_answer_seconds=import_answer_seconds
+            client,
+            writes=writes,
+            writable=writable,
+            import_answer_seconds=import_answer_seconds,
+            confirmation=confirmation,
         )
-        self._shopping_list = ShoppingListTools(client, writes=writes, writable=writable)
+        self._shopping_list = ShoppingListTools(
+            client, writes=writes, writable=writable, confirmation=confirmation
+        )
 
     async def read(self, args: ReadArguments, call: ToolCall) -> ToolResult[ReadOutput]:
         if isinstance(args, ReadShoppingList):

@@ -41,6 +41,7 @@ from ..config import DEFAULT_IMPORT_ANSWER_SECONDS
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from ..text import one_line
+from .confirmation import ASK, MAX_NAME_CHARS, Confirmation, Question, named
 from .errors import RecipeGone, cooked_errors
 from .formatting import fence, portions_phrase, tool_call
 from .writes import KEEP_SECONDS, Write, Writes
@@ -80,8 +81,10 @@ class RecipeTools:
         writes: Writes,
         writable: bool = True,
         import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
+        confirmation: Confirmation = ASK,
     ) -> None:
         self._client = client
+        self._confirmation = confirmation
         self._writes = writes
         self._writable = writable
         self._import_answer_seconds = import_answer_seconds
@@ -218,8 +221,12 @@ class RecipeTools:
                 )
             case SaveRecipeExisting():
                 write = _about_recipe(write, args.recipe_id)
+                confirm = self._confirmation.before(call, partial(self._replace_question, args.recipe_id))
                 return await self._writes.run(
-                    write, call, lambda: self._update(args.recipe_id, args.markdown, args.portions)
+                    write,
+                    call,
+                    lambda: self._update(args.recipe_id, args.markdown, args.portions),
+                    confirm=confirm,
                 )
 
     # implements: recipes.SAVE.1, recipes.SAVE.11
@@ -297,9 +304,43 @@ class RecipeTools:
     async def delete(self, args: DeleteRecipeArguments, call: ToolCall) -> ToolResult[DeleteRecipeOutput]:
         """Made once (writes.py); when it succeeds, every kept outcome naming the recipe is forgotten."""
         write = _about_recipe(Write.of(call, args, area="recipes", look=""), args.recipe_id)
+        confirm = self._confirmation.before(call, partial(self._delete_question, args.recipe_id))
         return await self._writes.run(
-            replace(write, deletes=args.recipe_id), call, lambda: self._delete(args.recipe_id)
+            replace(write, deletes=args.recipe_id),
+            call,
+            lambda: self._delete(args.recipe_id),
+            confirm=confirm,
         )
+
+    # --- what the person is asked (confirmation.py) ----------------------------------------------
+
+    # implements: extensions.CONFIRMATION.2, extensions.CONFIRMATION.3
+    async def _delete_question(self, recipe_id: str) -> Question | None:
+        recipe = await self._editable(recipe_id)
+        if recipe is None:
+            return None
+        name = f"{named(recipe.title, '(untitled)')} ({one_line(recipe.id, '?', MAX_NAME_CHARS)})"
+        return Question(
+            f"Delete the recipe {name} from Cooked? This cannot be undone.",
+            f"the recipe {name} was NOT deleted",
+        )
+
+    # implements: extensions.CONFIRMATION.2, extensions.CONFIRMATION.3
+    async def _replace_question(self, recipe_id: str) -> Question | None:
+        recipe = await self._editable(recipe_id)
+        if recipe is None:
+            return None
+        name = f"{named(recipe.title, '(untitled)')} ({one_line(recipe.id, '?', MAX_NAME_CHARS)})"
+        return Question(
+            f"Replace the whole text of the recipe {name} in Cooked? Its current text and portions are lost.",
+            f"the recipe {name} was NOT changed",
+        )
+
+    async def _editable(self, recipe_id: str) -> cooked.Recipe | None:
+        """The recipe as it is; None when this account cannot change it (Cooked refuses, nothing is lost)."""
+        with cooked_errors(not_found=RECIPE_NOT_FOUND):
+            recipe = await self._client.get_recipe(recipe_id)
+        return None if recipe.can_edit is False else recipe
 
     async def _delete(self, recipe_id: str) -> ToolResult[DeleteRecipeOutput]:
         with cooked_errors(not_found=RECIPE_NOT_FOUND, forbidden=RECIPE_FORBIDDEN):

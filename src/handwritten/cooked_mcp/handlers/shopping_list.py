@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Final
 
 from cooked_mcp_generated.models import (
@@ -38,6 +39,7 @@ from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from ..text import one_line
+from .confirmation import ASK, Confirmation, Question, entries, names
 from .errors import cooked_errors
 from .formatting import fence, tool_call
 from .writes import Write, Writes
@@ -71,8 +73,16 @@ class Fields:
 
 
 class ShoppingListTools:
-    def __init__(self, client: CookedClient, *, writes: Writes, writable: bool = True) -> None:
+    def __init__(
+        self,
+        client: CookedClient,
+        *,
+        writes: Writes,
+        writable: bool = True,
+        confirmation: Confirmation = ASK,
+    ) -> None:
         self._client = client
+        self._confirmation = confirmation
         self._writes = writes
         self._writable = writable
 
@@ -116,9 +126,11 @@ class ShoppingListTools:
                 dropped = set(args.product_group_ids)
                 return await self._select(args, [gid for gid in current if gid not in dropped])
             case ChangeShoppingListRemove():
-                return await self._writes.run(write, call, lambda: self._remove(args))
+                confirm = self._confirmation.before(call, partial(self._remove_question, args))
+                return await self._writes.run(write, call, lambda: self._remove(args), confirm=confirm)
             case ChangeShoppingListClear():
-                return await self._writes.run(write, call, lambda: self._clear(args))
+                confirm = self._confirmation.before(call, self._clear_question)
+                return await self._writes.run(write, call, lambda: self._clear(args), confirm=confirm)
 
     # --- actions -------------------------------------------------------------------------------
 
@@ -192,6 +204,35 @@ class ShoppingListTools:
         )
         return ToolResult(text, Output(action=args.action, cleared=True))
 
+    # --- what the person is asked (confirmation.py) ----------------------------------------------
+
+    # implements: extensions.CONFIRMATION.2, extensions.CONFIRMATION.3
+    async def _remove_question(self, args: ChangeShoppingListRemove) -> Question | None:
+        """Names the entries that are on the list; IDs not on it lose nothing and are not mentioned."""
+        on_list = {group.id: group.name for group in _groups(await self._get_list())}
+        asked = [on_list[gid] for gid in _unique(args.product_group_ids) if gid in on_list]
+        if not asked:
+            return None
+        return Question(
+            f"Remove {entries(len(asked))} from the shopping list: {names(asked)}? They cannot be restored.",
+            f"the shopping list still holds {names(asked)}",
+        )
+
+    # implements: extensions.CONFIRMATION.2, extensions.CONFIRMATION.3
+    async def _clear_question(self) -> Question | None:
+        count = len(_groups(await self._get_list()))
+        if count == 0:
+            return None
+        every = (
+            "the one entry on the shopping list"
+            if count == 1
+            else f"all {count} entries on the shopping list"
+        )
+        return Question(
+            f"Clear the shopping list? This deletes {every}; it cannot be undone.",
+            f"{every} {'is' if count == 1 else 'are'} still there",
+        )
+
     # --- the one read and the one selection write ----------------------------------------------
 
     async def _get_list(self) -> cooked.ShoppingList:
@@ -225,6 +266,10 @@ class ShoppingListTools:
 
 
 # --- shaping Cooked's list ---------------------------------------------------------------------
+
+
+def _groups(listing: cooked.ShoppingList) -> list[cooked.ProductGroup]:
+    return [group for aisle in listing.aisles for group in aisle.product_groups]
 
 
 def _selected_ids(listing: cooked.ShoppingList) -> list[str]:

@@ -118,18 +118,21 @@ class Writes:
         *,
         answer_seconds: float | None = None,
         still_running: Callable[[float | None], ToolResult[OutputT]] | None = None,
+        confirm: Callable[[], Awaitable[None]] | None = None,
     ) -> ToolResult[OutputT]:
         """The change's outcome, carrying it out only when no kept outcome answers this call.
 
         With ``answer_seconds``, a change still running then is answered with
         ``still_running(age)``: age None for this call's own change, else how long ago an
         identical call started it. A cancellation of this call ends only its wait.
+        ``confirm`` runs only before a change is started (never for a kept outcome); it raises
+        to send nothing. An identical call that started the change while the person was being
+        asked is joined, so a confirmed change is still made once.
         """
-        self._forget_ended()
-        kept = self._kept.get(write.key)
-        if kept is not None and not self._binding(kept):
-            del self._kept[write.key]
-            kept = None
+        kept = self._binding_outcome(write)
+        if kept is None and confirm is not None:
+            await confirm()
+            kept = self._binding_outcome(write)
         own = kept is None
         if kept is None:
             kept = self._start(write, change)
@@ -140,6 +143,14 @@ class Writes:
                 kept.promised = True
                 return still_running(None if own else self._clock() - kept.started)
         return cast(ToolResult[OutputT], self._answer(kept, call, own))
+
+    def _binding_outcome(self, write: Write) -> _Kept | None:
+        self._forget_ended()
+        kept = self._kept.get(write.key)
+        if kept is not None and not self._binding(kept):
+            del self._kept[write.key]
+            kept = None
+        return kept
 
     def looked(self, area: Area) -> None:
         """A read of ``area`` reached the agent: unknown outcomes it was told of may now be repeated."""
