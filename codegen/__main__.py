@@ -18,6 +18,7 @@ import pprint
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ from .yaml_lines import SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
 FEATURES_DIR = ROOT / "features" / "cooked-mcp"
+#: The seed's spec (byte-for-byte copies, never reworded), then cooked-mcp's own requirements beside it.
+FEATURES_DIRS = (FEATURES_DIR, ROOT / "features" / "cooked-mcp-extensions")
 TABLE = ROOT / "features" / "tools.yaml"
 PACKAGE = ROOT / "src" / "generated" / "cooked_mcp_generated"
 #: Requirement texts are test data: generated beside the tests, not into the installed package.
@@ -41,12 +44,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="fail, showing a diff, if generated files are out of date"
     )
-    parser.add_argument("--features", type=Path, default=FEATURES_DIR, help="the *.feature.yaml directory")
+    parser.add_argument(
+        "--features",
+        type=Path,
+        action="append",
+        help="a *.feature.yaml directory (repeat for more; default: features/cooked-mcp and "
+        "features/cooked-mcp-extensions)",
+    )
     parser.add_argument("--table", type=Path, default=TABLE, help="the tool schema table")
     parser.add_argument("--out", type=Path, help="write under DIR, at the repository-relative paths, instead")
     args = parser.parse_args(argv)
     try:
-        rendered = render_all(args.features, args.table)
+        rendered = render_all(args.features or FEATURES_DIRS, args.table)
     except SpecError as exc:
         print(f"codegen: {exc}", file=sys.stderr)
         return 1
@@ -84,12 +93,17 @@ def drift(path: Path, rendered: str) -> list[str]:
     return [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
 
 
-def render_all(features_dir: Path, table_path: Path) -> dict[Path, str]:
-    """Every generated file's path and text; nothing is written here."""
-    features = load_features(features_dir)
+def render_all(features_dirs: Path | Sequence[Path], table_path: Path) -> dict[Path, str]:
+    """Every generated file's path and text; nothing is written here. Requirements come from
+    every directory in ``features_dirs``, in that order; an ID may be in only one."""
+    dirs = [features_dirs] if isinstance(features_dirs, Path) else list(features_dirs)
+    loaded = [(directory, feature) for directory in dirs for feature in load_features(directory)]
+    features = tuple(feature for _, feature in loaded)
     requirement_ids = {r.id for f in features for r in f.requirements}
+    if len(requirement_ids) != sum(len(f.requirements) for f in features):
+        raise SpecError(dirs[-1], None, "a requirement ID is defined in more than one features directory")
     table = load_table(table_path, requirement_ids)
-    sources = [_relative(table_path)] + [_relative(features_dir / f.file) for f in features]
+    sources = [_relative(table_path)] + [_relative(directory / f.file) for directory, f in loaded]
     env = _environment(table)
     common: dict[str, Any] = {
         "sources": sources,

@@ -6,6 +6,7 @@
 #   features/cooked-mcp/server.feature.yaml
 #   features/cooked-mcp/shopping-list.feature.yaml
 #   features/cooked-mcp/tools.feature.yaml
+#   features/cooked-mcp-extensions/extensions.feature.yaml
 # Change those files and regenerate instead.
 """Every requirement ID with its text, and the table rows that implement it."""
 
@@ -1386,6 +1387,151 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "tools",
         "SCHEMA",
         "The shopping-list mutation tool description distinguishes destructive remove and clear actions from non-destructive actions.",
+    ),
+    # extensions.feature.yaml
+    "extensions.CONFIRMATION.1": Requirement(
+        "extensions.CONFIRMATION.1",
+        "extensions",
+        "CONFIRMATION",
+        "When the MCP client declares form elicitation, the server asks the person to confirm delete_recipe, change_shopping_list action remove, change_shopping_list action clear, and save_recipe source existing before sending the change to Cooked.",
+    ),
+    "extensions.CONFIRMATION.2": Requirement(
+        "extensions.CONFIRMATION.2",
+        "extensions",
+        "CONFIRMATION",
+        "The server asks the person about no other tool call, action, or source.",
+    ),
+    "extensions.CONFIRMATION.3": Requirement(
+        "extensions.CONFIRMATION.3",
+        "extensions",
+        "CONFIRMATION",
+        "The question names what would be lost in words the person recognises, read from Cooked before asking - the recipe's title and ID, the names of the shopping-list entries, or how many entries clearing the shopping list deletes.",
+    ),
+    "extensions.CONFIRMATION.4": Requirement(
+        "extensions.CONFIRMATION.4",
+        "extensions",
+        "CONFIRMATION",
+        "The question has one yes/no answer - accepting confirms the change, declining or cancelling refuses it.",
+    ),
+    "extensions.CONFIRMATION.5": Requirement(
+        "extensions.CONFIRMATION.5",
+        "extensions",
+        "CONFIRMATION",
+        "When the person declines or cancels, nothing is sent to Cooked to make the change, and the result says the person declined and that the agent should not retry unless the person asks again.",
+    ),
+    "extensions.CONFIRMATION.6": Requirement(
+        "extensions.CONFIRMATION.6",
+        "extensions",
+        "CONFIRMATION",
+        "When the person accepts, the change is sent to Cooked exactly once.",
+    ),
+    "extensions.CONFIRMATION.7": Requirement(
+        "extensions.CONFIRMATION.7",
+        "extensions",
+        "CONFIRMATION",
+        "With protocol 2026-07-28 the server asks through an InputRequiredResult and reads the answer from the retried call's input_responses, with the request state sealed by the SDK.",
+    ),
+    "extensions.CONFIRMATION.8": Requirement(
+        "extensions.CONFIRMATION.8",
+        "extensions",
+        "CONFIRMATION",
+        "With protocol versions before 2026-07-28 the server asks through an elicitation/create form request.",
+    ),
+    "extensions.CONFIRMATION.9": Requirement(
+        "extensions.CONFIRMATION.9",
+        "extensions",
+        "CONFIRMATION",
+        "A client that does not declare elicitation is never asked, and its calls send the same requests to Cooked and get the same results as without confirmation.",
+    ),
+    "extensions.CONFIRMATION.10": Requirement(
+        "extensions.CONFIRMATION.10",
+        "extensions",
+        "CONFIRMATION",
+        "A setting turns confirmation off; the declined result and --help name it.",
+    ),
+    "extensions.CONFIRMATION.11": Requirement(
+        "extensions.CONFIRMATION.11",
+        "extensions",
+        "CONFIRMATION",
+        "Read-only mode is unaffected by confirmation.",
+    ),
+    "extensions.CONFIRMATION.12": Requirement(
+        "extensions.CONFIRMATION.12",
+        "extensions",
+        "CONFIRMATION",
+        "A change that would lose nothing - no listed entry is on the shopping list, the shopping list is empty, or the account may not change the recipe - is not asked about.",
+    ),
+    "extensions.PROMPTS.1": Requirement(
+        "extensions.PROMPTS.1",
+        "extensions",
+        "PROMPTS",
+        "The server offers MCP prompts for the journeys import a recipe page and review it before saving (import_recipe), put a recipe's ingredients on the shopping list (shop_for_recipe), tidy the shopping list (tidy_shopping_list), and plan meals and build the shopping list (plan_meals).",
+    ),
+    "extensions.PROMPTS.2": Requirement(
+        "extensions.PROMPTS.2",
+        "extensions",
+        "PROMPTS",
+        "Each prompt tells the agent which tools to use in which order and to ask the person for anything missing.",
+    ),
+    "extensions.PROMPTS.3": Requirement(
+        "extensions.PROMPTS.3", "extensions", "PROMPTS", "Each prompt has at most one required argument."
+    ),
+    "extensions.PROMPTS.4": Requirement(
+        "extensions.PROMPTS.4",
+        "extensions",
+        "PROMPTS",
+        "The import_recipe prompt has the agent review an import draft with the person before saving it.",
+    ),
+    "extensions.PROMPTS.5": Requirement(
+        "extensions.PROMPTS.5",
+        "extensions",
+        "PROMPTS",
+        "The shop_for_recipe prompt has the agent skip ingredients that are already on the shopping list.",
+    ),
+    "extensions.PROMPTS.6": Requirement(
+        "extensions.PROMPTS.6",
+        "extensions",
+        "PROMPTS",
+        "The tidy_shopping_list prompt has the agent find duplicate or same-product entries, propose merges, and remove only what the person agrees to.",
+    ),
+    "extensions.PROMPTS.7": Requirement(
+        "extensions.PROMPTS.7",
+        "extensions",
+        "PROMPTS",
+        "The plan_meals prompt has the agent plan meals for some days from saved recipes and add what they need to the shopping list.",
+    ),
+    "extensions.PROMPTS.8": Requirement(
+        "extensions.PROMPTS.8",
+        "extensions",
+        "PROMPTS",
+        "In read-only mode, prompts that would change the account are not offered.",
+    ),
+    "extensions.PROMPTS.9": Requirement(
+        "extensions.PROMPTS.9",
+        "extensions",
+        "PROMPTS",
+        "Getting a prompt without its required argument, or an unknown prompt, is refused with a message naming what is missing or which prompts exist.",
+    ),
+    "extensions.COMPLETION.1": Requirement(
+        "extensions.COMPLETION.1",
+        "extensions",
+        "COMPLETION",
+        "A prompt's recipe argument completes (completion/complete) from the account's recipe titles matching what was typed.",
+    ),
+    "extensions.COMPLETION.2": Requirement(
+        "extensions.COMPLETION.2", "extensions", "COMPLETION", "A completion answers at most 20 values."
+    ),
+    "extensions.COMPLETION.3": Requirement(
+        "extensions.COMPLETION.3",
+        "extensions",
+        "COMPLETION",
+        "The server sends at most one Cooked request per distinct typed value while its answer is cached.",
+    ),
+    "extensions.COMPLETION.4": Requirement(
+        "extensions.COMPLETION.4",
+        "extensions",
+        "COMPLETION",
+        "Completion answers are cached for a short time and for a bounded number of typed values.",
     ),
 }
 

@@ -26,6 +26,11 @@ from codegen.yaml_lines import Located, load
 ROOT = Path(__file__).resolve().parent.parent
 DOC_FILE = ROOT / "docs" / "requirements.md"
 TABLE_FILE = ROOT / "features" / "tools.yaml"
+#: The seed's features (one file per feature, named after it); the rest are cooked-mcp's own.
+SEED_FEATURES = frozenset(
+    path.name.removesuffix(".feature.yaml")
+    for path in (ROOT / "features" / "cooked-mcp").glob("*.feature.yaml")
+)
 # Hand-written code lives under src/ (but never in src/generated, which is output) and codegen/;
 # the test network guard is code that implements the "tests do not contact Cooked" requirements.
 CODE_ROOTS = (ROOT / "src", ROOT / "codegen", ROOT / "tests" / "netguard.py")
@@ -201,11 +206,14 @@ def render(
     """docs/requirements.md: deterministic, because its inputs are sorted or in spec order."""
     pending = set(pending)
     without_code = [rid for rid in requirements if rid not in code]
+    seed = sum(1 for req in requirements.values() if req.feature in SEED_FEATURES)
     lines = [
         "<!-- DO NOT EDIT: written by `make requirements` from features/, `# implements:` comments and tests/. -->",
         "# Requirements",
         "",
-        f"{len(requirements)} requirements. For each: the spec text, the code that implements it",
+        f"{len(requirements)} requirements: the seed's {seed} (features/cooked-mcp/) and {len(requirements) - seed} "
+        "of cooked-mcp's own (features/cooked-mcp-extensions/).",
+        "For each: the spec text, the code that implements it",
         "(a `# implements:` comment right above it, or a row of `features/tools.yaml` that the",
         "generated layer is rendered from) and the tests that prove it (`@pytest.mark.req`).",
         "",

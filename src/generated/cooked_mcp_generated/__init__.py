@@ -6,5 +6,6 @@
 #   features/cooked-mcp/server.feature.yaml
 #   features/cooked-mcp/shopping-list.feature.yaml
 #   features/cooked-mcp/tools.feature.yaml
+#   features/cooked-mcp-extensions/extensions.feature.yaml
 # Change those files and regenerate instead.
 """Generated from the feature files and the tool schema table; see tools.py."""

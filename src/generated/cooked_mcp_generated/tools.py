@@ -6,6 +6,7 @@
 #   features/cooked-mcp/server.feature.yaml
 #   features/cooked-mcp/shopping-list.feature.yaml
 #   features/cooked-mcp/tools.feature.yaml
+#   features/cooked-mcp-extensions/extensions.feature.yaml
 # Change those files and regenerate instead.
 """The MCP tool surface: definitions, argument rules, and the handler interface.
 

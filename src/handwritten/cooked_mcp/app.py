@@ -3,6 +3,7 @@ running application from the settings: the one start-up path every transport ser
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ from cooked_mcp_generated.tools import TOOLS, ToolHandlers, create_server
 from . import __version__
 from .config import DEFAULT_IMPORT_ANSWER_SECONDS, Settings
 from .logging_setup import register_secret_source
+from .prompts import register_prompts
 
 if TYPE_CHECKING:
     from .cooked.client import CookedClient
@@ -50,18 +52,24 @@ def build_server(
         import_answer_seconds=import_answer_seconds,
         confirm_changes=confirm_changes,
     )
-    return _server(tools, read_only_from)
+    return _server(tools, read_only_from, lambda: client)
 
 
-def _server(tools: ToolHandlers, read_only_from: str | None) -> Server[Any]:
+def _server(
+    tools: ToolHandlers, read_only_from: str | None, client: Callable[[], CookedClient]
+) -> Server[Any]:
+    """The tools, and the journeys as prompts (prompts.py) completing from ``client``'s recipes."""
     if read_only_from is None:
-        return create_server(tools, version=__version__)
-    return create_server(
-        tools,
-        version=__version__,
-        tool_names=read_only_tool_names(),
-        withheld_because=read_only_reason(read_only_from),
-    )
+        server = create_server(tools, version=__version__)
+    else:
+        server = create_server(
+            tools,
+            version=__version__,
+            tool_names=read_only_tool_names(),
+            withheld_because=read_only_reason(read_only_from),
+        )
+    register_prompts(server, client, writable=read_only_from is None)
+    return server
 
 
 class ToolsOnFirstCall:
@@ -107,6 +115,12 @@ class ToolsOnFirstCall:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return getattr(self._built(), name)
 
+    def cooked_client(self) -> CookedClient:
+        """The Cooked client, built as the first tool call would (for completing prompt arguments)."""
+        self._built()
+        assert self.client is not None
+        return self.client
+
     def secret_values(self) -> list[str]:
         """The session's secrets once there is a client (the password is the settings')."""
         return self.client.secret_values() if self.client is not None else []
@@ -145,4 +159,4 @@ def build_application(settings: Settings) -> Application:
     register_secret_source(tools.secret_values)  # the log filter scrubs session cookies too
     read_only_from = settings.describe_source("read_only") if settings.read_only else None
     # The handlers are what the first call builds: CookedTools, checked against ToolHandlers in ``_built``.
-    return Application(settings, tools, _server(tools, read_only_from))
+    return Application(settings, tools, _server(tools, read_only_from, tools.cooked_client))
