@@ -9,7 +9,7 @@ from typing import Any, Literal
 import mcp_types as types
 from mcp.client.session import ClientRequestContext
 
-from cooked_fake import SEED_USERNAME, FakeCooked
+from cooked_fake import DRAFT_ID, SEED_USERNAME, FakeCooked
 
 USER = f"/api/user/{SEED_USERNAME}"
 #: Every protocol era the SDK client speaks: the handshake ones (elicitation/create) and 2026-07-28.
@@ -84,3 +84,28 @@ class Person:
         self.questions.append(params.message)
         self.schemas.append(dict(params.requested_schema))
         return types.ElicitResult(action=self.action, content={} if self.action == "accept" else None)
+
+
+#: Every other call, of every tool, action and source: none of them is ever asked about.
+HARMLESS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("read", {"target": "recipes"}),
+    ("read", {"target": "recipes", "query": "soup"}),
+    ("read", {"target": "recipe", "recipe_id": "r-0001"}),
+    ("read", {"target": "shopping_list"}),
+    ("preview_recipe_text", {"title": "Stew", "text": "2 carrots\n1 onion\nSimmer."}),
+    ("save_recipe", {"source": "raw_text", "title": "Stew", "text": "2 carrots\n1 onion\nSimmer."}),
+    (
+        "save_recipe",
+        {"source": "prepared", "title": "Stew", "markdown": "## Ingredients\n- 2 carrots", "portions": 2},
+    ),
+    ("save_recipe", {"source": "url", "url": "https://example.com/a-recipe"}),
+    (
+        "save_recipe",
+        {"source": "draft", "draft_id": DRAFT_ID, "markdown": "## Ingredients\n- 1 egg", "portions": None},
+    ),
+    ("change_shopping_list", {"action": "add", "ingredients": "2 onions\n1 lemon"}),
+    ("change_shopping_list", {"action": "update_item", "product_group_id": "pg-01", "quantity": "2 cans"}),
+    ("change_shopping_list", {"action": "replace_selection", "product_group_ids": ["pg-01"]}),
+    ("change_shopping_list", {"action": "add_selection", "product_group_ids": ["pg-03"]}),
+    ("change_shopping_list", {"action": "remove_selection", "product_group_ids": ["pg-01"]}),
+)

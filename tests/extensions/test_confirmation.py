@@ -1,0 +1,161 @@
+"""Confirmation in detail, on the in-memory wiring against the fake Cooked: what is asked and what
+never is, the sealed 2026-07-28 round, changes that lose nothing, read-only mode, and an accepted
+change made once when two identical calls are asked at the same time."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from confirm_support import HARMLESS, LOSSES, Person
+from mcp import Client
+from mcp.client.session import ClientRequestContext
+from mcp.shared.exceptions import MCPError
+from sessions import client_for, text_of
+
+from cooked_fake import FOREIGN_RECIPE_ID, FakeCooked
+from cooked_mcp.app import build_server
+
+pytestmark = pytest.mark.anyio
+
+
+@asynccontextmanager
+async def connected(
+    fake: FakeCooked, person: Any, *, mode: str = "legacy", **options: Any
+) -> AsyncIterator[Client]:
+    cooked = client_for(fake)
+    async with (
+        cooked,
+        Client(build_server(cooked, **options), mode=mode, elicitation_callback=person) as client,
+    ):
+        yield client
+
+
+@pytest.mark.req("extensions.CONFIRMATION.1", "extensions.CONFIRMATION.2", "extensions.CONFIRMATION.4")
+async def test_only_the_four_changes_that_lose_data_are_asked_about(fake: FakeCooked) -> None:
+    person = Person("accept")
+    async with connected(fake, person) as client:
+        for tool, arguments in HARMLESS:
+            result = await client.call_tool(tool, arguments)
+            assert not result.is_error, (tool, arguments, text_of(result))
+        assert person.questions == []
+        for loss in LOSSES:
+            fake.reset()
+            assert not (await client.call_tool(loss.tool, loss.arguments)).is_error
+    assert len(person.questions) == len(LOSSES)
+    # One yes/no answer: nothing to fill in, accepting is yes.
+    assert person.schemas == [{"type": "object", "properties": {}}] * len(LOSSES)
+
+
+@pytest.mark.req("extensions.CONFIRMATION.7", "extensions.CONFIRMATION.5")
+async def test_the_2026_round_carries_a_sealed_state_and_an_answer_counts_only_with_it(
+    fake: FakeCooked,
+) -> None:
+    delete = LOSSES[0]
+    async with connected(fake, Person("accept"), mode="2026-07-28") as client:
+        session = client.session
+        first = await session.call_tool(delete.tool, delete.arguments, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult)
+        assert first.input_requests is not None and list(first.input_requests) == ["confirm"]
+        state = first.request_state
+        assert state is not None and state.startswith("v1.") and "question" not in state  # sealed, opaque
+        yes = {"confirm": types.ElicitResult(action="accept", content={})}
+        # An answer without the state it belongs to is no answer: asked again, nothing sent.
+        again = await session.call_tool(
+            delete.tool, delete.arguments, input_responses=yes, allow_input_required=True
+        )
+        assert isinstance(again, types.InputRequiredResult)
+        # A state the server did not seal is refused before any handler runs.
+        with pytest.raises(MCPError, match="Invalid or expired requestState"):
+            await session.call_tool(
+                delete.tool,
+                delete.arguments,
+                input_responses=yes,
+                request_state="v1.forged",
+                allow_input_required=True,
+            )
+        assert delete.sent(fake) == 0
+        no = {"confirm": types.ElicitResult(action="decline")}
+        declined = await session.call_tool(
+            delete.tool, delete.arguments, input_responses=no, request_state=state, allow_input_required=True
+        )
+        assert isinstance(declined, types.CallToolResult) and declined.is_error
+        assert delete.sent(fake) == 0
+        done = await session.call_tool(
+            delete.tool, delete.arguments, input_responses=yes, request_state=state, allow_input_required=True
+        )
+        assert isinstance(done, types.CallToolResult) and not done.is_error, text_of(done)  # type: ignore[arg-type]
+    assert delete.sent(fake) == 1
+
+
+@pytest.mark.req("extensions.CONFIRMATION.12")
+async def test_a_change_that_loses_nothing_is_not_asked_about(fake: FakeCooked) -> None:
+    person = Person("decline")
+    async with connected(fake, person) as client:
+        gone = await client.call_tool(
+            "change_shopping_list", {"action": "remove", "product_group_ids": ["pg-99"]}
+        )
+        assert not gone.is_error and "Not on the list" in text_of(gone)
+        foreign = await client.call_tool("delete_recipe", {"recipe_id": FOREIGN_RECIPE_ID})
+        assert foreign.is_error and "does not own" in text_of(foreign)
+        await client.call_tool("change_shopping_list", {"action": "clear"})  # six entries: asked
+    assert len(person.questions) == 1 and "all 6 entries" in person.questions[0]
+    fake.reset()
+    person = Person("decline")
+    async with connected(fake, Person("accept")) as client:
+        await client.call_tool("change_shopping_list", {"action": "clear"})
+    async with connected(fake, person) as client:
+        empty = await client.call_tool("change_shopping_list", {"action": "clear"})
+    assert not empty.is_error and person.questions == []
+
+
+@pytest.mark.req("extensions.CONFIRMATION.11", "tools.SURFACE.1")
+async def test_read_only_mode_is_unaffected(fake: FakeCooked) -> None:
+    person = Person("decline")
+    async with connected(fake, person, read_only_from="COOKED_MCP_READ_ONLY") as client:
+        assert [t.name for t in (await client.list_tools()).tools] == ["read", "preview_recipe_text"]
+        for tool, arguments in HARMLESS[:5]:
+            assert not (await client.call_tool(tool, arguments)).is_error
+        with pytest.raises(MCPError, match="read-only"):
+            await client.call_tool("delete_recipe", {"recipe_id": "r-0001"})
+    assert person.questions == []
+
+
+@pytest.mark.req("extensions.CONFIRMATION.6", "recipes.DELETE.1")
+async def test_two_identical_calls_asked_at_once_and_both_accepted_delete_once(fake: FakeCooked) -> None:
+    """The second call's question was answered while the first call's change ran: it joins that
+    change (writes.py) instead of sending a second DELETE."""
+    asked = anyio.Event()
+    release = anyio.Event()
+    waiting = 0
+
+    async def slow_yes(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        nonlocal waiting
+        waiting += 1
+        if waiting == 2:
+            asked.set()
+        await release.wait()
+        return types.ElicitResult(action="accept", content={})
+
+    delete = LOSSES[0]
+    results: list[types.CallToolResult] = []
+    async with connected(fake, slow_yes) as client:
+
+        async def one() -> None:
+            results.append(await client.call_tool(delete.tool, delete.arguments))
+
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as group:
+                group.start_soon(one)
+                group.start_soon(one)
+                await asked.wait()
+                release.set()
+    assert [r.is_error for r in results] == [False, False], [text_of(r) for r in results]
+    assert delete.sent(fake) == 1
+    assert any("nothing was sent to Cooked again" in text_of(r) for r in results)
