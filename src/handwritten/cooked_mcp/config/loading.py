@@ -105,7 +105,9 @@ def _refusal(
 ) -> str:
     """The first problem; missing credentials are reported together, so one run names them all."""
     missing = [
-        str(e["loc"][0]) for e in errors if e["type"] == "missing" and e["loc"] and e["loc"][0] in _CREDENTIALS
+        str(e["loc"][0])
+        for e in errors
+        if e["type"] == "missing" and e["loc"] and e["loc"][0] in _CREDENTIALS
     ]
     if missing and errors[0]["loc"] and errors[0]["loc"][0] in missing:
         location = file.path or default_config_path(environ) or "the config file (--config)"
