@@ -26,7 +26,7 @@ __all__ = ["NEVER_CHECKED", "Verdict", "print_endpoints", "verdicts", "write_rep
 
 Status = Literal["ok", "mismatch", "skipped", "not checked"]
 
-#: The endpoints no mode of ``--check`` calls, and why (the README says the same).
+#: The endpoints no mode of ``--check`` calls, and why (docs/check.md says the same).
 NEVER_CHECKED: dict[Endpoint, str] = {
     endpoints.IMPORT_URL: "a URL import makes Cooked fetch a web page",
     endpoints.GET_DRAFT: "drafts come only from a URL import",
