@@ -59,7 +59,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
-from cooked_mcp import config
+from cooked_mcp import __version__, config
 from cooked_mcp.errors import ConfigError
 
 pytestmark = pytest.mark.tooling
@@ -514,7 +514,11 @@ def test_make_help_lists_every_target_and_the_changelog_exists() -> None:
     assert done.returncode == 0, done.stderr
     listed = set(re.findall(r"^make ([\w-]+)", done.stdout, re.MULTILINE)) | {"help"}
     assert targets - {"generate-check"} <= listed, targets - listed
-    assert (ROOT / "CHANGELOG.md").read_text("utf-8").startswith("# Changelog")
+    changelog = (ROOT / "CHANGELOG.md").read_text("utf-8")
+    assert changelog.startswith("# Changelog")
+    # The newest heading is the version --version prints, so a wheel never holds an unnamed section.
+    newest = re.search(r"^## (.+)$", changelog, re.MULTILINE)
+    assert newest and newest.group(1).startswith(f"{__version__} — "), newest
 
 
 def test_the_readme_shows_how_to_give_the_inspector_the_token_as_make_interop_does() -> None:
