@@ -634,3 +634,12 @@ async def test_the_claude_desktop_snippet_serves_with_claude_desktops_environmen
         here = as_started_here(launch, fake.base_url, {launch.command: str(VENV / "bin" / "cooked-mcp")})
         await one_client_session(here, {"PATH": DESKTOP_PATH, "HOME": str(tmp_path), **here.env}, tmp_path)
         assert any(r.path == "/api/public/login" for r in fake.requests)
+
+
+SHARED_CONTRACT: Final = ROOT.parent / "shared" / "cooked-api.md"
+
+
+@pytest.mark.skipif(not SHARED_CONTRACT.exists(), reason="../shared is not beside this checkout")
+def test_the_cooked_contract_in_docs_is_the_shared_one_byte_for_byte() -> None:
+    """docs/cooked-api.md is the copy users get (the --check legend points at it): never reworded."""
+    assert (ROOT / "docs" / "cooked-api.md").read_bytes() == SHARED_CONTRACT.read_bytes()
