@@ -67,7 +67,7 @@ def test_the_round_trip_passes_and_leaves_the_account_byte_identical(
         called = {(r.method, r.path.split("/")[2]) for r in fake.requests}
     assert done.returncode == 0, done.stdout + done.stderr
     assert after == before
-    assert "All 18 checks passed" in done.stdout
+    assert "18 of 18 checks passed" in done.stdout
     assert {"PUT", "DELETE"} <= {method for method, _ in called}
     lines = verdict_lines(done.stdout)
     for endpoint in WRITE_ENDPOINTS:
@@ -155,7 +155,7 @@ def test_it_says_which_endpoints_it_did_not_check_and_why(tmp_path: Path) -> Non
         "NOT CHECKED (it would empty your whole shopping list)"
     )
     assert done.stdout.endswith(
-        "All 18 checks passed: 13 of the 17 endpoints answered as cooked-mcp expects; "
+        "18 of 18 checks passed: 13 of the 17 endpoints answered as cooked-mcp expects; "
         "4 were not checked (each row says why).\n"
     )
     # The legend's document is in the repository, and the URL printed is where it is published.

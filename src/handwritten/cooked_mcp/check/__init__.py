@@ -170,7 +170,7 @@ def _summarise(result: CheckResult, out: TextIO) -> None:
     checked = (
         f"{counts['ok']} of the {len(rows)} endpoints answered as cooked-mcp expects"
         + (f", {counts['mismatch']} did not" if counts["mismatch"] else "")
-        + f"; {unchecked} were not checked (each row says why)."
+        + (f"; {unchecked} were not checked (each row says why)." if unchecked else ".")
     )
     failed = sum(not o.ok for o in outcomes)
     if failed:
@@ -178,4 +178,5 @@ def _summarise(result: CheckResult, out: TextIO) -> None:
     elif not result.passed:
         _say(out, "Every check passed, but the clean-up did not finish: see the undo lines above.")
     else:
-        _say(out, f"All {len(outcomes)} checks passed: {checked}")
+        # Not "all": the count is of steps, and some endpoints may not have been checked at all.
+        _say(out, f"{len(outcomes)} of {len(outcomes)} checks passed: {checked}")
