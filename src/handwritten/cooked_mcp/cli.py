@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__
+from . import __version__, docs_url
 from .config import (
     Settings,
     environment_variables,
@@ -43,8 +43,8 @@ def _epilog() -> str:
             *(f"  {a:<28}{b}".rstrip() for a, b in _pairs(environment_variables())),
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
             *(f"  {a:<28}{b}".rstrip() for a, b in _columns(schema_keys())),
-            "README.md (in the cooked-mcp sources) explains each setting,",
-            "with examples for MCP clients.",
+            "Each setting explained, and set-ups for MCP clients:",
+            f"  {docs_url('configuration.md')}",
         ]
     )
 
