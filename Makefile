@@ -15,6 +15,11 @@ $(STAMP): pyproject.toml src/fake/pyproject.toml
 	$(BIN)/python -m pip install --quiet -e . -e ./src/fake --group dev
 	touch $(STAMP)
 
+# cooked-mcp's packages live in three folders (src/handwritten, src/generated, src/runtime), so
+# setuptools installs it editable through an import hook and always says so in an "Editable
+# installation" box (InformationOnly, not a deprecation); only that note is silenced.
+$(STAMP): export PYTHONWARNINGS = ignore:Editable installation
+
 generate: $(STAMP)
 	$(BIN)/python -m codegen
 
@@ -59,14 +64,14 @@ demo: generate
 
 clean:
 	rm -rf $(VENV) build dist cooked-mcp.mcpb .mypy_cache .ruff_cache .hypothesis interop/node_modules distribution/mcpb/node_modules
-	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	find . \( -name __pycache__ -o -name '*.egg-info' \) -type d -prune -exec rm -rf {} +
 
 # `make help`: what each target does (the first target, install, stays the default).
 .PHONY: help
 help:
 	@echo "make install         create .venv and install cooked-mcp with its dev tools (PYTHON=python3.12 to choose)"
 	@echo "make demo            the real server driven by an MCP client against the fake Cooked (no account needed)"
-	@echo "make test            generate-check, lint and the whole test suite (about 4 minutes)"
+	@echo "make test            generate-check, lint and the whole test suite (5 to 12 minutes on 2 cores)"
 	@echo "make lint            ruff and mypy --strict"
 	@echo "make generate        regenerate src/generated from features/ (generate-check: fail if it would change)"
 	@echo "make requirements    write docs/requirements.md and build/requirements.md from collection alone (seconds)"
@@ -77,8 +82,8 @@ help:
 	@echo "make bundle          cooked-mcp.mcpb, the Claude Desktop extension (mcpb validate when node is here)"
 	@echo "make install-check   every README install route from the built wheel, in fresh environments, timed"
 	@echo "make lower-bounds    the whole suite on the lowest dependency releases pyproject.toml allows"
-	@echo "make clean           remove .venv and caches"
-	@echo "Run cooked-mcp --help for its flags, environment variables and config keys; README.md for the rest."
+	@echo "make clean           remove .venv, build/, dist/, the bundle, node_modules, *.egg-info and caches"
+	@echo "Run cooked-mcp --help for its flags, environment variables and config keys; README.md and docs/ for the rest."
 
 # --- packaging: the wheel, the MCP Bundle and the install checks (README "Install for real use") ---
 DIST := dist

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import select
+import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -23,7 +27,13 @@ def test_a_matching_cooked_passes_with_only_read_requests(tmp_path: Path) -> Non
         done = run_check(server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD))
         methods = {(r.method, r.path) for r in fake.requests}
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "All 5 checks passed" in done.stdout
+    # What was checked and what was not, never "all" of something that was not.
+    assert (
+        "5 of 5 checks passed: 5 of the 17 endpoints answered as cooked-mcp expects; "
+        "12 were not checked (each row says why)." in done.stdout
+    )
+    assert "search recipes ... OK - 20 matches for 'a' on the first page" in done.stdout
+    assert "All " not in done.stdout
     for step in ("log in", "list recipes", "search recipes", "read the shopping list", "read one recipe"):
         assert step in done.stdout
     assert {m for m, _ in methods} <= {"GET", "POST"}
@@ -49,15 +59,15 @@ def test_a_wrong_shape_is_reported_by_endpoint_and_field(tmp_path: Path) -> None
         )
         done = run_check(server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD))
     assert done.returncode == 1
-    lines = {
-        line[2:24].strip(): line[24:].strip() for line in done.stdout.splitlines() if line.startswith("  ")
-    }
+    lines = dict(line[2:].split(" ... ", 1) for line in done.stdout.splitlines() if " ... " in line)
     assert "FAILED" in lines["list recipes"] and "items[0].id" in lines["list recipes"]
     assert (
         "FAILED" in lines["read the shopping list"] and "not a JSON object" in lines["read the shopping list"]
     )
     assert lines["search recipes"].startswith("OK") and lines["read one recipe"].startswith("OK")
-    assert "2 of 5 checks failed" in done.stdout
+    assert (
+        "2 of 5 checks failed: 3 of the 17 endpoints answered as cooked-mcp expects, 2 did not" in done.stdout
+    )
 
 
 @pytest.mark.req("authentication.LOGIN.4", "authentication.SECRETS.3")
@@ -66,8 +76,71 @@ def test_a_rejected_login_stops_the_check_without_showing_the_password(tmp_path:
         done = run_check(server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=CANARY_PASSWORD))
         assert [r.path for r in fake.requests] == ["/api/public/login"]
     assert done.returncode == 1
-    assert "log in" in done.stdout and "FAILED" in done.stdout and "COOKED_LOGIN_PASSWORD" in done.stdout
+    # One line says what it is, the code once, what to check; no endpoint table of things not tried.
+    failure = next(line for line in done.stdout.splitlines() if line.startswith("  log in ... "))
+    assert failure == (
+        "  log in ... FAILED - Cooked rejected the username or password (401 INVALID_AUTHENTICATION): "
+        "check the username from the environment variable COOKED_LOGIN_USERNAME and the password from "
+        "the environment variable COOKED_LOGIN_PASSWORD; social-login and passwordless Cooked accounts "
+        "are not supported"
+    )
+    assert done.stdout.endswith("Nothing else was checked: every other request needs a logged-in session.\n")
+    assert "NOT CHECKED" not in done.stdout and "restart" not in done.stdout
     assert CANARY_PASSWORD not in done.stdout + done.stderr
+
+
+@pytest.mark.req("api-client.ERRORS.1", "api-client.VERIFICATION.1")
+def test_a_refused_connection_is_said_to_be_one_and_nothing_else_is_listed(tmp_path: Path) -> None:
+    with socket.socket() as closed:  # a free port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    done = run_check(
+        server_env(tmp_path, f"http://127.0.0.1:{port}", login=SEED_LOGIN, password=SEED_PASSWORD)
+    )
+    assert done.returncode == 1
+    failure = next(line for line in done.stdout.splitlines() if line.startswith("  log in ... "))
+    assert "FAILED - Cooked at" in failure and "the connection was refused" in failure
+    assert "MISMATCH" not in done.stdout and "NOT CHECKED" not in done.stdout and "restart" not in done.stdout
+    assert done.stdout.endswith("Nothing else was checked: every other request needs a logged-in session.\n")
+
+
+@pytest.mark.req("api-client.VERIFICATION.1")
+def test_each_line_is_shown_as_soon_as_it_is_known_while_cooked_keeps_quiet(tmp_path: Path) -> None:
+    """A Cooked that accepts connections and never answers: the account and the step waited on are on
+    the screen (a pipe, so only a flush gets them there) long before the request gives up."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # the kernel accepts connections; nothing ever reads or answers them
+        base_url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        env = server_env(tmp_path, base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+        process = subprocess.Popen(
+            [COOKED_MCP, "--check"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        try:
+            seen = _read_until(process, b"  log in ... ", seconds=20)
+            assert process.poll() is None  # still waiting for the login's answer
+        finally:
+            process.kill()
+            process.wait()
+    text = seen.decode()
+    assert text.startswith(f"cooked-mcp --check (read-only) against {base_url}\n")
+    assert f"account: {SEED_LOGIN}\n" in text and "  password   from the environment variable" in text
+    assert "checks (each waits at most 40 s for Cooked's answer):\n  log in ... " in text
+
+
+def _read_until(process: subprocess.Popen[bytes], marker: bytes, seconds: float) -> bytes:
+    """What the process wrote to stdout up to ``marker``; fails if it takes ``seconds``."""
+    assert process.stdout is not None
+    seen = b""
+    deadline = time.monotonic() + seconds
+    while marker not in seen:
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([process.stdout], [], [], max(left, 0))
+        assert ready, f"nothing more within {seconds} s; so far: {seen!r}"
+        chunk = os.read(process.stdout.fileno(), 4096)
+        assert chunk, f"stdout closed before {marker!r}: {seen!r}"
+        seen += chunk
+    return seen
 
 
 @pytest.mark.req("authentication.LOGIN.4", "authentication.CREDENTIALS.11", "authentication.SECRETS.3")

@@ -67,7 +67,7 @@ def test_the_round_trip_passes_and_leaves_the_account_byte_identical(
         called = {(r.method, r.path.split("/")[2]) for r in fake.requests}
     assert done.returncode == 0, done.stdout + done.stderr
     assert after == before
-    assert "All 18 checks passed" in done.stdout
+    assert "18 of 18 checks passed" in done.stdout
     assert {"PUT", "DELETE"} <= {method for method, _ in called}
     lines = verdict_lines(done.stdout)
     for endpoint in WRITE_ENDPOINTS:
@@ -90,7 +90,9 @@ def test_a_different_contract_is_named_difference_by_difference(tmp_path: Path) 
     lines = verdict_lines(done.stdout)
     assert "MISMATCH in 'update the recipe'" in lines["PUT /api/saved/{recipe_id}"]
     assert "recipe-id: field required" in lines["PUT /api/saved/{recipe_id}"]
-    assert "answered 410 GONE, expected 404 NOT_FOUND" in lines["GET /api/saved/{recipe_id}"]
+    assert lines["GET /api/saved/{recipe_id}"].endswith(
+        "MISMATCH in 'read the deleted recipe (expect not found)': answered 410 GONE, expected 404 NOT_FOUND"
+    )  # the status and code once
     assert "the answer is empty [204]" in lines["PUT /api/user/{username}/shopping-list/selected"]
     assert lines["DELETE /api/saved/{recipe_id}"].endswith("OK")
     assert "4 of 18 checks failed" in done.stdout
@@ -113,6 +115,52 @@ def test_without_yes_it_asks_first_and_a_no_sends_nothing(tmp_path: Path) -> Non
     assert declined.returncode == 1
     assert "Type 'yes' to go ahead" in declined.stdout and "Nothing was sent to Cooked" in declined.stdout
     assert accepted.returncode == 0, accepted.stdout
+
+
+@pytest.mark.req("api-client.RESPONSES.1")
+def test_it_shows_the_account_and_what_it_will_create_and_remove_before_it_asks(tmp_path: Path) -> None:
+    with FakeCooked() as fake:
+        declined = run_check(tmp_path, fake, "--write", stdin="no\n")
+        base_url = fake.base_url
+    asked = declined.stdout.index("Type 'yes' to go ahead")
+    before = declined.stdout[:asked]
+    assert before.startswith(f"cooked-mcp --check (with --write) against {base_url}\n")
+    assert f"account: {SEED_LOGIN}\n" in before and "  base URL   from the environment variable" in before
+    token = re.search(r"creates the recipe 'cooked-mcp check ([0-9a-f]{8})'", before)
+    assert token, before
+    assert "then deletes it" in before
+    assert f"adds the shopping-list line '1 cooked-mcp check item {token.group(1)}'" in before
+    assert "then removes it" in before
+
+
+@pytest.mark.req("api-client.RESPONSES.1")
+@pytest.mark.parametrize("reply", ["y", "Y", "YES", "yes please", ""])
+def test_only_the_word_the_question_asks_for_goes_ahead(tmp_path: Path, reply: str) -> None:
+    with FakeCooked() as fake:
+        done = run_check(tmp_path, fake, "--write", stdin=f"{reply}\n")
+        assert fake.requests == []
+    assert done.returncode == 1 and "Nothing was sent to Cooked" in done.stdout
+
+
+@pytest.mark.req("api-client.RESPONSES.1")
+def test_it_says_which_endpoints_it_did_not_check_and_why(tmp_path: Path) -> None:
+    with FakeCooked() as fake:
+        done = run_check(tmp_path, fake, "--write", "--yes")
+    assert done.returncode == 0, done.stdout
+    lines = verdict_lines(done.stdout)
+    assert lines["POST /api/new"].endswith("NOT CHECKED (a URL import makes Cooked fetch a web page)")
+    for path in ("GET /api/extract/{extraction_id}", "POST /api/extract/{extraction_id}/save"):
+        assert lines[path].endswith("NOT CHECKED (drafts come only from a URL import)")
+    assert lines["DELETE /api/user/{username}/shopping-list"].endswith(
+        "NOT CHECKED (it would empty your whole shopping list)"
+    )
+    assert done.stdout.endswith(
+        "18 of 18 checks passed: 13 of the 17 endpoints answered as cooked-mcp expects; "
+        "4 were not checked (each row says why).\n"
+    )
+    # The legend's document is in the repository, and the URL printed is where it is published.
+    assert "https://github.com/cooked-mcp/cooked-mcp/blob/main/docs/cooked-api.md" in done.stdout
+    assert (Path(__file__).resolve().parents[2] / "docs" / "cooked-api.md").is_file()
 
 
 class FailOnce(httpx.AsyncBaseTransport):

@@ -1,4 +1,4 @@
-"""The endpoint table says which rows are confirmed, the README says the same, and answer shapes stay small."""
+"""The endpoint table says which rows are confirmed, docs/check.md says the same, and answer shapes stay small."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.shape import MAX_SHAPE_DEPTH, MAX_SHAPE_KEYS, shape_of
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CHECK_PAGE = Path(__file__).resolve().parents[2] / "docs" / "check.md"
 
 
 @pytest.mark.req("api-client.RESPONSES.1")  # closest: the table is what answers are checked against
@@ -23,8 +23,8 @@ def test_only_what_public_sources_show_is_marked_confirmed() -> None:
 
 
 @pytest.mark.tooling
-def test_the_readme_table_matches_the_endpoint_table() -> None:
-    section = README.read_text().split("### Which Cooked endpoints are confirmed", 1)[1]
+def test_the_documented_table_matches_the_endpoint_table() -> None:
+    section = CHECK_PAGE.read_text().split("## Which Cooked endpoints are confirmed", 1)[1]
     rows = re.findall(r"^\| (GET|POST|PUT|DELETE) \| `([^`]+)` \| (\w+)", section, re.MULTILINE)
     expected = [
         (e.method, e.path_template, "confirmed" if e.provenance.confirmed else "reconstructed")

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from servers import MODULE, run_server
 
+from cooked_mcp import PROJECT_URL
 from cooked_mcp.config import environment_variables, load_settings, schema_keys
 from cooked_mcp.errors import ConfigError
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 @pytest.mark.req("server.CONFIG.1", "server.CONFIG.2", "server.CONFIG.6")
-def test_help_lists_every_variable_and_key_on_one_screen_and_points_at_the_readme(
+def test_help_lists_every_variable_and_key_on_one_screen_and_points_at_the_docs(
     proc_env: dict[str, str],
 ) -> None:
     done = run_server(proc_env, "--help", command=MODULE)
     assert done.returncode == 0
     for name in (*environment_variables(), *schema_keys()):
         assert name in done.stdout, name
-    assert "README" in done.stdout
+    assert f"{PROJECT_URL}/blob/main/docs/configuration.md" in done.stdout  # a URL: no checkout needed
+    assert (ROOT / "docs" / "configuration.md").is_file()
     assert len(done.stdout.splitlines()) <= 45  # one screen of a terminal window
     # argparse wraps its own text to an 80-column terminal; the epilog must not stick out of it.
     assert max(map(len, done.stdout.splitlines())) <= 80

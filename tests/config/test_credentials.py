@@ -118,6 +118,49 @@ def test_a_missing_credential_names_every_way_to_set_it(
 
 
 @pytest.mark.req("authentication.CREDENTIALS.9")
+def test_with_both_credentials_missing_both_are_named(bare_env: dict[str, str], home: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config_path=None, environ=bare_env)
+    message = str(caught.value)
+    assert message.startswith("no Cooked username or password configured: ")
+    for name in ("COOKED_LOGIN_USERNAME", "COOKED_LOGIN_PASSWORD", "user.name_cmd", "user.password_cmd"):
+        assert name in message
+    assert str(home / ".config" / "cooked-mcp" / "config.toml") in message
+
+
+@pytest.mark.req("authentication.CREDENTIALS.9", "server.CONFIG.1")
+@pytest.mark.parametrize(
+    ("missing", "misspelt"),
+    [
+        ("COOKED_LOGIN_PASSWORD", "COOKED_LOGIN_PASWORD"),
+        ("COOKED_LOGIN_PASSWORD", "COOKED_PASSWORD"),
+        ("COOKED_LOGIN_USERNAME", "COOKED_USERNAME"),
+    ],
+)
+def test_a_missing_credential_names_the_misspelt_variable_that_was_meant_for_it(
+    env: dict[str, str], missing: str, misspelt: str
+) -> None:
+    """The misspelling warning prints only once settings load; the refusal must carry the hint itself."""
+    del env[missing]
+    env[misspelt] = PASSWORD
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config_path=None, environ=env)
+    message = str(caught.value)
+    assert f"{misspelt} is set but is not a cooked-mcp setting (did you mean {missing}?)" in message
+    assert_no_canary(CANARIES, message)  # the name only, never the value
+
+
+@pytest.mark.req("authentication.CREDENTIALS.9")
+def test_with_both_missing_each_misspelling_is_named(bare_env: dict[str, str]) -> None:
+    bare_env |= {"COOKED_USERNAME": "a", "COOKED_PASSWORD": "b", "COOKED_MCP_READONLY": "1"}
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config_path=None, environ=bare_env)
+    message = str(caught.value)
+    assert "COOKED_USERNAME is set" in message and "COOKED_PASSWORD is set" in message
+    assert "READONLY" not in message  # a misspelling of another setting is the warning's business
+
+
+@pytest.mark.req("authentication.CREDENTIALS.9")
 @pytest.mark.parametrize("key", ["name", "password", "name_cmd", "password_cmd"])
 def test_empty_credentials_in_the_file_are_refused(
     bare_env: dict[str, str], tmp_path: Path, key: str

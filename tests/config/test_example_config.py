@@ -43,3 +43,10 @@ def test_the_example_names_every_key_and_loads_with_all_of_them_switched_on(
     switched_on = write(tmp_path / "all.toml", _COMMENTED_KEY.sub(r"\1", text))
     settings = load_settings(config_path=str(switched_on), environ=_credentials(home), transport="http")
     assert settings.allowed_hosts == ("kitchen.lan:8123",) and settings.http_port == 8123
+
+
+@pytest.mark.tooling
+def test_every_example_command_is_an_absolute_path_as_its_comment_asks() -> None:
+    """Desktop clients start servers with a short PATH; a copied bare command name would exit 127."""
+    commands = re.findall(r'^(?:# )?\w+_cmd = "([^"]*)"', EXAMPLE.read_text("utf-8"), re.MULTILINE)
+    assert commands and all(command.startswith("/") for command in commands), commands

@@ -42,6 +42,17 @@ def test_missing_credentials_stop_startup(proc_env: dict[str, str], missing: str
     assert_one_line_error(*run([], proc_env), missing, "user.")
 
 
+@pytest.mark.req("authentication.CREDENTIALS.9", "server.VERIFICATION.1")
+def test_the_readme_typo_is_named_in_the_one_line_that_stops_startup(proc_env: dict[str, str]) -> None:
+    del proc_env["COOKED_LOGIN_PASSWORD"]
+    proc_env["COOKED_LOGIN_PASWORD"] = PASSWORD
+    assert_one_line_error(
+        *run(["--check"], proc_env),
+        "no Cooked password configured",
+        "COOKED_LOGIN_PASWORD is set but is not a cooked-mcp setting (did you mean COOKED_LOGIN_PASSWORD?)",
+    )
+
+
 @pytest.mark.req("server.TRANSPORT.4")
 def test_an_unknown_transport_stops_startup(proc_env: dict[str, str]) -> None:
     assert_one_line_error(

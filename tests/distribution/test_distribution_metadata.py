@@ -15,13 +15,14 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any, Final
 
 import jsonschema
 import pytest
 
-from cooked_mcp import __version__, config
+from cooked_mcp import PROJECT_URL, __version__, config
 from distribution import __main__ as cli
 from distribution import icon, metadata
 
@@ -136,6 +137,8 @@ def test_version_and_description_come_from_one_place(meta: metadata.Metadata) ->
     assert version.stdout.strip() == f"cooked-mcp {__version__}"
     help_text = subprocess.run([COOKED_MCP, "--help"], capture_output=True, text=True, timeout=30, check=True)
     assert meta.description.rstrip(".") in " ".join(help_text.stdout.split())
+    # --help and --check point installed users (no checkout) at the project's pages.
+    assert meta.urls["Homepage"] == PROJECT_URL and PROJECT_URL in help_text.stdout
 
 
 def test_the_readme_names_the_registry_entry_the_settings_the_tools_and_this_wheel(
@@ -158,3 +161,15 @@ def test_the_icon_is_a_png_of_the_recommended_size() -> None:
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     assert (width, height) == (512, 512)
     assert icon.png() == data  # the same bytes every build
+
+
+def test_security_md_names_every_package_the_wheel_holds() -> None:
+    """The wheel's top-level packages are the find includes without a wildcard (the install check
+    proves the built wheel holds exactly these); SECURITY.md lists them for a reviewer."""
+    find = tomllib.loads(metadata.PYPROJECT.read_text("utf-8"))["tool"]["setuptools"]["packages"]["find"]
+    packages = {name for name in find["include"] if "*" not in name}
+    holds = (
+        (metadata.ROOT / "SECURITY.md").read_text("utf-8").split("The wheel (`make dist`) holds only", 1)[1]
+    )
+    listed = set(re.findall(r"`(cooked_mcp\w*)`", holds.split("one command", 1)[0]))
+    assert listed == packages == {"cooked_mcp", "cooked_mcp_generated", "cooked_mcp_runtime"}

@@ -31,7 +31,19 @@ from typing import Final
 
 import pytest
 from mcp import Client, StdioServerParameters
-from readme.test_readme import BLOCKS, INSTALL_CHECK, Block, check_syntax
+from readme.test_readme import (
+    BLOCKS,
+    DESKTOP_PATH,
+    INSTALL_CHECK,
+    README,
+    SNIPPET_HOME,
+    Block,
+    as_started_here,
+    check_syntax,
+    claude_code_launches,
+    desktop_launches,
+    one_client_session,
+)
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp import __version__
@@ -228,6 +240,47 @@ async def test_an_install_route_serves_from_a_fresh_environment(
         check=checked - versioned,
         session=time.perf_counter() - checked,
     )
+
+
+async def test_the_client_snippets_that_run_uvx_serve_from_the_wheel(
+    wheel: Path, tools: Path, wheelhouse: Path, running_fake: FakeCooked, tmp_path: Path
+) -> None:
+    """Claude Desktop's uvx entry as Claude Desktop runs it: PATH=/usr/bin:/bin and its env block
+    only. Claude Code's line as Claude Code runs it: the shell's environment plus its -e variables.
+    The reader's paths are filled in (uvx from the tools venv, the wheel where they saved it)."""
+    env = fresh_environment(tmp_path, tools, wheelhouse)
+    programs = {
+        f"{SNIPPET_HOME}/.local/bin/uvx": str(tools / "uvx"),
+        f"{SNIPPET_HOME}/Downloads/{wheel.name}": str(wheel),
+    }
+    (desktop,) = [d for d in desktop_launches() if d.command.endswith("/uvx")]
+    here = as_started_here(desktop, running_fake.base_url, programs)
+    await one_client_session(here, {"PATH": DESKTOP_PATH, "HOME": env["HOME"], **here.env}, tmp_path)
+    for launch in claude_code_launches():
+        here = as_started_here(launch, running_fake.base_url, programs)
+        await one_client_session(here, {**env, **here.env}, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("installer", "advice"), [("uv", "uv tool update-shell"), ("pipx", "pipx ensurepath")]
+)
+def test_without_local_bin_on_path_the_installer_gives_the_advice_the_readme_repeats(
+    installer: str, advice: str, wheel: Path, tools: Path, wheelhouse: Path, tmp_path: Path
+) -> None:
+    (block,) = [b for b in ROUTES if b.text.split()[0] == installer]
+    env = fresh_environment(tmp_path, tools, wheelhouse)
+    # A new account's terminal: ~/.local/bin is not on PATH yet; SHELL says which shell to fix.
+    env |= {"PATH": f"{tools}:/usr/bin:/bin", "SHELL": "/bin/bash"}
+    workdir = tmp_path / "work"
+    (workdir / "dist").mkdir(parents=True)
+    shutil.copy2(wheel, workdir / "dist" / wheel.name)
+    done = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", block.text], env=env, cwd=workdir, capture_output=True,
+        text=True, timeout=STEP_TIMEOUT, check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert advice in " ".join((done.stdout + done.stderr).split()), done.stdout + done.stderr
+    assert f"`{advice}`" in README.read_text("utf-8")
 
 
 @pytest.mark.parametrize("read_only", ["false", "true"])

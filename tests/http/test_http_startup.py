@@ -5,6 +5,9 @@ signals and log secrecy. Each test starts its own process, so each checks severa
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
 import signal
 import socket
 import time
@@ -15,8 +18,10 @@ import anyio
 import httpx
 import pytest
 from servers import (
+    COOKED_MCP,
     INITIALIZE,
     MCP_HEADERS,
+    HttpServer,
     free_port,
     http_client,
     http_server,
@@ -230,3 +235,68 @@ def test_a_signal_as_soon_as_the_port_opens_still_exits_0(env: dict[str, str]) -
         code = server.stop(signal.SIGINT)
     assert code == 0, server.stderr()
     assert "Traceback" not in server.stderr() and "KeyboardInterrupt" not in server.stderr()
+
+
+def banner_of(server: HttpServer) -> str:
+    """The line the server prints once it listens (it may follow the port opening by a moment)."""
+    deadline = time.monotonic() + 15
+    while "serving MCP over HTTP" not in server.stderr():
+        assert time.monotonic() < deadline, server.stderr()
+        time.sleep(0.05)
+    return next(line for line in server.stderr().splitlines() if "serving MCP over HTTP" in line)
+
+
+TOKEN_CANARY = "CANARY-banner-token-5e0d"
+
+
+@pytest.mark.req("server.SECURITY.2", "server.SECURITY.4")
+@pytest.mark.parametrize("token", [None, "env", "file"])
+def test_the_banner_says_where_for_whom_who_may_connect_and_how_to_stop(
+    env: dict[str, str], fake: FakeCooked, token: str | None
+) -> None:
+    """Like the stdio banner: a user who started it by hand sees the account, the token rule, the way out."""
+    if token == "env":
+        env["COOKED_MCP_HTTP_TOKEN"] = TOKEN_CANARY
+    elif token == "file":
+        write_config(env, f'[mcp]\nhttp_token = "{TOKEN_CANARY}"\n')
+        (Path(env["XDG_CONFIG_HOME"]) / "cooked-mcp" / "config.toml").chmod(0o600)
+    with http_server(env) as server:
+        banner = banner_of(server)
+    # stderr is a file here, as under a service manager: the account by its source, not its name.
+    assert banner.startswith(
+        f"cooked-mcp: serving MCP over HTTP at {server.url} (Cooked account from the environment variable "
+        f"COOKED_LOGIN_USERNAME at {fake.base_url}); "
+    )
+    assert SEED_LOGIN not in server.stderr()
+    assert banner.endswith(". Press Ctrl-C to stop.")
+    if token is None:
+        assert "no bearer token is required, so any program on this machine can connect" in banner
+    elif token == "env":
+        assert (
+            "every request must carry the bearer token from the environment variable COOKED_MCP_HTTP_TOKEN"
+            in banner
+        )
+    else:
+        assert "every request must carry the bearer token from mcp.http_token in " in banner
+    assert TOKEN_CANARY not in server.stderr()
+
+
+@pytest.mark.req("server.TRANSPORT.2-2")
+def test_in_a_terminal_the_banner_names_the_account_itself(env: dict[str, str], fake: FakeCooked) -> None:
+    """A person who started it by hand reads the login name, as the stdio banner shows it."""
+    port = free_port()
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: cooked-mcp with the pseudo-terminal as stdin, stdout and stderr
+        os.execve(COOKED_MCP, [COOKED_MCP, "--http-addr", f"127.0.0.1:{port}"], env)  # noqa: S606
+    seen = b""
+    try:
+        deadline = time.monotonic() + 20
+        while b"Press Ctrl-C to stop." not in seen:
+            assert time.monotonic() < deadline, seen
+            if select.select([terminal], [], [], 0.5)[0]:
+                seen += os.read(terminal, 4096)
+    finally:
+        os.kill(pid, signal.SIGTERM)
+        os.waitpid(pid, 0)
+        os.close(terminal)
+    assert f"(Cooked account {SEED_LOGIN} at {fake.base_url});".encode() in seen

@@ -1,10 +1,12 @@
-"""README.md's code blocks must work as written: a reader copies them verbatim.
+"""The code blocks of README.md and docs/ must work as written: a reader copies them verbatim.
 
-Why: a README drifts silently (a renamed flag, a setting that became ``*_cmd``, a
+The files read are README.md and every hand-written page in docs/ (``DOCS``); the generated
+references (tools.md, requirements.md) and the Cooked contract (cooked-api.md, a copy of the
+shared one) hold no blocks a user runs. Why: a README drifts silently (a renamed flag, a setting that became ``*_cmd``, a
 typo in JSON); these tests make the drift a test failure. They prove no product
 requirement (other tests do), so they are tooling tests.
 
-Conventions for README.md (the test reads every fenced block; others are ignored):
+Conventions for those files (the test reads every fenced block; others are ignored):
 
 - ```` ```sh ````, ```` ```bash ````, ```` ```shell ```` and ```` ```console ```` blocks are shell.
   In a ``console`` block only lines starting with ``$ `` are commands (the rest is
@@ -24,9 +26,11 @@ Conventions for README.md (the test reads every fenced block; others are ignored
   ``COOKED_LOGIN_USERNAME`` / ``COOKED_LOGIN_PASSWORD`` hold its seed login. So
   ``cooked-mcp --check`` works as written, and a block may use ``$COOKED_BASE_URL``.
 - ```` ```json ```` blocks must parse; in an MCP client configuration (``mcpServers``)
-  every server's ``command`` must end in ``cooked-mcp`` (or be ``uvx`` whose last argument is
-  ``cooked-mcp``) and every ``env`` key must be a
-  variable cooked-mcp reads.
+  every server's ``command`` must be an absolute path (a desktop client does not read the
+  shell's PATH) ending in ``cooked-mcp`` (or in ``uvx`` whose last argument is ``cooked-mcp``)
+  and every ``env`` key must be a variable cooked-mcp reads. The ``cooked-mcp`` one is started
+  as Claude Desktop starts it (PATH=/usr/bin:/bin, only its ``env``) for one MCP session; the
+  ``uvx`` one, and the ``claude mcp add`` line, by ``make install-check``.
 - ```` ```toml ```` blocks must parse and load as a cooked-mcp config file through
   ``cooked_mcp.config.load_settings`` for the http transport (its rules include the
   stdio ones). Credentials, and the HTTP token when the block uses ``mcp.http_token_cmd``,
@@ -37,9 +41,11 @@ Conventions for README.md (the test reads every fenced block; others are ignored
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -50,15 +56,25 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
+from mcp import Client, StdioServerParameters
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
-from cooked_mcp import config
+from cooked_mcp import __version__, config
 from cooked_mcp.errors import ConfigError
 
 pytestmark = pytest.mark.tooling
 
 ROOT: Final = Path(__file__).resolve().parent.parent.parent
 README: Final = ROOT / "README.md"
+#: The pages whose blocks are checked: the README and the hand-written pages of docs/.
+DOCS: Final = (
+    README,
+    *(
+        path
+        for path in sorted((ROOT / "docs").glob("*.md"))
+        if path.name not in {"tools.md", "requirements.md", "cooked-api.md"}
+    ),
+)
 VENV: Final = Path(sys.executable).parent.parent
 NOT_RUN: Final = "not run here"
 INSTALL_CHECK: Final = "install check:"
@@ -129,9 +145,13 @@ def shell_script(block: Block) -> str:
 
 
 def _readme_blocks() -> list[Block]:
-    if not README.exists():
-        return []
-    return [b for b in fenced_blocks(README.read_text("utf-8")) if b.language in CHECKED_LANGUAGES]
+    return [
+        b
+        for path in DOCS
+        if path.exists()
+        for b in fenced_blocks(path.read_text("utf-8"), str(path.relative_to(ROOT)))
+        if b.language in CHECKED_LANGUAGES
+    ]
 
 
 BLOCKS: Final = _readme_blocks()
@@ -139,7 +159,7 @@ BLOCKS: Final = _readme_blocks()
 
 def _params(*languages: str, run: bool | None = None) -> list[Any]:
     chosen = [b for b in BLOCKS if b.language in languages and (run is None or b.not_run != run)]
-    return [pytest.param(b, id=f"{b.language}-line{b.line}") for b in chosen]
+    return [pytest.param(b, id=f"{b.source}-{b.language}-line{b.line}") for b in chosen]
 
 
 # --- shell ---------------------------------------------------------------------------------------
@@ -247,7 +267,8 @@ def check_json(block: Block) -> None:
     servers = data.get("mcpServers", {}) if isinstance(data, dict) else {}
     for name, server in servers.items():
         command = str(server.get("command", ""))
-        if command == "uvx":
+        assert command.startswith("/"), f"{block.where}: mcpServers.{name}.command is not an absolute path"
+        if command.endswith("/uvx"):
             command = str((server.get("args") or [""])[-1])
         assert command.endswith("cooked-mcp"), f"{block.where}: mcpServers.{name}.command is {command!r}"
         unknown = sorted(set(server.get("env", {})) - KNOWN_ENV)
@@ -311,6 +332,7 @@ def test_the_readme_has_checked_blocks() -> None:
     assert README.exists(), "README.md is missing"
     languages = {b.language for b in BLOCKS}
     assert SHELL_LANGUAGES & languages, f"no shell block found in README.md (found: {sorted(languages)})"
+    assert {b.source for b in BLOCKS} >= {"README.md", "docs/configuration.md", "docs/check.md"}
 
 
 # --- the checks themselves, on a sample README ---------------------------------------------------
@@ -359,8 +381,8 @@ not checked
 
 def test_the_not_run_marker_is_invisible_to_a_reader() -> None:
     """The marker is an HTML comment before the fence, not a line inside the block a reader copies."""
-    text = README.read_text("utf-8")
-    assert "# not run here" not in text
+    for path in DOCS:
+        assert "# not run here" not in path.read_text("utf-8"), path
     assert any(b.not_run for b in BLOCKS), "no block is marked as not run: the marker may be misspelt"
     old_style = "```sh\n# not run here\ncooked-mcp\n```\n"
     assert not fenced_blocks(old_style)[0].not_run
@@ -403,10 +425,16 @@ def test_sample_blocks_pass_or_fail_as_the_conventions_say(
         pytest.param("if true; then echo\n", "sh", "bash -n fails", id="shell-syntax"),
         pytest.param('{"a": 1,}\n', "json", "invalid JSON", id="json-syntax"),
         pytest.param(
-            '{"mcpServers": {"C": {"command": "cooked-mcp", "env": {"COOKED_PASSWORD": "x"}}}}\n',
+            '{"mcpServers": {"C": {"command": "/x/cooked-mcp", "env": {"COOKED_PASSWORD": "x"}}}}\n',
             "json",
             "unknown variables",
             id="json-unknown-env",
+        ),
+        pytest.param(
+            '{"mcpServers": {"C": {"command": "uvx", "args": ["cooked-mcp"]}}}\n',
+            "json",
+            "not an absolute path",
+            id="json-command-on-path",
         ),
         pytest.param("[user\n", "toml", "invalid TOML", id="toml-syntax"),
         pytest.param('[user]\npasword = "x"\n', "toml", "rejects this config", id="toml-unknown-key"),
@@ -436,17 +464,47 @@ def test_broken_blocks_fail_naming_the_line(text: str, language: str, message: s
 # --- what a first-time reader meets ---------------------------------------------------------------
 
 
-def test_the_readme_leaves_pass_and_fail_to_the_benchmark_report() -> None:
+def test_the_performance_page_leaves_pass_and_fail_to_the_benchmark_report() -> None:
     """Users read figures and their meaning; verdicts against targets live in bench/results.md."""
-    section = README.read_text("utf-8").split("## Performance", 1)[1].split("\n## ", 1)[0]
-    assert "| PASS |" not in section and "| FAIL |" not in section
-    assert "bench/results.md" in section
+    page = (ROOT / "docs" / "performance.md").read_text("utf-8")
+    assert "| PASS |" not in page and "| FAIL |" not in page
+    assert "bench/results.md" in page
 
 
-def test_the_readme_says_how_long_make_test_takes_and_how_to_pick_python() -> None:
+def test_the_readme_and_make_help_give_the_same_time_for_make_test_and_how_to_pick_python() -> None:
     text = README.read_text("utf-8")
-    assert re.search(r"`make test` takes about \d+ minutes", text)
+    said = re.search(r"`make test` takes (\d+ to \d+ minutes) on a 2-core machine", text)
+    assert said, "the README does not say how long make test takes"
+    done = subprocess.run(["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert f"({said.group(1)} on 2 cores)" in done.stdout
     assert "make PYTHON=" in text
+
+
+def test_the_readme_is_the_first_ten_minutes_and_links_each_page_once() -> None:
+    """The rest lives in docs/: each page one link away, none repeated."""
+    text = README.read_text("utf-8")
+    assert len(text.splitlines()) < 250
+    for page in [
+        *DOCS[1:],
+        ROOT / "docs" / "cooked-api.md",
+        ROOT / "docs" / "tools.md",
+        ROOT / "SECURITY.md",
+    ]:
+        target = page.relative_to(ROOT).as_posix()
+        assert len(re.findall(rf"\]\({re.escape(target)}(#[\w-]+)?\)", text)) == 1, target
+    for heading in ("## Try it in two commands", "## Install for real use", "## Client set-up"):
+        assert heading in text
+    # Each page's own links resolve to files that exist.
+    for page in DOCS:
+        for link in re.findall(r"\]\(([^)#:]+)(?:#[\w-]*)?\)", page.read_text("utf-8")):
+            assert (page.parent / link).exists(), f"{page.name} links to {link}, which does not exist"
+
+
+def test_the_node_version_stated_is_the_pinned_inspectors_minimum() -> None:
+    lock = json.loads((ROOT / "interop" / "package-lock.json").read_text("utf-8"))
+    engines = lock["packages"]["node_modules/@modelcontextprotocol/inspector"]["engines"]["node"]
+    minimum = engines.removeprefix(">=").removesuffix(".0")
+    assert f"Node.js {minimum} or newer" in (ROOT / "docs" / "architecture.md").read_text("utf-8")
 
 
 def test_make_help_lists_every_target_and_the_changelog_exists() -> None:
@@ -456,7 +514,11 @@ def test_make_help_lists_every_target_and_the_changelog_exists() -> None:
     assert done.returncode == 0, done.stderr
     listed = set(re.findall(r"^make ([\w-]+)", done.stdout, re.MULTILINE)) | {"help"}
     assert targets - {"generate-check"} <= listed, targets - listed
-    assert (ROOT / "CHANGELOG.md").read_text("utf-8").startswith("# Changelog")
+    changelog = (ROOT / "CHANGELOG.md").read_text("utf-8")
+    assert changelog.startswith("# Changelog")
+    # The newest heading is the version --version prints, so a wheel never holds an unnamed section.
+    newest = re.search(r"^## (.+)$", changelog, re.MULTILINE)
+    assert newest and newest.group(1).startswith(f"{__version__} — "), newest
 
 
 def test_the_readme_shows_how_to_give_the_inspector_the_token_as_make_interop_does() -> None:
@@ -478,3 +540,106 @@ def test_the_readme_shows_how_to_give_the_inspector_the_token_as_make_interop_do
     interop = (ROOT / "interop" / "run.mjs").read_text("utf-8")
     assert '"--transport", "http"' in interop
     assert '["--header", `Authorization: Bearer ${TOKEN}`, "--stored-auth-only"]' in interop
+
+
+# --- the client set-up snippets, started the way each client starts them ----------------------------
+
+#: The home folder the snippets show; a reader replaces it with what ``command -v`` prints.
+SNIPPET_HOME: Final = "/home/you"
+#: What Claude Desktop gives a server it starts: its own minimal PATH, none of the shell's.
+DESKTOP_PATH: Final = "/usr/bin:/bin"
+
+
+@dataclass(frozen=True)
+class ClientLaunch:
+    """One client snippet as the client runs it: the program, its arguments and the variables it sets."""
+
+    block: Block
+    command: str
+    args: tuple[str, ...]
+    env: dict[str, str]
+
+
+def desktop_launches() -> list[ClientLaunch]:
+    """Every server of every ``mcpServers`` JSON block."""
+    launches = []
+    for block in BLOCKS:
+        if block.language != "json" or "mcpServers" not in block.text:
+            continue
+        for server in json.loads(block.text)["mcpServers"].values():
+            launches.append(
+                ClientLaunch(
+                    block, server["command"], tuple(server.get("args", ())), dict(server.get("env", {}))
+                )
+            )
+    return launches
+
+
+def claude_code_launches() -> list[ClientLaunch]:
+    """Every ``claude mcp add NAME [-e VAR=VALUE]... -- COMMAND ARGS`` (stdio) line."""
+    launches = []
+    for block in BLOCKS:
+        for line in shell_script(block).replace("\\\n", " ").splitlines():
+            words = shlex.split(line) if line.startswith("claude mcp add ") else []
+            if not words or "--" not in words:
+                continue
+            options, command = words[4 : words.index("--")], words[words.index("--") + 1 :]
+            env = dict(
+                value.split("=", 1) for flag, value in itertools.pairwise(options) if flag in ("-e", "--env")
+            )
+            launches.append(ClientLaunch(block, command[0], tuple(command[1:]), env))
+    return launches
+
+
+def test_every_client_snippet_carries_the_credentials_and_names_absolute_programs() -> None:
+    """What the first attempt showed: a bare uvx in Claude Desktop and a claude mcp add with no login."""
+    desktop, code = desktop_launches(), claude_code_launches()
+    assert {launch.command.rsplit("/", 1)[-1] for launch in desktop} == {"cooked-mcp", "uvx"}
+    assert code, "no 'claude mcp add ... -- COMMAND' line found"
+    for launch in [*desktop, *code]:
+        assert {"COOKED_LOGIN_USERNAME", "COOKED_LOGIN_PASSWORD"} <= set(launch.env), launch.block.where
+    for launch in desktop:
+        assert launch.command.startswith(f"{SNIPPET_HOME}/"), launch.block.where
+
+
+def as_started_here(launch: ClientLaunch, base_url: str, programs: Mapping[str, str]) -> ClientLaunch:
+    """The snippet with the reader's own paths filled in (``programs``: a snippet path -> where it is
+    here) and the fake Cooked's login in place of the example one; nothing else changes."""
+
+    def filled(word: str) -> str:
+        return programs.get(word, word)
+
+    env = {**launch.env, "COOKED_LOGIN_USERNAME": SEED_LOGIN, "COOKED_LOGIN_PASSWORD": SEED_PASSWORD}
+    env["COOKED_BASE_URL"] = base_url  # as the README says: the same variables connect it to the fake
+    return ClientLaunch(launch.block, filled(launch.command), tuple(map(filled, launch.args)), env)
+
+
+async def one_client_session(launch: ClientLaunch, env: Mapping[str, str], cwd: Path) -> None:
+    """initialize, tools/list and a read, over stdio, with exactly the environment given."""
+    params = StdioServerParameters(
+        command=launch.command, args=list(launch.args), env=dict(env), cwd=str(cwd)
+    )
+    async with Client(params, read_timeout_seconds=120) as client:
+        assert len((await client.list_tools()).tools) == 5, launch.block.where
+        result = await client.call_tool("read", {"target": "shopping_list"})
+        assert not result.is_error, (launch.block.where, result)
+
+
+@pytest.mark.anyio
+async def test_the_claude_desktop_snippet_serves_with_claude_desktops_environment(tmp_path: Path) -> None:
+    """PATH=/usr/bin:/bin and the snippet's env block only; the installed command stands where
+    ``command -v cooked-mcp`` would point after ``uv tool install`` (the venv's own, here)."""
+    (launch,) = [d for d in desktop_launches() if d.command.endswith("/cooked-mcp")]
+    with FakeCooked() as fake:
+        here = as_started_here(launch, fake.base_url, {launch.command: str(VENV / "bin" / "cooked-mcp")})
+        await one_client_session(here, {"PATH": DESKTOP_PATH, "HOME": str(tmp_path), **here.env}, tmp_path)
+        assert any(r.path == "/api/public/login" for r in fake.requests)
+
+
+SHARED_CONTRACT: Final = ROOT.parent / "shared" / "cooked-api.md"
+
+
+@pytest.mark.skipif(not SHARED_CONTRACT.exists(), reason="../shared is not beside this checkout")
+def test_the_cooked_contract_in_docs_is_the_shared_one_byte_for_byte() -> None:
+    """docs/cooked-api.md is the copy users get (the --check legend points at it): never reworded."""
+    assert (ROOT / "docs" / "cooked-api.md").read_bytes() == SHARED_CONTRACT.read_bytes()

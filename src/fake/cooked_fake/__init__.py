@@ -1,4 +1,4 @@
-"""A stateful fake of the Cooked REST API (../shared/cooked-api.md) for tests, the demo and the benchmark.
+"""A stateful fake of the Cooked REST API (docs/cooked-api.md) for tests, the demo and the benchmark.
 
 Where the contract is silent the fake decides, and clients must not rely on more than the contract:
 

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__
+from . import __version__, docs_url
 from .config import (
     ENV_CONFIRM_CHANGES,
     Settings,
@@ -46,8 +46,8 @@ def _epilog() -> str:
             *(f"  {a:<28}{b}".rstrip() for a, b in _columns(schema_keys())),
             f"{ENV_CONFIRM_CHANGES}=false (mcp.confirm_changes): never ask the person to confirm a",
             "deletion, list removal or recipe replacement in their client (for clients that answer no unasked).",
-            "README.md (in the cooked-mcp sources) explains each setting,",
-            "with examples for MCP clients.",
+            "Each setting explained, and set-ups for MCP clients:",
+            f"  {docs_url('configuration.md')}",
         ]
     )
 

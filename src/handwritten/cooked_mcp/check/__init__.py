@@ -11,6 +11,7 @@ file holds less still (see ``report``).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -18,20 +19,19 @@ from typing import Any, TextIO
 import anyio
 
 from cooked_mcp.config import Settings
+from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
+from cooked_mcp.errors import CookedAuthError, CookedError
 
 from .reading import read_checks
 from .report import print_endpoints, verdicts, write_report
-from .roundtrip import RoundTrip
-from .steps import Outcome
+from .roundtrip import RoundTrip, line_name, new_token, recipe_title
+from .steps import Outcome, Steps, safe_code
 
 __all__ = ["CheckResult", "check_account", "run_check"]
 
-WRITE_WARNING = (
-    "--check --write changes your Cooked account and changes it back: it saves a recipe titled\n"
-    "'cooked-mcp check <random>', updates and deletes it, and adds one shopping-list line, ticks,\n"
-    "unticks, updates and removes it. If a step fails it removes what it created."
-)
+#: The only answer that starts ``--write``: exactly what the question asks for.
+CONFIRMATION = "yes"
 
 
 @dataclass(frozen=True)
@@ -44,19 +44,33 @@ class CheckResult:
         undone = self.roundtrip is None or self.roundtrip.undo_complete
         return undone and all(o.ok for o in self.outcomes)
 
+    @property
+    def logged_in(self) -> bool:
+        return bool(self.outcomes) and self.outcomes[0].ok
+
     def undo_summary(self) -> dict[str, Any] | None:
         if self.roundtrip is None:
             return None
         return {"complete": self.roundtrip.undo_complete, "needed": bool(self.roundtrip.undo_notes)}
 
 
-async def check_account(client: CookedClient, *, write: bool) -> CheckResult:
-    """The read checks, then (``write``) the round trip; never raises for a Cooked failure."""
-    outcomes: list[Outcome] = []
-    if not await read_checks(client, outcomes) or not write:
+async def check_account(
+    client: CookedClient,
+    *,
+    write: bool,
+    steps: Steps | None = None,
+    token: str | None = None,
+    explain_login: Callable[[CookedError], str] = str,
+) -> CheckResult:
+    """The read checks, then (``write``) the round trip; never raises for a Cooked failure.
+
+    ``steps`` shows each step as it runs; ``token`` marks what the round trip creates.
+    """
+    outcomes = Steps() if steps is None else steps
+    if not await read_checks(client, outcomes, explain_login) or not write:
         return CheckResult(outcomes, None)
-    roundtrip = RoundTrip(client)
-    outcomes.extend(await roundtrip.run())
+    roundtrip = RoundTrip(client, outcomes, token or new_token())
+    await roundtrip.run()
     return CheckResult(outcomes, roundtrip)
 
 
@@ -69,17 +83,32 @@ def run_check(
     out: TextIO = sys.stdout,
     answer: TextIO = sys.stdin,
 ) -> int:
-    """Print the results (and write ``report``); exit status 0 only when everything matched."""
-    if write and not yes and not _confirmed(out, answer):
-        print("Nothing was sent to Cooked.", file=out)
+    """Print each line as soon as it is known (and write ``report``); exit 0 only when everything matched.
+
+    What needs no network (the account, where each setting came from, what ``--write`` will
+    change) comes first, so a Cooked that never answers leaves the user reading, not waiting.
+    """
+    mode = "with --write" if write else "read-only"
+    _say(out, f"cooked-mcp --check ({mode}) against {settings.base_url}", *settings.describe_account())
+    token = new_token()
+    if write and not yes and not _confirmed(token, out, answer):
+        _say(out, "Nothing was sent to Cooked.")
         return 1
 
     async def run() -> CheckResult:
         async with CookedClient.from_settings(settings) as client:
-            return await check_account(client, write=write)
+            seconds = client.answer_deadline(endpoints.LOGIN)
+            _say(out, f"checks (each waits at most {seconds:.0f} s for Cooked's answer):")
+            return await check_account(
+                client,
+                write=write,
+                steps=Steps(out),
+                token=token,
+                explain_login=lambda error: _login_problem(error, settings),
+            )
 
     result = anyio.run(run)
-    _print(result, settings.base_url, settings.describe_account(), write, out)
+    _summarise(result, out)
     if report is not None:
         write_report(
             report,
@@ -88,39 +117,66 @@ def run_check(
             outcomes=result.outcomes,
             undo=result.undo_summary(),
         )
-        print(
-            f"Report written to {report}: attach it to a bug report (it holds no secrets or recipes).",
-            file=out,
-        )
+        _say(out, f"Report written to {report}: attach it to a bug report (it holds no secrets or recipes).")
     return 0 if result.passed else 1
 
 
-def _confirmed(out: TextIO, answer: TextIO) -> bool:
-    print(WRITE_WARNING, file=out)
-    print("Type 'yes' to go ahead (or run with --yes): ", end="", file=out, flush=True)
-    reply = answer.readline().strip().lower()
-    return reply in {"y", "yes"}
+def _say(out: TextIO, *lines: str) -> None:
+    """Lines the user reads while the check goes on: flushed at once, even into a pipe."""
+    for line in lines:
+        print(line, file=out, flush=True)
 
 
-def _print(result: CheckResult, base_url: str, account: list[str], write: bool, out: TextIO) -> None:
-    outcomes = result.outcomes
-    mode = "with --write" if write else "read-only"
-    print(f"cooked-mcp --check ({mode}) against {base_url}", file=out)
-    for line in [*account, "checks:"]:
-        print(line, file=out)
-    width = max(len(o.step) for o in outcomes)
-    for outcome in outcomes:
-        verdict = "OK" if outcome.ok else "FAILED"
-        detail = f" - {outcome.detail}" if outcome.detail else ""
-        print(f"  {outcome.step.ljust(width)}  {verdict}{detail}", file=out)
+def _confirmed(token: str, out: TextIO, answer: TextIO) -> bool:
+    """Say exactly what will be created and removed on the account just shown, then ask."""
+    _say(
+        out,
+        "--write changes this Cooked account and changes it back:",
+        f"  creates the recipe {recipe_title(token)!r} (previewed, saved, read, updated), then deletes it",
+        f"  adds the shopping-list line '1 {line_name(token)}' (ticked, unticked, updated), then removes it",
+        "If a step fails, it removes what it created (or names what to remove by hand).",
+    )
+    print(f"Type '{CONFIRMATION}' to go ahead (or run with --yes): ", end="", file=out, flush=True)
+    reply = answer.readline()
+    if not answer.isatty():  # a piped answer is not echoed: end the question's line for it
+        print(file=out)
+    return reply.strip() == CONFIRMATION
+
+
+# implements: authentication.LOGIN.4
+def _login_problem(error: CookedError, settings: Settings) -> str:
+    """A rejected login is the user's to fix here and now: no restart to mention, the code said once."""
+    if not isinstance(error, CookedAuthError):
+        return str(error)  # a connection problem says what failed and what to check
+    answered = " ".join(str(p) for p in (error.status, safe_code(error.code)) if p is not None)
+    return (
+        f"Cooked rejected the username or password ({answered}): check {settings.describe_credentials()}; "
+        "social-login and passwordless Cooked accounts are not supported"
+    )
+
+
+def _summarise(result: CheckResult, out: TextIO) -> None:
+    """What was checked and what was not; a failed login ends it, as nothing else could run."""
+    if not result.logged_in:
+        _say(out, "Nothing else was checked: every other request needs a logged-in session.")
+        return
     if result.roundtrip is not None:
-        for note in result.roundtrip.undo_notes:
-            print(f"  undo: {note}", file=out)
-    print_endpoints(verdicts(outcomes), out)
+        _say(out, *(f"  undo: {note}" for note in result.roundtrip.undo_notes))
+    rows = verdicts(result.outcomes)
+    print_endpoints(rows, out)
+    outcomes = result.outcomes
+    counts = {status: sum(row.status == status for row in rows) for status in ("ok", "mismatch")}
+    unchecked = len(rows) - counts["ok"] - counts["mismatch"]
+    checked = (
+        f"{counts['ok']} of the {len(rows)} endpoints answered as cooked-mcp expects"
+        + (f", {counts['mismatch']} did not" if counts["mismatch"] else "")
+        + (f"; {unchecked} were not checked (each row says why)." if unchecked else ".")
+    )
     failed = sum(not o.ok for o in outcomes)
     if failed:
-        print(f"{failed} of {len(outcomes)} checks failed.", file=out)
+        _say(out, f"{failed} of {len(outcomes)} checks failed: {checked}")
     elif not result.passed:
-        print("Every check passed, but the clean-up did not finish: see the undo lines above.", file=out)
+        _say(out, "Every check passed, but the clean-up did not finish: see the undo lines above.")
     else:
-        print(f"All {len(outcomes)} checks passed: this Cooked answers as cooked-mcp expects.", file=out)
+        # Not "all": the count is of steps, and some endpoints may not have been checked at all.
+        _say(out, f"{len(outcomes)} of {len(outcomes)} checks passed: {checked}")

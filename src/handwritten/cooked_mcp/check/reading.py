@@ -7,15 +7,21 @@ from collections.abc import Callable
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.models import RecipeSummary, ShoppingList
+from cooked_mcp.errors import CookedError
 
-from .steps import Outcome, step
+from .steps import Outcome, Steps, step
 
 __all__ = ["read_checks"]
 
+#: What the search step looks for: one letter, so any account with recipes finds some.
+SEARCH_QUERY = "a"
 
-async def read_checks(client: CookedClient, outcomes: list[Outcome]) -> bool:
+
+async def read_checks(
+    client: CookedClient, outcomes: Steps, explain_login: Callable[[CookedError], str] = str
+) -> bool:
     """Append the read steps' outcomes; False when the login failed (nothing else can work)."""
-    await step(outcomes, "log in", endpoints.LOGIN, client.ensure_session)
+    await step(outcomes, "log in", endpoints.LOGIN, client.ensure_session, explain=explain_login)
     if not outcomes[-1].ok:
         return False
     found: list[str] = []  # a recipe ID to read: from the list, or from the search when listing failed
@@ -32,14 +38,14 @@ async def read_checks(client: CookedClient, outcomes: list[Outcome]) -> bool:
         "list recipes",
         endpoints.LIST_RECIPES,
         lambda: client.list_recipes(1, 5),
-        remember("on the first page"),
+        remember("recipes on the first page"),
     )
     await step(
         outcomes,
         "search recipes",
         endpoints.SEARCH_RECIPES,
-        lambda: client.search_recipes("a", 1),
-        remember("matches"),
+        lambda: client.search_recipes(SEARCH_QUERY, 1),
+        remember(f"matches for '{SEARCH_QUERY}' on the first page"),
     )
     await step(
         outcomes, "read the shopping list", endpoints.GET_SHOPPING_LIST, client.get_shopping_list, _sizes
@@ -49,7 +55,11 @@ async def read_checks(client: CookedClient, outcomes: list[Outcome]) -> bool:
     elif all(o.ok for o in outcomes):
         outcomes.append(
             Outcome(
-                "read one recipe", endpoints.GET_RECIPE, True, "skipped: the account has no saved recipes"
+                "read one recipe",
+                endpoints.GET_RECIPE,
+                True,
+                "skipped: the account has no saved recipes",
+                skipped=True,
             )
         )
     else:
@@ -59,6 +69,7 @@ async def read_checks(client: CookedClient, outcomes: list[Outcome]) -> bool:
                 endpoints.GET_RECIPE,
                 False,
                 "skipped: no recipe ID could be listed or found",
+                skipped=True,
             )
         )
     return True

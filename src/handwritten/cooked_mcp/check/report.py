@@ -15,15 +15,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from cooked_mcp import __version__
+from cooked_mcp import __version__, docs_url
 from cooked_mcp.config import DEFAULT_BASE_URL
+from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.endpoints import ENDPOINTS, Endpoint
 
 from .steps import Mismatch, Outcome
 
-__all__ = ["Verdict", "print_endpoints", "verdicts", "write_report"]
+__all__ = ["NEVER_CHECKED", "Verdict", "print_endpoints", "verdicts", "write_report"]
 
 Status = Literal["ok", "mismatch", "skipped", "not checked"]
+
+#: The endpoints no mode of ``--check`` calls, and why (docs/check.md says the same).
+NEVER_CHECKED: dict[Endpoint, str] = {
+    endpoints.IMPORT_URL: "a URL import makes Cooked fetch a web page",
+    endpoints.GET_DRAFT: "drafts come only from a URL import",
+    endpoints.SAVE_DRAFT: "drafts come only from a URL import",
+    endpoints.CLEAR_SHOPPING_LIST: "it would empty your whole shopping list",
+}
+#: Why the endpoints only ``--write`` calls were not checked without it.
+_WRITE_ONLY = "only --check --write calls it"
 
 
 @dataclass(frozen=True)
@@ -42,7 +53,7 @@ def verdicts(outcomes: list[Outcome]) -> list[Verdict]:
         bad = next((o for o in mine if o.mismatch is not None), None)
         if bad is not None:
             result.append(Verdict(endpoint, "mismatch", bad.step, bad.mismatch))
-        elif any(o.ok for o in mine):
+        elif any(o.ok and not o.skipped for o in mine):
             result.append(Verdict(endpoint, "ok"))
         else:
             result.append(Verdict(endpoint, "skipped" if mine else "not checked"))
@@ -50,18 +61,26 @@ def verdicts(outcomes: list[Outcome]) -> list[Verdict]:
 
 
 def print_endpoints(rows: list[Verdict], out: TextIO) -> None:
-    print("Endpoints, and whether a public source confirms them:", file=out)
+    print("Endpoints, whether a public source confirms them, and what this run found:", file=out)
     width = max(len(row.endpoint.path_template) for row in rows)
     for row in rows:
         e = row.endpoint
         kind = "confirmed" if e.provenance.confirmed else "reconstructed"
-        verdict = row.status.upper()
-        if row.mismatch is not None:
-            answered = " ".join(str(p) for p in (row.mismatch.status, row.mismatch.code) if p is not None)
-            verdict += f" in '{row.step}': {row.mismatch.problem}" + (f" [{answered}]" if answered else "")
-        print(f"  {e.method:<6} {e.path_template:<{width}}  {kind:<13}  {verdict}", file=out)
+        print(f"  {e.method:<6} {e.path_template:<{width}}  {kind:<13}  {_verdict(row)}", file=out)
     for provenance in dict.fromkeys(row.endpoint.provenance for row in rows):
         print(f"  {provenance.label}", file=out)
+    print(f"The contract these rows follow: {docs_url('cooked-api.md')}", file=out)
+
+
+def _verdict(row: Verdict) -> str:
+    verdict = row.status.upper()
+    if row.mismatch is not None:
+        answered = " ".join(str(p) for p in (row.mismatch.status, row.mismatch.code) if p is not None)
+        shown = f" [{answered}]" if answered and answered not in row.mismatch.problem else ""
+        return f"{verdict} in '{row.step}': {row.mismatch.problem}{shown}"
+    if row.status == "not checked":
+        return f"{verdict} ({NEVER_CHECKED.get(row.endpoint, _WRITE_ONLY)})"
+    return verdict
 
 
 def write_report(

@@ -20,13 +20,26 @@ from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.models import Preview, ShoppingList
 from cooked_mcp.errors import CookedError, CookedNotFound
 
-from .steps import Failed, Mismatch, Outcome, safe_code, step
+from .steps import Failed, Mismatch, Outcome, Steps, safe_code, step
 
-__all__ = ["RoundTrip"]
+__all__ = ["RoundTrip", "line_name", "new_token", "recipe_title"]
 
 #: What Cooked must answer for a recipe that no longer exists.
 _GONE_STATUS = 404
 _GONE_CODE = "NOT_FOUND"
+
+
+def new_token() -> str:
+    """The random mark that tells the check's own recipe and line from the user's."""
+    return secrets.token_hex(4)
+
+
+def recipe_title(token: str) -> str:
+    return f"cooked-mcp check {token}"
+
+
+def line_name(token: str) -> str:
+    return f"cooked-mcp check item {token}"
 
 
 @dataclass
@@ -34,8 +47,8 @@ class RoundTrip:
     """One round trip's plan and what it has left behind so far."""
 
     client: CookedClient
-    token: str = field(default_factory=lambda: secrets.token_hex(4))
-    outcomes: list[Outcome] = field(default_factory=list)
+    outcomes: Steps = field(default_factory=Steps)
+    token: str = field(default_factory=new_token)
     undo_notes: list[str] = field(default_factory=list)
     undo_complete: bool = True
     _recipe_pending: bool = False
@@ -46,7 +59,7 @@ class RoundTrip:
 
     @property
     def title(self) -> str:
-        return f"cooked-mcp check {self.token}"
+        return recipe_title(self.token)
 
     async def run(self) -> list[Outcome]:
         try:
@@ -192,7 +205,7 @@ class RoundTrip:
         return removed
 
     def _line_name(self) -> str:
-        return f"cooked-mcp check item {self.token}"
+        return line_name(self.token)
 
     def _line(self) -> str:
         return f"1 {self._line_name()}"

@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.errors import CookedError, CookedRequestError, CookedUnavailable, UnexpectedAnswer
 
-__all__ = ["Failed", "Mismatch", "Outcome", "mismatch_of", "safe_code", "step"]
+__all__ = ["Failed", "Mismatch", "Outcome", "Steps", "mismatch_of", "safe_code", "step"]
 
 T = TypeVar("T")
 _CODE = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
@@ -37,6 +37,37 @@ class Outcome:
     ok: bool
     detail: str = ""
     mismatch: Mismatch | None = None
+    #: No request was made (nothing to make it on): the endpoint was not checked.
+    skipped: bool = False
+
+
+class Steps(list[Outcome]):
+    """The outcomes so far; given ``out``, each step is shown as it starts and as it ends.
+
+    A Cooked that accepts the connection and never answers keeps a step waiting for its whole
+    deadline: the step's name is on the screen meanwhile, so the user sees what is waited for.
+    """
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        super().__init__()
+        self._out = out
+        self._shown: str | None = None
+
+    def started(self, name: str) -> None:
+        self._show(f"  {name} ... ")
+        self._shown = name
+
+    def append(self, outcome: Outcome) -> None:
+        super().append(outcome)
+        if self._shown != outcome.step:  # recorded without a request: no line was started for it
+            self._show(f"  {outcome.step} ... ")
+        self._shown = None
+        verdict = "OK" if outcome.ok else "FAILED"
+        self._show(f"{verdict} - {outcome.detail}\n" if outcome.detail else f"{verdict}\n")
+
+    def _show(self, text: str) -> None:
+        if self._out is not None:
+            print(text, end="", file=self._out, flush=True)
 
 
 class Failed(Exception):
@@ -65,17 +96,22 @@ def mismatch_of(error: CookedError) -> Mismatch:
 
 
 async def step(
-    outcomes: list[Outcome],
+    outcomes: Steps,
     name: str,
     endpoint: Endpoint,
     action: Callable[[], Awaitable[T]],
     describe: Callable[[T], str] = lambda _: "",
+    explain: Callable[[CookedError], str] = str,
 ) -> T | None:
-    """Run one step, record its outcome, and return its result (None when it failed)."""
+    """Run one step, record its outcome, and return its result (None when it failed).
+
+    ``explain`` words a Cooked failure for the terminal (by default, the error's own sentence).
+    """
+    outcomes.started(name)
     try:
         result = await action()
     except CookedError as exc:
-        outcomes.append(Outcome(name, endpoint, False, str(exc), mismatch_of(exc)))
+        outcomes.append(Outcome(name, endpoint, False, explain(exc), mismatch_of(exc)))
         return None
     except Failed as exc:
         outcomes.append(Outcome(name, endpoint, False, exc.mismatch.problem, exc.mismatch))

@@ -19,18 +19,19 @@ from cooked_mcp.text import printable
 from . import layers
 from .names import (
     DEFAULT_IMPORT_ANSWER_SECONDS,
-    ENV_PASSWORD,
-    ENV_USERNAME,
+    ENVIRONMENT,
+    FILE_KEYS,
     LOG_LEVELS,
     MAX_IMPORT_ANSWER_SECONDS,
 )
 from .origins import DEFAULT, Origin
 from .settings import Settings
 from .toml_file import TomlFile, default_config_path, read_file
-from .warnings import file_permission_warnings, unknown_variable_warnings
+from .warnings import file_permission_warnings, misspelt_variables, unknown_variable_warnings
 
 _BOOLEAN = "{source} must be true or false (1/0, yes/no, on/off); fix or unset it"
-_MISSING = "no Cooked {noun} configured: set {env}, or user.{key} (or user.{key}_cmd) in {location}"
+#: The credentials, in the order a missing-credentials message names them.
+_CREDENTIALS = ("username", "password")
 
 #: How a refused value is reported: ``source`` is where it came from (``COOKED_BASE_URL``,
 #: ``cooked.base_url in path:line``, ``--http-addr``), ``problem`` what the check found.
@@ -48,8 +49,6 @@ _REFUSALS = {
     f"{MAX_IMPORT_ANSWER_SECONDS:.0f} (default {DEFAULT_IMPORT_ANSWER_SECONDS:.0f}); fix or remove it",
     "allowed_hosts": "{where}: {name} {problem}",
     "allowed_origins": "{where}: {name} {problem}",
-    "username": _MISSING.format(noun="username", env=ENV_USERNAME, key="name", location="{location}"),
-    "password": _MISSING.format(noun="password", env=ENV_PASSWORD, key="password", location="{location}"),
     "http_token": "{source} {problem}",
 }
 
@@ -99,12 +98,43 @@ def load_settings(
     try:
         return Settings(_build_sources=((layers.Layer(Settings, provenance, {}), *ordered), {}))
     except ValidationError as exc:
-        raise ConfigError(_refusal(exc.errors()[0], origins, file, environ)) from None
+        raise ConfigError(_refusal(exc.errors(), origins, file, environ)) from None
 
 
 def _refusal(
-    error: ErrorDetails, sources: Mapping[str, Origin], file: TomlFile, environ: Mapping[str, str]
+    errors: list[ErrorDetails], sources: Mapping[str, Origin], file: TomlFile, environ: Mapping[str, str]
 ) -> str:
+    """The first problem; missing credentials are reported together, so one run names them all."""
+    missing = [
+        str(e["loc"][0])
+        for e in errors
+        if e["type"] == "missing" and e["loc"] and e["loc"][0] in _CREDENTIALS
+    ]
+    if missing and errors[0]["loc"] and errors[0]["loc"][0] in missing:
+        location = file.path or default_config_path(environ) or "the config file (--config)"
+        return _missing_credentials(missing, location, environ)
+    return _value_refusal(errors[0], sources)
+
+
+# implements: authentication.CREDENTIALS.9
+def _missing_credentials(missing: list[str], location: object, environ: Mapping[str, str]) -> str:
+    """Every way to set each missing credential, and a set variable that looks like a misspelling of one.
+
+    The misspelling warning alone would never be seen here: a refusal stops before warnings print.
+    """
+    nouns = " or ".join(missing)
+    variables = " and ".join(ENVIRONMENT[s] for s in missing)
+    keys = " and ".join(".".join(FILE_KEYS[s]) for s in missing)
+    commands = " and ".join(".".join(FILE_KEYS[s]) + "_cmd" for s in missing)
+    message = f"no Cooked {nouns} configured: set {variables}, or {keys} (or {commands}) in {location}"
+    wanted = {ENVIRONMENT[s] for s in missing}
+    for name, nearest in misspelt_variables(environ).items():
+        if nearest in wanted:
+            message += f"; {printable(name)} is set but is not a cooked-mcp setting (did you mean {nearest}?)"
+    return message
+
+
+def _value_refusal(error: ErrorDetails, sources: Mapping[str, Origin]) -> str:
     """One line naming the setting, where its value came from, and how to fix it; never the value."""
     cause = error.get("ctx", {}).get("error")
     problem = str(cause) if isinstance(cause, ValueError) else error["msg"]
@@ -112,12 +142,10 @@ def _refusal(
         return problem  # a rule between settings: its validator wrote the whole sentence
     setting = str(error["loc"][0])
     origin = sources.get(setting, DEFAULT)
-    location = file.path or default_config_path(environ) or "the config file (--config)"
     return _REFUSALS.get(setting, "{source}: {problem}").format(
         source=origin,
         where=origin.where,
         name=origin.name,
         problem=problem,
         input=printable(error.get("input")),
-        location=location,
     )

@@ -47,19 +47,26 @@ def file_permission_warnings(file: TomlFile) -> list[str]:
     return warnings
 
 
+def misspelt_variables(environ: Mapping[str, str]) -> dict[str, str | None]:
+    """Each ``COOKED_*`` variable that is no setting, with the setting's variable it is nearest to."""
+    known = environment_variables()
+    unknown = sorted(name for name in environ if name.startswith("COOKED_") and name not in known)
+    if not unknown:
+        return {}
+    import difflib  # here, not at the top: only a misspelling needs it (start-up time)
+
+    return {
+        name: next(iter(difflib.get_close_matches(name, known, n=1, cutoff=0.6)), None) for name in unknown
+    }
+
+
 def unknown_variable_warnings(environ: Mapping[str, str]) -> list[str]:
     """A misspelt variable is otherwise silently ignored, and the setting falls back to the file."""
-    warnings = []
-    known = environment_variables()
-    for name in sorted(environ):
-        if not name.startswith("COOKED_") or name in known:
-            continue
-        import difflib  # here, not at the top: only a misspelling needs it (start-up time)
-
-        nearest = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-        hint = f"did you mean {nearest[0]}?" if nearest else "see cooked-mcp --help for the names"
-        warnings.append(f"environment variable {printable(name)} is not a cooked-mcp setting: {hint}")
-    return warnings
+    return [
+        f"environment variable {printable(name)} is not a cooked-mcp setting: "
+        + (f"did you mean {nearest}?" if nearest else "see cooked-mcp --help for the names")
+        for name, nearest in misspelt_variables(environ).items()
+    ]
 
 
 def format_warnings(warnings: Sequence[str]) -> list[str]:

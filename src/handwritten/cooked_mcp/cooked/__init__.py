@@ -1,4 +1,4 @@
-"""The Cooked REST client: the only code that speaks Cooked's API (see ../shared/cooked-api.md).
+"""The Cooked REST client: the only code that speaks Cooked's API (see docs/cooked-api.md).
 
 Its errors are drawn with every other in ``cooked_mcp.errors``.
 """

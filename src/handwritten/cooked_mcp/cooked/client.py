@@ -121,6 +121,10 @@ class CookedClient:
         """Log in now unless a session exists (lets a startup check surface bad credentials early)."""
         await self._session.current()
 
+    def answer_deadline(self, endpoint: Endpoint) -> float:
+        """Seconds a request to ``endpoint`` may take in all before it is given up."""
+        return self._wire.timeouts.deadline(endpoint)
+
     def secret_values(self) -> list[str]:
         """The values no log line may show (login name, password, username, cookies), for redaction."""
         return self._session.secret_values()

@@ -1,4 +1,4 @@
-"""THE table of Cooked's API: every path, method, query parameter and JSON key (cooked-api.md).
+"""THE table of Cooked's API: every path, method, query parameter and JSON key (docs/cooked-api.md).
 
 Much of the contract is not public, so correcting it against the live service must be a
 one-place edit: nothing else in the code base spells a Cooked path or JSON key. Path
@@ -100,8 +100,10 @@ class Provenance:
 
 #: The public sources: Cooked's mobile app (by Cooked's author) and the readable part of its API notes.
 CONFIRMED: Final = Provenance(True, "Cooked's public mobile app and customer-API notes")
-#: Everything else: the shape in cooked-api.md that no public source shows.
-RECONSTRUCTED: Final = Provenance(False, "cooked-api.md reconstruction, no public source")
+#: Everything else: the shape in docs/cooked-api.md that no public source shows.
+RECONSTRUCTED: Final = Provenance(
+    False, "the project's reconstruction (docs/cooked-api.md), no public source"
+)
 
 
 @dataclass(frozen=True)

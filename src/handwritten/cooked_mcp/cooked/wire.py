@@ -121,7 +121,7 @@ class Wire:
         self.base_url = base_url.rstrip("/")
         #: The base URL and its source, as messages that point at the setting name it.
         self.base_url_setting = base_url_setting(self.base_url, base_url_from)
-        self._timeouts = timeouts or Timeouts()
+        self.timeouts = timeouts or Timeouts()
         self._given_transport = transport
         #: The cookies kept after the last answer that set any: they come first when the jar is bounded.
         self._held: set[CookieKey] = set()
@@ -187,7 +187,7 @@ class Wire:
         unknown = set(params or {}) - set(endpoint.query)
         if unknown:
             raise ValueError(f"{endpoint.name} takes no query parameters {sorted(unknown)}")
-        seconds = self._timeouts.deadline(endpoint)
+        seconds = self.timeouts.deadline(endpoint)
         try:
             async with asyncio.timeout(seconds) as deadline:
                 # Built here rather than by the client's build_request, which copies the whole cookie
@@ -198,7 +198,7 @@ class Wire:
                     headers=self._headers,
                     json=body,
                     extensions={
-                        "timeout": self._timeouts.for_endpoint(endpoint).as_dict(),
+                        "timeout": self.timeouts.for_endpoint(endpoint).as_dict(),
                         _DEADLINE: (deadline, seconds),
                         _REPATH: repath,
                     },

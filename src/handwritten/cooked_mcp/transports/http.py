@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import os
 import socket
 import sys
 
@@ -99,14 +100,29 @@ def serve_http(application: Application) -> int:
             stop.attach(server)
             # Printed, not logged: the default log level shows warnings only, and a user who
             # started the server needs its address.
-            print(
-                f"cooked-mcp: serving MCP over HTTP at http://{where}{MCP_PATH}", file=sys.stderr, flush=True
-            )
+            print(_banner(settings, f"http://{where}{MCP_PATH}"), file=sys.stderr, flush=True)
             anyio.run(_serve, server, sockets, application)
         finally:
             for sock in sockets:
                 sock.close()
     return 0
+
+
+def _banner(settings: Settings, url: str) -> str:
+    """What the stdio banner says too: where, for which account, who may connect, how to stop.
+
+    The login name is shown only on a terminal, a person reading it, as the stdio banner is;
+    when stderr goes to a log, the line names where the username comes from instead.
+    """
+    account = settings.username if os.isatty(2) else f"from {settings.describe_origin('username')}"
+    if settings.http_token is None:
+        who = "no bearer token is required, so any program on this machine can connect"
+    else:
+        who = f"every request must carry the bearer token from {settings.describe_origin('http_token')}"
+    return (
+        f"cooked-mcp: serving MCP over HTTP at {url} (Cooked account {account} at "
+        f"{settings.base_url}); {who}. Press Ctrl-C to stop."
+    )
 
 
 async def _serve(server: uvicorn.Server, sockets: list[socket.socket], application: Application) -> None:
