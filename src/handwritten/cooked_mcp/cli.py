@@ -44,8 +44,7 @@ def _epilog() -> str:
             *(f"  {a:<28}{b}".rstrip() for a, b in _pairs(environment_variables())),
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
             *(f"  {a:<28}{b}".rstrip() for a, b in _columns(schema_keys())),
-            f"{ENV_CONFIRM_CHANGES}=false (mcp.confirm_changes): never ask the person to confirm a",
-            "deletion, list removal or recipe replacement in their client (for clients that answer no unasked).",
+            f"{ENV_CONFIRM_CHANGES}=false: never ask the person to confirm a change that loses data.",
             "Each setting explained, and set-ups for MCP clients:",
             f"  {docs_url('configuration.md')}",
         ]
