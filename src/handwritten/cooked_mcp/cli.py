@@ -44,7 +44,7 @@ def _epilog() -> str:
             *(f"  {a:<28}{b}".rstrip() for a, b in _pairs(environment_variables())),
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
             *(f"  {a:<28}{b}".rstrip() for a, b in _columns(schema_keys())),
-            f"{ENV_CONFIRM_CHANGES}=false: never ask the person to confirm a change that loses data.",
+            f"{ENV_CONFIRM_CHANGES}=false: no questions before changes that lose data",
             "Each setting explained, and set-ups for MCP clients:",
             f"  {docs_url('configuration.md')}",
         ]
