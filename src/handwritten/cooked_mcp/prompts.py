@@ -168,6 +168,7 @@ def register_prompts(server: Server[Any], client: Callable[[], CookedClient], *,
     ) -> types.ListPromptsResult:
         return listing
 
+    # implements: extensions.PROMPTS.9
     async def get_prompt(
         ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
@@ -212,6 +213,7 @@ def register_prompts(server: Server[Any], client: Callable[[], CookedClient], *,
     server.add_request_handler("completion/complete", types.CompleteRequestParams, complete)
 
 
+# implements: extensions.PROMPTS.9
 def _journey(journeys: Mapping[str, Journey], name: str) -> Journey:
     journey = journeys.get(name)
     if journey is None:

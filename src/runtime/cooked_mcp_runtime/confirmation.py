@@ -49,6 +49,7 @@ class Asker:
     ctx: ServerRequestContext[Any] | None
     params: types.CallToolRequestParams | None
 
+    # implements: extensions.CONFIRMATION.9
     @property
     def can_ask(self) -> bool:
         """Whether the client declared form elicitation (a bare ``elicitation: {}`` counts as form)."""
@@ -58,6 +59,7 @@ class Asker:
         elicitation = capabilities.elicitation if capabilities is not None else None
         return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
+    # implements: extensions.CONFIRMATION.4, extensions.CONFIRMATION.7, extensions.CONFIRMATION.8
     async def ask(self, question: str) -> Answer:
         """The person's answer to ``question``; in the 2026-07-28 era, raises InputRequired first."""
         assert self.ctx is not None and self.can_ask, "ask only when can_ask"

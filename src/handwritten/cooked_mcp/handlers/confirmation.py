@@ -25,6 +25,7 @@ MAX_NAMED = 10
 MAX_NAME_CHARS = 80
 
 #: How the person turns the questions off, named wherever a question was declined.
+# implements: extensions.CONFIRMATION.10
 OFF_SETTING = f"{ENV_CONFIRM_CHANGES}=false (or mcp.confirm_changes = false in the config file)"
 
 
@@ -43,9 +44,11 @@ Confirm = Callable[[], Awaitable[None]]
 class Confirmation:
     enabled: bool = True
 
-    # implements: extensions.CONFIRMATION.1, extensions.CONFIRMATION.4, extensions.CONFIRMATION.7, extensions.CONFIRMATION.8
+    # implements: extensions.CONFIRMATION.1, extensions.CONFIRMATION.10, extensions.CONFIRMATION.11, extensions.CONFIRMATION.12
     def before(self, call: ToolCall, question: Callable[[], Awaitable[Question | None]]) -> Confirm | None:
-        """What writes.Writes.run awaits before the change: None when nobody is to be asked."""
+        """What writes.Writes.run awaits before the change: None when nobody is to be asked (the
+        setting is off, or the client cannot ask). Only the four changes call this, so read-only
+        mode, which serves none of them, is as before; a question of None means nothing is lost."""
         if not (self.enabled and call.asker.can_ask):
             return None
 

@@ -110,6 +110,7 @@ class Writes:
         self._events = itertools.count(1)
         self._looked: dict[Area, int] = {}
 
+    # implements: extensions.CONFIRMATION.6
     async def run(
         self,
         write: Write,
