@@ -278,19 +278,27 @@ async def test_imports_beyond_the_running_bound_are_refused_before_cooked(
 
 @pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4")
 @pytest.mark.parametrize(
-    ("remember_seconds", "max_remembered", "imports_expected"),
-    [(300.0, 100, 2), (-1.0, 100, 3), (300.0, 1, 3)],
-    ids=["remembered", "forgotten-after-a-while", "forgotten-beyond-the-count"],
+    ("remember_seconds", "max_remembered", "max_chars", "imports_expected"),
+    [
+        (300.0, 100, writes.MAX_KEEP_CHARS, 2),
+        (-1.0, 100, writes.MAX_KEEP_CHARS, 3),
+        (300.0, 1, writes.MAX_KEEP_CHARS, 3),
+        # Two outcomes of under 300 characters each (190 today): the newer fits, the older does not.
+        (300.0, 100, 300, 3),
+    ],
+    ids=["remembered", "forgotten-after-a-while", "forgotten-beyond-the-count", "forgotten-beyond-the-size"],
 )
 async def test_a_finished_import_answers_a_repeat_for_a_while(
     fake: FakeCooked,
     monkeypatch: pytest.MonkeyPatch,
     remember_seconds: float,
     max_remembered: int,
+    max_chars: int,
     imports_expected: int,
 ) -> None:
     monkeypatch.setattr(writes, "KEEP_SECONDS", remember_seconds)
     monkeypatch.setattr(writes, "MAX_KEEP", max_remembered)
+    monkeypatch.setattr(writes, "MAX_KEEP_CHARS", max_chars)
     other = "https://example.org/quick-salad"
 
     async with cooked_session(fake) as client:

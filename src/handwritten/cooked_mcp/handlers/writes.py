@@ -55,6 +55,9 @@ Area = Literal["recipes", "shopping_list"]
 KEEP_SECONDS = 300.0
 #: Ended outcomes kept at once; the oldest go first, those a "still running" answer promised last.
 MAX_KEEP = 100
+#: Characters the ended outcomes may hold together (a draft can carry a page's whole markdown, and
+#: Cooked's answers are bounded only at 8 MiB each); beyond it the oldest go first, as above.
+MAX_KEEP_CHARS = 16 * 1024 * 1024
 #: Changes running at once (waited on or in the background); one more is refused before Cooked.
 MAX_RUNNING = 16
 #: A change still unanswered after this long is cancelled and its outcome is unknown. Each Cooked
@@ -99,6 +102,8 @@ class _Kept:
     #: A "still running" answer promised that identical calls report this change.
     promised: bool = False
     names: set[str] = field(default_factory=set)
+    #: Characters the outcome holds (its text and structured output, or its error).
+    size: int = 0
 
 
 class Writes:
@@ -182,8 +187,11 @@ class Writes:
         kept.ended = self._clock()
         kept.names = set(kept.write.recipe_ids)
         failure = None if task.cancelled() else task.exception()
+        kept.size = len(str(failure))
         if failure is None and not task.cancelled():
-            named = getattr(task.result().output, "recipe_id", None)
+            result = task.result()
+            kept.size = len(result.text) + len(result.output.model_dump_json())
+            named = getattr(result.output, "recipe_id", None)
             if isinstance(named, str):
                 kept.names.add(named)
             if kept.write.deletes is not None:
@@ -237,8 +245,11 @@ class Writes:
         ended = sorted(
             (kept.promised, kept.ended, key) for key, kept in self._kept.items() if kept.ended is not None
         )
-        for _, _, key in ended[: max(0, len(ended) - MAX_KEEP)]:
-            del self._kept[key]
+        chars = 0
+        for number, (_, _, key) in enumerate(reversed(ended)):
+            chars += self._kept[key].size
+            if number >= MAX_KEEP or chars > MAX_KEEP_CHARS:
+                del self._kept[key]
 
 
 async def _bounded(change: Callable[[], Awaitable[ToolResult[Any]]]) -> ToolResult[Any]:
