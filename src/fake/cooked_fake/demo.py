@@ -5,7 +5,9 @@ spawns ``cooked-mcp`` over stdio exactly as a desktop client would, walks an
 agent's journey through all five tools and prints what the agent saw: every answer whole,
 except the middle of a long recipe body, because the hints at the end of an answer (what to
 call next) are the part worth seeing. One step goes wrong on purpose, as it would for a real
-agent, to show an error it can act on and the call that recovers.
+agent, to show an error it can act on and the call that recovers. The client can ask its person
+(MCP elicitation): cooked-mcp asks before each change that loses data, and the person says no
+to the first deletion, then yes when the agent is asked to delete once more.
 """
 
 from __future__ import annotations
@@ -46,11 +48,13 @@ async def _demo(variants: list[str]) -> int:
             print(f"It answers in the contract variants: {', '.join(sorted(fake.variants))}.")
         print("Starting cooked-mcp over stdio, as Claude Desktop would, and acting as the agent.\n")
         params = StdioServerParameters(command=_cooked_mcp(), env=_environment(fake.base_url, Path(home)))
-        async with Client(params, read_timeout_seconds=60) as client:
+        async with Client(params, read_timeout_seconds=60, elicitation_callback=_Person()) as client:
             info = client.server_info
             tools = (await client.list_tools()).tools
+            prompts = (await client.list_prompts()).prompts
             print(
-                f"Connected to MCP server {info.name if info else '?'}; tools: {', '.join(t.name for t in tools)}\n"
+                f"Connected to MCP server {info.name if info else '?'}; tools: {', '.join(t.name for t in tools)}; "
+                f"prompts: {', '.join(p.name for p in prompts)}\n"
             )
             journey = _Journey(client)
             try:
@@ -66,6 +70,22 @@ async def _demo(variants: list[str]) -> int:
 
 class _StepFailed(Exception):
     pass
+
+
+class _Person:
+    """The person behind the client: shown each question cooked-mcp asks, says no to the first
+    deletion and yes to everything else."""
+
+    def __init__(self) -> None:
+        self.declined = False
+
+    async def __call__(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        no = not self.declined and params.message.startswith("Delete the recipe")
+        self.declined = self.declined or no
+        print(
+            f"  ? The client asks the person: {params.message}\n    The person answers: {'no' if no else 'yes'}"
+        )
+        return types.ElicitResult(action="decline" if no else "accept", content=None if no else {})
 
 
 class _Journey:
@@ -120,6 +140,9 @@ class _Journey:
         )
         await self.call("change_shopping_list", action="remove", product_group_ids=groups[-1:])
         await self.call("change_shopping_list", action="clear")
+        print("# The agent deletes the recipe it saved; the person says no, and nothing is deleted.")
+        await self.call("delete_recipe", expect_error=True, recipe_id=saved["recipe_id"])
+        print("# The person then asks the agent to delete it after all, and says yes.")
         await self.call("delete_recipe", recipe_id=saved["recipe_id"])
 
     async def _edit_someone_elses_recipe(self, recipe_id: str, recipe: dict[str, Any]) -> None:
