@@ -10,8 +10,10 @@ import pytest
 from cooked_fake.demo import shorten_recipe_bodies
 
 
-@pytest.mark.req("tools.RESPONSES.1", "tools.RESPONSES.6")
-def test_the_demo_shows_whole_answers_and_a_recovered_error() -> None:
+@pytest.mark.req(
+    "tools.RESPONSES.1", "tools.RESPONSES.6", "extensions.CONFIRMATION.5", "extensions.CONFIRMATION.6"
+)
+def test_the_demo_shows_whole_answers_a_recovered_error_and_a_declined_then_confirmed_delete() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "cooked_fake.demo"], capture_output=True, text=True, timeout=180, check=False
     )
@@ -26,6 +28,14 @@ def test_the_demo_shows_whole_answers_and_a_recovered_error() -> None:
     assert "save_recipe source=prepared" in calls[refused]
     assert calls[refused + 1].startswith("save_recipe(source='prepared'")
     assert "Saved recipe" in calls[refused + 1]
+    # The person says no to the first deletion (nothing deleted), then yes when asked again.
+    deletes = [block for block in calls if block.startswith("delete_recipe(")]
+    assert len(deletes) == 2
+    assert (
+        "The person answers: no" in deletes[0] and "was NOT deleted: nothing was sent to Cooked" in deletes[0]
+    )
+    assert "The person answers: yes" in deletes[1] and "Deleted recipe" in deletes[1]
+    assert "prompts: import_recipe, shop_for_recipe, tidy_shopping_list, plan_meals" in out
 
 
 @pytest.mark.req("tools.RESPONSES.1")

@@ -214,7 +214,8 @@ class ShoppingListTools:
         if not asked:
             return None
         return Question(
-            f"Remove {entries(len(asked))} from the shopping list: {names(asked)}? They cannot be restored.",
+            f"Remove {entries(len(asked))} from the shopping list: {names(asked)}? "
+            f"{'It' if len(asked) == 1 else 'They'} cannot be restored.",
             f"the shopping list still holds {names(asked)}",
         )
 
