@@ -132,8 +132,6 @@ def _environment(table: Table) -> jinja2.Environment:
         mode_literal=schemas.mode_literal,
         output_annotation=schemas.output_annotation,
         bounds=_bounds,
-        param_names=lambda tool: tuple(p.name for p in tool.params),
-        defaults=lambda tool: {p.name: p.default for p in tool.params if p.default is not None},
         pattern_hints=lambda tool: {p.name: p.pattern_hint for p in tool.params if p.pattern_hint},
         mode_map=lambda tool, attribute: {
             m.value: getattr(m, attribute) for m in tool.modes if getattr(m, attribute)

@@ -192,7 +192,7 @@ const MODES = [
     "change_shopping_list",
     { action: "update_item", product_group_id: "pg-01", name: "Tomatoes", quantity: "2 cans", aisle_id: "pantry", selected: true },
   ],
-  ["change_shopping_list", { action: "update_item", product_group_id: "pg-03", quantity: null }],
+  ["change_shopping_list", { action: "update_item", product_group_id: "pg-03", quantity: "" }],
   ["change_shopping_list", { action: "replace_selection", product_group_ids: ["pg-01", "pg-03"] }],
   ["change_shopping_list", { action: "add_selection", product_group_ids: ["pg-05"] }],
   ["change_shopping_list", { action: "remove_selection", product_group_ids: ["pg-01"] }],

@@ -435,7 +435,6 @@ CHANGE_SHOPPING_LIST_PRODUCT_GROUP_ID_MIN_LENGTH: Final = 1
 CHANGE_SHOPPING_LIST_PRODUCT_GROUP_ID_MAX_LENGTH: Final = 200
 CHANGE_SHOPPING_LIST_NAME_MIN_LENGTH: Final = 1
 CHANGE_SHOPPING_LIST_NAME_MAX_LENGTH: Final = 500
-CHANGE_SHOPPING_LIST_QUANTITY_MIN_LENGTH: Final = 1
 CHANGE_SHOPPING_LIST_QUANTITY_MAX_LENGTH: Final = 500
 CHANGE_SHOPPING_LIST_AISLE_ID_MIN_LENGTH: Final = 1
 CHANGE_SHOPPING_LIST_AISLE_ID_MAX_LENGTH: Final = 200
@@ -514,9 +513,8 @@ class ChangeShoppingListUpdateItem(_Arguments):
     )
     quantity: str | None = Field(
         default=None,
-        min_length=CHANGE_SHOPPING_LIST_QUANTITY_MIN_LENGTH,
         max_length=CHANGE_SHOPPING_LIST_QUANTITY_MAX_LENGTH,
-        description='With action=update_item, the new quantity as free text (e.g. "2 cans"), or null for none.',
+        description='With action=update_item, the new quantity as free text (e.g. "2 cans"); "" (empty) removes the quantity; null or left out keeps it.',
     )
     aisle_id: str | None = Field(
         default=None,

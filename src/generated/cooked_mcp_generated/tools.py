@@ -82,49 +82,53 @@ class ToolHandlers(Protocol):
     ) -> ToolResult[ChangeShoppingListOutput]: ...
 
 
+READ_INPUT_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "target": {
+            "type": "string",
+            "enum": ["recipes", "recipe", "shopping_list"],
+            "description": "What to read: recipes (list or search), recipe (one, by recipe_id) or shopping_list.",
+        },
+        "recipe_id": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 200,
+            "nullable": True,
+            "description": "The recipe to read. Required with target=recipe.",
+        },
+        "query": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 500,
+            "nullable": True,
+            "description": "Search text for target=recipes; without it the saved recipes are listed.",
+        },
+        "page": {
+            "type": ["integer", "null"],
+            "minimum": 1,
+            "maximum": 10000,
+            "nullable": True,
+            "description": "Page number for target=recipes, starting at 1; page N holds results (N-1)*limit+1 to N*limit, so keep limit the same from page to page.",
+            "default": 1,
+        },
+        "limit": {
+            "type": ["integer", "null"],
+            "minimum": 1,
+            "maximum": 30,
+            "nullable": True,
+            "description": "Most recipes to return for target=recipes (1 to 30).",
+            "default": 10,
+        },
+    },
+    "required": ["target"],
+}
 READ: Final = ToolSpec(
     definition=types.Tool(
         name="read",
         title="Read recipes or the shopping list",
         description="Read from Cooked without changing anything. Choose what with `target`:\n- `recipes`: list saved recipes, newest first; with `query`, search them by text. Returns IDs and titles, `limit` per call (default 10, at most 30) from page `page` (default 1); the result says when more may exist and which `page` to ask for next.\n- `recipe`: one recipe by `recipe_id` (from a `recipes` result): title, owner or edit permission, markdown, portions.\n- `shopping_list`: aisles, product groups (ID, name, quantity, selected, aisle ID) and the recipe IDs on the list.\nFollow-up tools: save_recipe (update with source=existing), delete_recipe, change_shopping_list.",
-        input_schema={
-            "type": "object",
-            "properties": {
-                "target": {
-                    "type": "string",
-                    "enum": ["recipes", "recipe", "shopping_list"],
-                    "description": "What to read: recipes (list or search), recipe (one, by recipe_id) or shopping_list.",
-                },
-                "recipe_id": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200,
-                    "description": "The recipe to read. Required with target=recipe.",
-                },
-                "query": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 500,
-                    "description": "Search text for target=recipes; without it the saved recipes are listed.",
-                },
-                "page": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": 10000,
-                    "description": "Page number for target=recipes, starting at 1; page N holds results (N-1)*limit+1 to N*limit, so keep limit the same from page to page.",
-                    "default": 1,
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": 30,
-                    "description": "Most recipes to return for target=recipes (1 to 30).",
-                    "default": 10,
-                },
-            },
-            "required": ["target"],
-            "additionalProperties": False,
-        },
+        input_schema=READ_INPUT_SCHEMA,
         output_schema={
             "type": "object",
             "properties": {
@@ -235,16 +239,13 @@ READ: Final = ToolSpec(
     ),
     arguments=ArgumentRules(
         tool="read",
-        parameters=("target", "recipe_id", "query", "page", "limit"),
+        input_schema=READ_INPUT_SCHEMA,
         models={
             "recipes": ReadRecipes,
             "recipe": ReadRecipe,
             "shopping_list": ReadShoppingList,
         },
         modes=READ_MODES,
-        defaults={"page": 1, "limit": 10},
-        integers=frozenset(["page", "limit"]),
-        nullable=frozenset([]),
         pattern_hints={},
     ),
     read_only=True,
@@ -252,30 +253,25 @@ READ: Final = ToolSpec(
 )
 
 
+PREVIEW_RECIPE_TEXT_INPUT_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "minLength": 1, "maxLength": 500, "description": "The recipe title."},
+        "text": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 100000,
+            "description": "The raw recipe text (ingredients and steps, any format).",
+        },
+    },
+    "required": ["title", "text"],
+}
 PREVIEW_RECIPE_TEXT: Final = ToolSpec(
     definition=types.Tool(
         name="preview_recipe_text",
         title="Preview recipe text",
         description="Turn raw recipe text into Cooked's markdown and portions WITHOUT saving anything. Returns the title, markdown and portions Cooked made of it.\nTo keep it, call save_recipe with source=prepared (title, markdown, portions from this result, edited if needed) or source=raw_text.",
-        input_schema={
-            "type": "object",
-            "properties": {
-                "title": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 500,
-                    "description": "The recipe title.",
-                },
-                "text": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 100000,
-                    "description": "The raw recipe text (ingredients and steps, any format).",
-                },
-            },
-            "required": ["title", "text"],
-            "additionalProperties": False,
-        },
+        input_schema=PREVIEW_RECIPE_TEXT_INPUT_SCHEMA,
         output_schema={
             "type": "object",
             "properties": {
@@ -296,11 +292,8 @@ PREVIEW_RECIPE_TEXT: Final = ToolSpec(
     ),
     arguments=ArgumentRules(
         tool="preview_recipe_text",
-        parameters=("title", "text"),
+        input_schema=PREVIEW_RECIPE_TEXT_INPUT_SCHEMA,
         models={"": PreviewRecipeTextArguments},
-        defaults={},
-        integers=frozenset([]),
-        nullable=frozenset([]),
         pattern_hints={},
     ),
     read_only=True,
@@ -308,64 +301,73 @@ PREVIEW_RECIPE_TEXT: Final = ToolSpec(
 )
 
 
+SAVE_RECIPE_INPUT_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "source": {
+            "type": "string",
+            "enum": ["raw_text", "prepared", "url", "draft", "existing"],
+            "description": "Where the recipe comes from: raw_text, prepared, url, draft or existing.",
+        },
+        "title": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 500,
+            "nullable": True,
+            "description": "Recipe title. Required with source=raw_text and source=prepared.",
+        },
+        "text": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 100000,
+            "nullable": True,
+            "description": "Raw recipe text. Required with source=raw_text.",
+        },
+        "markdown": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 100000,
+            "nullable": True,
+            "description": "Recipe content as markdown. Required with source=prepared, draft and existing.",
+        },
+        "portions": {
+            "type": ["integer", "null"],
+            "minimum": 1,
+            "maximum": 1000,
+            "nullable": True,
+            "description": "Number of portions, a whole number from 1, or null when unknown. Required with source=prepared, draft and existing.",
+        },
+        "url": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 2000,
+            "pattern": "^https?://\\S+$",
+            "nullable": True,
+            "description": "The recipe page's http(s) URL. Required with source=url.",
+        },
+        "draft_id": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 200,
+            "nullable": True,
+            "description": "The draft ID from a source=url result. Required with source=draft.",
+        },
+        "recipe_id": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 200,
+            "nullable": True,
+            "description": "The recipe to update. Required with source=existing.",
+        },
+    },
+    "required": ["source"],
+}
 SAVE_RECIPE: Final = ToolSpec(
     definition=types.Tool(
         name="save_recipe",
         title="Save, import or update a recipe",
         description="Save a recipe to Cooked, or update one. Choose how with `source`:\n- `raw_text` (title, text): Cooked formats the text and saves it in one step. Returns the new recipe_id.\n- `prepared` (title, markdown, portions): saves markdown you prepared, e.g. from preview_recipe_text. Returns the new recipe_id.\n- `url` (url): imports a recipe web page; can take up to a minute. Either Cooked saves it at once (returns recipe_id), or it returns an extraction DRAFT that is NOT saved: review draft_id, markdown and portions, then save it with source=draft. An import still running at the answer deadline (50 s unless configured) is answered with import_running=true and finishes in the background: do not retry it; read target=recipes in a minute.\n- `draft` (draft_id, markdown, portions): saves a reviewed import draft. Returns the recipe_id.\n- `existing` (recipe_id, markdown, portions): replaces an existing recipe's content (get the current content with read target=recipe). Returns the recipe_id.\nportions is a positive whole number, or null when unknown. To delete a recipe use delete_recipe.",
-        input_schema={
-            "type": "object",
-            "properties": {
-                "source": {
-                    "type": "string",
-                    "enum": ["raw_text", "prepared", "url", "draft", "existing"],
-                    "description": "Where the recipe comes from: raw_text, prepared, url, draft or existing.",
-                },
-                "title": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 500,
-                    "description": "Recipe title. Required with source=raw_text and source=prepared.",
-                },
-                "text": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 100000,
-                    "description": "Raw recipe text. Required with source=raw_text.",
-                },
-                "markdown": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 100000,
-                    "description": "Recipe content as markdown. Required with source=prepared, draft and existing.",
-                },
-                "portions": {
-                    "anyOf": [{"type": "integer", "minimum": 1, "maximum": 1000}, {"type": "null"}],
-                    "description": "Number of portions, a whole number from 1, or null when unknown. Required with source=prepared, draft and existing.",
-                },
-                "url": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 2000,
-                    "pattern": "^https?://\\S+$",
-                    "description": "The recipe page's http(s) URL. Required with source=url.",
-                },
-                "draft_id": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200,
-                    "description": "The draft ID from a source=url result. Required with source=draft.",
-                },
-                "recipe_id": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200,
-                    "description": "The recipe to update. Required with source=existing.",
-                },
-            },
-            "required": ["source"],
-            "additionalProperties": False,
-        },
+        input_schema=SAVE_RECIPE_INPUT_SCHEMA,
         output_schema={
             "type": "object",
             "properties": {
@@ -409,7 +411,7 @@ SAVE_RECIPE: Final = ToolSpec(
     ),
     arguments=ArgumentRules(
         tool="save_recipe",
-        parameters=("source", "title", "text", "markdown", "portions", "url", "draft_id", "recipe_id"),
+        input_schema=SAVE_RECIPE_INPUT_SCHEMA,
         models={
             "raw_text": SaveRecipeRawText,
             "prepared": SaveRecipePrepared,
@@ -418,9 +420,6 @@ SAVE_RECIPE: Final = ToolSpec(
             "existing": SaveRecipeExisting,
         },
         modes=SAVE_RECIPE_MODES,
-        defaults={},
-        integers=frozenset(["portions"]),
-        nullable=frozenset(["portions"]),
         pattern_hints={"url": "an http:// or https:// URL without spaces"},
     ),
     read_only=False,
@@ -428,24 +427,24 @@ SAVE_RECIPE: Final = ToolSpec(
 )
 
 
+DELETE_RECIPE_INPUT_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "recipe_id": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "description": "The recipe to delete.",
+        }
+    },
+    "required": ["recipe_id"],
+}
 DELETE_RECIPE: Final = ToolSpec(
     definition=types.Tool(
         name="delete_recipe",
         title="Delete a recipe",
         description="Permanently delete one saved recipe by `recipe_id` (from read target=recipes). This cannot be undone; confirm with the user first.",
-        input_schema={
-            "type": "object",
-            "properties": {
-                "recipe_id": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200,
-                    "description": "The recipe to delete.",
-                }
-            },
-            "required": ["recipe_id"],
-            "additionalProperties": False,
-        },
+        input_schema=DELETE_RECIPE_INPUT_SCHEMA,
         output_schema={
             "type": "object",
             "properties": {
@@ -464,11 +463,8 @@ DELETE_RECIPE: Final = ToolSpec(
     ),
     arguments=ArgumentRules(
         tool="delete_recipe",
-        parameters=("recipe_id",),
+        input_schema=DELETE_RECIPE_INPUT_SCHEMA,
         models={"": DeleteRecipeArguments},
-        defaults={},
-        integers=frozenset([]),
-        nullable=frozenset([]),
         pattern_hints={},
     ),
     read_only=False,
@@ -476,77 +472,86 @@ DELETE_RECIPE: Final = ToolSpec(
 )
 
 
+CHANGE_SHOPPING_LIST_INPUT_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "action": {
+            "type": "string",
+            "enum": [
+                "add",
+                "update_item",
+                "replace_selection",
+                "add_selection",
+                "remove_selection",
+                "remove",
+                "clear",
+            ],
+            "description": "What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive).",
+        },
+        "ingredients": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 20000,
+            "pattern": "\\S",
+            "nullable": True,
+            "description": 'Ingredient lines to add, one per line (e.g. "4 eggs\\n1 can tomatoes"). Required with action=add.',
+        },
+        "recipe_id": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 200,
+            "nullable": True,
+            "description": "With action=add, the saved recipe or import draft the ingredients belong to.",
+        },
+        "product_group_id": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 200,
+            "nullable": True,
+            "description": "The entry to change. Required with action=update_item.",
+        },
+        "name": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 500,
+            "nullable": True,
+            "description": "With action=update_item, the new product name.",
+        },
+        "quantity": {
+            "type": ["string", "null"],
+            "maxLength": 500,
+            "nullable": True,
+            "description": 'With action=update_item, the new quantity as free text (e.g. "2 cans"); "" (empty) removes the quantity; null or left out keeps it.',
+        },
+        "aisle_id": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 200,
+            "nullable": True,
+            "description": "With action=update_item, the aisle to move the entry to.",
+        },
+        "selected": {
+            "type": ["boolean", "null"],
+            "nullable": True,
+            "description": "With action=update_item, whether the entry is ticked.",
+        },
+        "product_group_ids": {
+            "type": ["array", "null"],
+            "items": {"type": "string", "minLength": 1, "maxLength": 200},
+            "minItems": 1,
+            "maxItems": 500,
+            "nullable": True,
+            "description": "Entry IDs. Required with replace_selection, add_selection, remove_selection and remove.",
+        },
+    },
+    "required": ["action"],
+}
 CHANGE_SHOPPING_LIST: Final = ToolSpec(
     definition=types.Tool(
         name="change_shopping_list",
         title="Change the shopping list",
-        description="Change the shopping list. Choose what with `action`; get IDs from read target=shopping_list.\nNon-destructive actions:\n- `add` (ingredients, optional recipe_id): add ingredient lines, one per line; recipe_id may be a saved recipe or an import draft. Reports how many Cooked added.\n- `update_item` (product_group_id, and at least one of name, quantity, aisle_id, selected): change one entry; omitted fields (and name, aisle_id or selected sent as null) keep their current values, but quantity null removes the quantity. Move it to another aisle with aisle_id.\n- `replace_selection` (product_group_ids): make exactly these entries ticked, all others unticked.\n- `add_selection` / `remove_selection` (product_group_ids): tick or untick these entries, leaving the rest as they are.\nDESTRUCTIVE actions, which delete entries and cannot be undone:\n- `remove` (product_group_ids): delete these entries.\n- `clear`: delete every entry on the list (aisles stay).",
-        input_schema={
-            "type": "object",
-            "properties": {
-                "action": {
-                    "type": "string",
-                    "enum": [
-                        "add",
-                        "update_item",
-                        "replace_selection",
-                        "add_selection",
-                        "remove_selection",
-                        "remove",
-                        "clear",
-                    ],
-                    "description": "What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive).",
-                },
-                "ingredients": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 20000,
-                    "pattern": "\\S",
-                    "description": 'Ingredient lines to add, one per line (e.g. "4 eggs\\n1 can tomatoes"). Required with action=add.',
-                },
-                "recipe_id": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200,
-                    "description": "With action=add, the saved recipe or import draft the ingredients belong to.",
-                },
-                "product_group_id": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200,
-                    "description": "The entry to change. Required with action=update_item.",
-                },
-                "name": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 500,
-                    "description": "With action=update_item, the new product name.",
-                },
-                "quantity": {
-                    "anyOf": [{"type": "string", "minLength": 1, "maxLength": 500}, {"type": "null"}],
-                    "description": 'With action=update_item, the new quantity as free text (e.g. "2 cans"), or null for none.',
-                },
-                "aisle_id": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200,
-                    "description": "With action=update_item, the aisle to move the entry to.",
-                },
-                "selected": {
-                    "type": "boolean",
-                    "description": "With action=update_item, whether the entry is ticked.",
-                },
-                "product_group_ids": {
-                    "type": "array",
-                    "items": {"type": "string", "minLength": 1, "maxLength": 200},
-                    "minItems": 1,
-                    "maxItems": 500,
-                    "description": "Entry IDs. Required with replace_selection, add_selection, remove_selection and remove.",
-                },
-            },
-            "required": ["action"],
-            "additionalProperties": False,
-        },
+        description='Change the shopping list. Choose what with `action`; get IDs from read target=shopping_list.\nNon-destructive actions:\n- `add` (ingredients, optional recipe_id): add ingredient lines, one per line; recipe_id may be a saved recipe or an import draft. Reports how many Cooked added.\n- `update_item` (product_group_id, and at least one of name, quantity, aisle_id, selected): change one entry; fields left out or sent as null keep their current values; quantity "" (empty string) removes the quantity. Move it to another aisle with aisle_id.\n- `replace_selection` (product_group_ids): make exactly these entries ticked, all others unticked.\n- `add_selection` / `remove_selection` (product_group_ids): tick or untick these entries, leaving the rest as they are.\nDESTRUCTIVE actions, which delete entries and cannot be undone:\n- `remove` (product_group_ids): delete these entries.\n- `clear`: delete every entry on the list (aisles stay).',
+        input_schema=CHANGE_SHOPPING_LIST_INPUT_SCHEMA,
         output_schema={
             "type": "object",
             "properties": {
@@ -601,17 +606,7 @@ CHANGE_SHOPPING_LIST: Final = ToolSpec(
     ),
     arguments=ArgumentRules(
         tool="change_shopping_list",
-        parameters=(
-            "action",
-            "ingredients",
-            "recipe_id",
-            "product_group_id",
-            "name",
-            "quantity",
-            "aisle_id",
-            "selected",
-            "product_group_ids",
-        ),
+        input_schema=CHANGE_SHOPPING_LIST_INPUT_SCHEMA,
         models={
             "add": ChangeShoppingListAdd,
             "update_item": ChangeShoppingListUpdateItem,
@@ -622,9 +617,6 @@ CHANGE_SHOPPING_LIST: Final = ToolSpec(
             "clear": ChangeShoppingListClear,
         },
         modes=CHANGE_SHOPPING_LIST_MODES,
-        defaults={},
-        integers=frozenset([]),
-        nullable=frozenset(["quantity"]),
         pattern_hints={"ingredients": "at least one line with text on it"},
     ),
     read_only=False,

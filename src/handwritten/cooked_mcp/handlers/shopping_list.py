@@ -133,6 +133,9 @@ class ShoppingListTools:
         given: dict[str, Any] = {
             name: getattr(args, name) for name in EDITABLE if name in args.model_fields_set
         }
+        # null means "not given" (keep it), so clearing the quantity is spelled "".
+        if given.get("quantity") == "":
+            given["quantity"] = None
         if len(given) == len(EDITABLE):
             fields = Fields(**given)
         else:
