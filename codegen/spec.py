@@ -20,6 +20,10 @@ PARAM_TYPES = {"string", "integer", "boolean", "array"}
 OUTPUT_TYPES = {"string", "integer", "boolean", "array", "object"}
 ANNOTATION_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+#: The strictest description limit of the major LLM APIs an agent framework hands tools to:
+#: OpenAI's function declarations take at most 1,024 characters (a framework that checks
+#: refuses the tool, one that does not gets a 400), the strictest documented one we know of.
+MAX_DESCRIPTION = 1024
 
 
 @dataclass(frozen=True)
@@ -230,7 +234,7 @@ def _tool(name: str, body: Any, parent: Located, type_names: set[str]) -> Tool:
     return Tool(
         name=name,
         title=_text(body, "title"),
-        description=_text(body, "description"),
+        description=_description(body),
         annotations={k: bool(annotations[k]) for k in ANNOTATION_KEYS},
         implements=_ids(body, "implements"),
         params=params,
@@ -286,7 +290,7 @@ def _param(name: str, body: Any, parent: Located) -> Param:
         name=name,
         type=base[0],
         nullable=nullable,
-        description=_text(body, "description"),
+        description=_description(body),
         required=bool(body.get("required", False)),
         enum=tuple(enum),
         default=body.get("default"),
@@ -397,6 +401,18 @@ def _text(node: Located, key: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise node.error(key if key in node else None, f"{key!r} must be a non-empty string")
     return value
+
+
+def _description(node: Located) -> str:
+    """A tool's or parameter's description, within every LLM API's limit."""
+    text = _text(node, "description")
+    if len(text) > MAX_DESCRIPTION:
+        raise node.error(
+            "description",
+            f"description is {len(text)} characters, more than the {MAX_DESCRIPTION} OpenAI's function "
+            "declarations take; move detail into parameter descriptions or the result's next-step text",
+        )
+    return text
 
 
 def _names(node: Located, key: str) -> tuple[str, ...]:

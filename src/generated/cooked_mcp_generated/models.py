@@ -326,7 +326,7 @@ class SaveRecipeUrl(_Arguments):
         min_length=SAVE_RECIPE_URL_MIN_LENGTH,
         max_length=SAVE_RECIPE_URL_MAX_LENGTH,
         pattern="^https?://\\S+$",
-        description="The recipe page's http(s) URL. Required with source=url.",
+        description="The recipe page's http(s) URL. Required with source=url. Importing the same URL again within a few minutes reports the first import instead of starting another.",
     )
 
 

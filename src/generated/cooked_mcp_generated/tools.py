@@ -343,7 +343,7 @@ SAVE_RECIPE_INPUT_SCHEMA: Final[dict[str, Any]] = {
             "maxLength": 2000,
             "pattern": "^https?://\\S+$",
             "nullable": True,
-            "description": "The recipe page's http(s) URL. Required with source=url.",
+            "description": "The recipe page's http(s) URL. Required with source=url. Importing the same URL again within a few minutes reports the first import instead of starting another.",
         },
         "draft_id": {
             "type": ["string", "null"],
@@ -366,7 +366,7 @@ SAVE_RECIPE: Final = ToolSpec(
     definition=types.Tool(
         name="save_recipe",
         title="Save, import or update a recipe",
-        description="Save a recipe to Cooked, or update one. Choose how with `source`:\n- `raw_text` (title, text): Cooked formats the text and saves it in one step. Returns the new recipe_id.\n- `prepared` (title, markdown, portions): saves markdown you prepared, e.g. from preview_recipe_text. Returns the new recipe_id.\n- `url` (url): imports a recipe web page; can take up to a minute. Either Cooked saves it at once (returns recipe_id), or it returns an extraction DRAFT that is NOT saved: review draft_id, markdown and portions, then save it with source=draft. An import still running at the answer deadline (50 s unless configured) is answered with import_running=true and finishes in the background: do not retry it; read target=recipes in a minute.\n- `draft` (draft_id, markdown, portions): saves a reviewed import draft. Returns the recipe_id.\n- `existing` (recipe_id, markdown, portions): replaces an existing recipe's content (get the current content with read target=recipe). Returns the recipe_id.\nportions is a positive whole number, or null when unknown. To delete a recipe use delete_recipe.",
+        description="Save a recipe to Cooked, or update one; the result gives its recipe_id. Choose how with `source`:\n- `raw_text` (title, text): Cooked formats the text and saves it in one step.\n- `prepared` (title, markdown, portions): saves markdown you prepared, e.g. from preview_recipe_text.\n- `url` (url): imports a recipe web page; can take up to a minute. Either Cooked saves it at once, or it returns an extraction DRAFT that is NOT saved: review draft_id, markdown and portions, then save it with source=draft. An import not finished by the answer deadline (50 s unless configured) answers import_running=true and goes on in the background: do not retry it; read target=recipes in a minute.\n- `draft` (draft_id, markdown, portions): saves a reviewed import draft.\n- `existing` (recipe_id, markdown, portions): replaces a saved recipe's markdown and portions (read target=recipe gives the current ones).\nTo delete a recipe use delete_recipe.",
         input_schema=SAVE_RECIPE_INPUT_SCHEMA,
         output_schema={
             "type": "object",
