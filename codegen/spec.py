@@ -7,6 +7,7 @@ written.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -171,7 +172,7 @@ def load_features(directory: Path) -> tuple[Feature, ...]:
 def load_table(path: Path, requirement_ids: set[str]) -> Table:
     """The tool schema table, checked against the requirement IDs."""
     doc = load(path)
-    _only_keys(doc, {"server", "types", "tools"})
+    _only_keys(doc, {"server", "types", "result_fields", "tools"})
     server = _mapping(doc, "server")
     _only_keys(server, {"name", "instructions", "implements"})
     types = tuple(_object_type(name, body, doc["types"]) for name, body in _mapping(doc, "types").items())
@@ -181,6 +182,17 @@ def load_table(path: Path, requirement_ids: set[str]) -> Table:
             _check_ref(f, type_names, doc["types"][object_type.name]["fields"])
     tools_map = _mapping(doc, "tools")
     tools = tuple(_tool(name, body, tools_map, type_names) for name, body in tools_map.items())
+    if "result_fields" in doc:
+        common_map = _mapping(doc, "result_fields")
+        common = tuple(_output_field(f, fbody, common_map) for f, fbody in common_map.items())
+        for f in common:
+            _check_ref(f, type_names, common_map)
+            for tool in tools:
+                if f.name in {own.name for own in tool.output}:
+                    raise common_map.error(
+                        f.name, f"result field {f.name} is also an output field of {tool.name}"
+                    )
+        tools = tuple(dataclasses.replace(tool, output=(*tool.output, *common)) for tool in tools)
     table = Table(
         server_name=_text(server, "name"),
         instructions=_text(server, "instructions"),

@@ -114,9 +114,14 @@ class UrlImports:
         earlier = entry.task.result()
         note = (
             f"This page was already imported {age:.0f} s ago by an earlier save_recipe call, so it was not "
-            "imported again; that import's result follows.\n"
+            "imported again; that import's result follows."
         )
-        return replace(earlier, text=note + earlier.text)
+        notice = f"{note}\n{earlier.output.notice}" if earlier.output.notice else note
+        return replace(
+            earlier,
+            text=f"{note}\n{earlier.text}",
+            output=earlier.output.model_copy(update={"notice": notice}),
+        )
 
     def _forget_expired(self) -> None:
         now = self._clock()
@@ -135,11 +140,16 @@ def _still_running(age: float | None) -> ToolResult[SaveRecipeOutput]:
         if age is None
         else f"An earlier save_recipe call started importing this page {age:.0f} s ago"
     )
-    text = (
+    notice = (
         f"{started} and has not finished yet; the import goes on in the background and may still save "
-        "the recipe. Do NOT retry it or import the page again. In a minute, look for the recipe with "
-        f"{tool_call('read', target='recipes')} (newest first). Calling save_recipe with this same URL "
-        "within a few minutes starts no second import: it reports this one's outcome (the saved recipe, "
-        "or the draft to review)."
+        "the recipe. Do NOT retry it or import the page again."
     )
-    return ToolResult(text, SaveRecipeOutput(source="url", saved=False, import_running=True))
+    next_step = (
+        f"In a minute, look for the recipe with {tool_call('read', target='recipes')} (newest first). "
+        "Calling save_recipe with this same URL within a few minutes starts no second import: it reports "
+        "this one's outcome (the saved recipe, or the draft to review)."
+    )
+    output = SaveRecipeOutput(
+        source="url", saved=False, import_running=True, notice=notice, next_step=next_step
+    )
+    return ToolResult(f"{notice} {next_step}", output)
