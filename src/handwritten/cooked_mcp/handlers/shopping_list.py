@@ -212,7 +212,7 @@ class ShoppingListTools:
                 if group.id == group_id:
                     return Fields(group.name, group.quantity, aisle.id, group.selected)
         raise ToolError(
-            f"Product group {group_id!r} is not on the shopping list, so nothing was changed. "
+            f"Nothing was changed: product group {group_id!r} is not on the shopping list. "
             f"Next step: {READ_HINT}."
         )
 

@@ -74,8 +74,8 @@ class UrlImports:
         running = sum(1 for entry in self._imports.values() if entry.finished is None)
         if running >= MAX_RUNNING:
             raise ToolError(
-                f"{running} URL imports are still running in Cooked, the most this server runs at once. "
-                "Nothing was sent to Cooked. Wait a minute for them to finish (read target=recipes shows "
+                f"Nothing was sent to Cooked: {running} URL imports are still running, the most this server "
+                "runs at once. Wait a minute for them to finish (read target=recipes shows "
                 "what they saved), then import this page."
             )
         entry = _Import(asyncio.create_task(self._bounded(url)), started=self._clock())
