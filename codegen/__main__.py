@@ -95,6 +95,7 @@ def render_all(features_dir: Path, table_path: Path) -> dict[Path, str]:
         "sources": sources,
         "tools": table.tools,
         "types": table.types,
+        "result_fields": table.result_fields,
         "server_name": table.server_name,
         "instructions": table.instructions,
         "features": features,
@@ -126,6 +127,7 @@ def _environment(table: Table) -> jinja2.Environment:
     env.globals.update(
         input_schema=schemas.input_schema,
         output_schema=lambda tool: schemas.output_schema(tool.output, types),
+        result_fields_schema=lambda: schemas.output_schema(table.result_fields, types)["properties"],
         param_annotation=schemas.param_annotation,
         param_field=schemas.param_field,
         bound_constants=schemas.bound_constants,

@@ -7,7 +7,6 @@ written.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -135,6 +134,8 @@ class Table:
     server_implements: tuple[str, ...]
     types: tuple[ObjectType, ...]
     tools: tuple[Tool, ...]
+    #: Output fields every tool's structured output has besides its own.
+    result_fields: tuple[OutputField, ...] = ()
 
 
 def load_features(directory: Path) -> tuple[Feature, ...]:
@@ -182,6 +183,7 @@ def load_table(path: Path, requirement_ids: set[str]) -> Table:
             _check_ref(f, type_names, doc["types"][object_type.name]["fields"])
     tools_map = _mapping(doc, "tools")
     tools = tuple(_tool(name, body, tools_map, type_names) for name, body in tools_map.items())
+    common: tuple[OutputField, ...] = ()
     if "result_fields" in doc:
         common_map = _mapping(doc, "result_fields")
         common = tuple(_output_field(f, fbody, common_map) for f, fbody in common_map.items())
@@ -192,13 +194,13 @@ def load_table(path: Path, requirement_ids: set[str]) -> Table:
                     raise common_map.error(
                         f.name, f"result field {f.name} is also an output field of {tool.name}"
                     )
-        tools = tuple(dataclasses.replace(tool, output=(*tool.output, *common)) for tool in tools)
     table = Table(
         server_name=_text(server, "name"),
         instructions=_text(server, "instructions"),
         server_implements=_ids(server, "implements"),
         types=types,
         tools=tools,
+        result_fields=common,
     )
     _check_citations(doc, requirement_ids)
     return table
