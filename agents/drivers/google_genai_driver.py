@@ -12,7 +12,6 @@ from typing import Any
 from google.genai import types
 from google.genai._adapters import McpToGenAiToolAdapter
 from mcp import ClientSession
-from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -73,14 +72,13 @@ harness.CASES["every parameter keeps its type and description"] = keeps_types_an
 async def connect(args: Any) -> AsyncIterator[GoogleGenAI]:
     async with AsyncExitStack() as stack:
         if args.transport == "stdio":
-            server = harness.run_snippet("google-genai")["server"]
-            read, write = await stack.enter_async_context(stdio_client(server))
+            session = await stack.enter_async_context(harness.run_snippet("google-genai")["cooked_session"]())
         else:
             http = create_mcp_http_client(headers={"Authorization": f"Bearer {args.token}"})
             await stack.enter_async_context(http)
             read, write = await stack.enter_async_context(streamable_http_client(args.url, http_client=http))
-        session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=120))
-        await session.initialize()
+            session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=120))
+            await session.initialize()
         listed = await session.list_tools()
         served = {tool.name: json.loads(json.dumps(tool.input_schema)) for tool in listed.tools}
         yield GoogleGenAI(McpToGenAiToolAdapter(session, listed), served)
