@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean interop requirements golden dist bundle install-check lower-bounds
+.PHONY: install generate generate-check lint test bench demo clean interop agents requirements golden dist bundle install-check lower-bounds
 
 install: $(STAMP)
 
@@ -28,8 +28,8 @@ generate-check: $(STAMP)
 	$(BIN)/python -m codegen --check
 
 lint: $(STAMP)
-	$(BIN)/ruff check codegen src tests bench distribution
-	$(BIN)/ruff format --check codegen src tests bench distribution
+	$(BIN)/ruff check codegen src tests bench distribution agents
+	$(BIN)/ruff format --check codegen src tests bench distribution agents
 	$(BIN)/mypy codegen distribution src/handwritten/cooked_mcp src/generated/cooked_mcp_generated src/runtime/cooked_mcp_runtime src/fake/cooked_fake
 
 test: generate-check lint
@@ -55,6 +55,21 @@ $(INTEROP_STAMP): interop/package.json interop/package-lock.json
 interop: $(STAMP) $(INTEROP_STAMP)
 	node interop/run.mjs
 
+# Agent frameworks (OpenAI Agents SDK, Pydantic AI, LangChain, Google Gen AI, FastMCP, smolagents),
+# each pinned in agents/requirements/NAME.txt and installed once into build/agents/NAME, drive
+# every mode of every tool through their own conversion and call path (agents/run.py).
+AGENT_LIBS := openai-agents pydantic-ai langchain google-genai fastmcp smolagents
+
+build/agents/%/.installed: agents/requirements/%.txt
+	rm -rf build/agents/$*
+	$(PYTHON) -m venv build/agents/$*
+	build/agents/$*/bin/python -m pip install --quiet --upgrade pip
+	build/agents/$*/bin/python -m pip install --quiet -r $<
+	touch $@
+
+agents: $(STAMP) $(AGENT_LIBS:%=build/agents/%/.installed)
+	$(BIN)/python agents/run.py
+
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
@@ -78,6 +93,7 @@ help:
 	@echo "make golden          re-render the codegen golden files after a deliberate template change"
 	@echo "make bench           the performance benchmark against the fake Cooked (about 4 minutes)"
 	@echo "make interop         outside MCP clients (TypeScript SDK, Inspector, conformance) against the real server; needs node"
+	@echo "make agents          six agent frameworks (pinned, build/agents/) call every mode of every tool, plain and strict"
 	@echo "make dist            the wheel and sdist in dist/ (python -m build)"
 	@echo "make bundle          cooked-mcp.mcpb, the Claude Desktop extension (mcpb validate when node is here)"
 	@echo "make install-check   every README install route from the built wheel, in fresh environments, timed"

@@ -109,6 +109,7 @@ def render_all(features_dirs: Path | Sequence[Path], table_path: Path) -> dict[P
         "sources": sources,
         "tools": table.tools,
         "types": table.types,
+        "result_fields": table.result_fields,
         "server_name": table.server_name,
         "instructions": table.instructions,
         "features": features,
@@ -140,14 +141,13 @@ def _environment(table: Table) -> jinja2.Environment:
     env.globals.update(
         input_schema=schemas.input_schema,
         output_schema=lambda tool: schemas.output_schema(tool.output, types),
+        result_fields_schema=lambda: schemas.output_schema(table.result_fields, types)["properties"],
         param_annotation=schemas.param_annotation,
         param_field=schemas.param_field,
         bound_constants=schemas.bound_constants,
         mode_literal=schemas.mode_literal,
         output_annotation=schemas.output_annotation,
         bounds=_bounds,
-        param_names=lambda tool: tuple(p.name for p in tool.params),
-        defaults=lambda tool: {p.name: p.default for p in tool.params if p.default is not None},
         pattern_hints=lambda tool: {p.name: p.pattern_hint for p in tool.params if p.pattern_hint},
         mode_map=lambda tool, attribute: {
             m.value: getattr(m, attribute) for m in tool.modes if getattr(m, attribute)

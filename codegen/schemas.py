@@ -14,20 +14,31 @@ _JSON_TO_PYTHON = {"string": "str", "integer": "int", "boolean": "bool"}
 
 
 def input_schema(tool: Tool) -> dict[str, Any]:
-    """A flat ``type: object`` schema: clients reject a top-level oneOf."""
+    """A flat ``type: object`` schema: clients reject a top-level oneOf.
+
+    No ``additionalProperties: false``: google-genai's MCP conversion crashes on it (the
+    validation step still refuses an unknown parameter by name), and every strict-mode
+    converter adds it back by itself.
+    """
     properties = {p.name: _param_schema(p) for p in tool.params}
     required = [p.name for p in tool.params if p.required]
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
-    schema["additionalProperties"] = False
     return schema
 
 
 def _param_schema(p: Param) -> dict[str, Any]:
-    """A nullable parameter is ``anyOf`` its typed schema and null, never a type array:
-    single-type dialects (Gemini's function declarations among them) reject type arrays."""
-    typed: dict[str, Any] = {"type": p.type}
+    """Every optional parameter allows null, meaning "not given", so a strict-mode client
+    (every property required) can still leave one out.
+
+    Null is spelled as a type array with one type and null, the form OpenAI documents for
+    strict mode, that google-genai turns into its own ``nullable`` keeping the description,
+    and that mcpadapt passes to smolagents with its type; ``nullable: true`` beside it is the
+    key smolagents reads to let the parameter be left out. ``anyOf`` would lose the
+    description in google-genai and the type in mcpadapt.
+    """
+    schema: dict[str, Any] = {"type": [p.type, "null"] if _allows_null(p) else p.type}
     for key, value in (
         ("enum", list(p.enum) or None),
         ("minimum", p.minimum),
@@ -40,12 +51,18 @@ def _param_schema(p: Param) -> dict[str, Any]:
         ("maxItems", p.max_items),
     ):
         if value is not None:
-            typed[key] = value
-    schema: dict[str, Any] = {"anyOf": [typed, {"type": "null"}]} if p.nullable else typed
+            schema[key] = value
+    if _allows_null(p):
+        schema["nullable"] = True
     schema["description"] = p.description
     if p.default is not None:
         schema["default"] = p.default
     return schema
+
+
+def _allows_null(p: Param) -> bool:
+    """Whether the served schema allows null: every optional parameter, and any declared so."""
+    return p.nullable or not p.required
 
 
 def output_schema(fields: tuple[OutputField, ...], types: dict[str, ObjectType]) -> dict[str, Any]:

@@ -20,6 +20,10 @@ PARAM_TYPES = {"string", "integer", "boolean", "array"}
 OUTPUT_TYPES = {"string", "integer", "boolean", "array", "object"}
 ANNOTATION_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+#: The strictest description limit of the major LLM APIs an agent framework hands tools to:
+#: OpenAI's function declarations take at most 1,024 characters (a framework that checks
+#: refuses the tool, one that does not gets a 400), the strictest documented one we know of.
+MAX_DESCRIPTION = 1024
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,8 @@ class Table:
     server_implements: tuple[str, ...]
     types: tuple[ObjectType, ...]
     tools: tuple[Tool, ...]
+    #: Output fields every tool's structured output has besides its own.
+    result_fields: tuple[OutputField, ...] = ()
 
 
 def load_features(directory: Path) -> tuple[Feature, ...]:
@@ -167,7 +173,7 @@ def load_features(directory: Path) -> tuple[Feature, ...]:
 def load_table(path: Path, requirement_ids: set[str]) -> Table:
     """The tool schema table, checked against the requirement IDs."""
     doc = load(path)
-    _only_keys(doc, {"server", "types", "tools"})
+    _only_keys(doc, {"server", "types", "result_fields", "tools"})
     server = _mapping(doc, "server")
     _only_keys(server, {"name", "instructions", "implements"})
     types = tuple(_object_type(name, body, doc["types"]) for name, body in _mapping(doc, "types").items())
@@ -177,12 +183,24 @@ def load_table(path: Path, requirement_ids: set[str]) -> Table:
             _check_ref(f, type_names, doc["types"][object_type.name]["fields"])
     tools_map = _mapping(doc, "tools")
     tools = tuple(_tool(name, body, tools_map, type_names) for name, body in tools_map.items())
+    common: tuple[OutputField, ...] = ()
+    if "result_fields" in doc:
+        common_map = _mapping(doc, "result_fields")
+        common = tuple(_output_field(f, fbody, common_map) for f, fbody in common_map.items())
+        for f in common:
+            _check_ref(f, type_names, common_map)
+            for tool in tools:
+                if f.name in {own.name for own in tool.output}:
+                    raise common_map.error(
+                        f.name, f"result field {f.name} is also an output field of {tool.name}"
+                    )
     table = Table(
         server_name=_text(server, "name"),
         instructions=_text(server, "instructions"),
         server_implements=_ids(server, "implements"),
         types=types,
         tools=tools,
+        result_fields=common,
     )
     _check_citations(doc, requirement_ids)
     return table
@@ -230,7 +248,7 @@ def _tool(name: str, body: Any, parent: Located, type_names: set[str]) -> Tool:
     return Tool(
         name=name,
         title=_text(body, "title"),
-        description=_text(body, "description"),
+        description=_description(body),
         annotations={k: bool(annotations[k]) for k in ANNOTATION_KEYS},
         implements=_ids(body, "implements"),
         params=params,
@@ -286,7 +304,7 @@ def _param(name: str, body: Any, parent: Located) -> Param:
         name=name,
         type=base[0],
         nullable=nullable,
-        description=_text(body, "description"),
+        description=_description(body),
         required=bool(body.get("required", False)),
         enum=tuple(enum),
         default=body.get("default"),
@@ -397,6 +415,18 @@ def _text(node: Located, key: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise node.error(key if key in node else None, f"{key!r} must be a non-empty string")
     return value
+
+
+def _description(node: Located) -> str:
+    """A tool's or parameter's description, within every LLM API's limit."""
+    text = _text(node, "description")
+    if len(text) > MAX_DESCRIPTION:
+        raise node.error(
+            "description",
+            f"description is {len(text)} characters, more than the {MAX_DESCRIPTION} OpenAI's function "
+            "declarations take; move detail into parameter descriptions or the result's next-step text",
+        )
+    return text
 
 
 def _names(node: Located, key: str) -> tuple[str, ...]:

@@ -192,7 +192,7 @@ const MODES = [
     "change_shopping_list",
     { action: "update_item", product_group_id: "pg-01", name: "Tomatoes", quantity: "2 cans", aisle_id: "pantry", selected: true },
   ],
-  ["change_shopping_list", { action: "update_item", product_group_id: "pg-03", quantity: null }],
+  ["change_shopping_list", { action: "update_item", product_group_id: "pg-03", quantity: "" }],
   ["change_shopping_list", { action: "replace_selection", product_group_ids: ["pg-01", "pg-03"] }],
   ["change_shopping_list", { action: "add_selection", product_group_ids: ["pg-05"] }],
   ["change_shopping_list", { action: "remove_selection", product_group_ids: ["pg-01"] }],
@@ -370,10 +370,26 @@ async function inspectorSuite(fake, httpUrl) {
     assert(called.code === 0, called.stderr || called.stdout);
     assert(JSON.parse(called.stdout).structuredContent.aisles.length > 0, called.stdout.slice(0, 300));
   });
-  await check("inspector: --strict finds no schema portability problem", async () => {
+  // The one finding allowed: an optional parameter's type array with null (["string", "null"]).
+  // It is chosen on purpose (docs/tools.md): anyOf, the Inspector's suggestion, loses the type in
+  // mcpadapt (smolagents) and the description in google-genai; `make agents` proves both ways.
+  await check("inspector: --strict finds no schema portability problem but the nullable type arrays", async () => {
     const listed = await inspector([httpUrl, "--transport", "http", "--method", "tools/list", "--strict", ...bearer]);
     assert(listed.code === 0, `exit ${listed.code}`);
-    assert(/0 errors, 0 warnings/.test(listed.stderr) || !/Warning:|Error:/.test(listed.stderr), listed.stderr.slice(-400));
+    const listing = JSON.parse(listed.stdout);
+    const tools = new Map((listing.result ?? listing).tools.map((t) => [t.name, t.inputSchema]));
+    const findings = [...listed.stderr.matchAll(/^(Warning|Error): tool "([^"]+)"\n\s+Path: (\S+)\n\s+Issue: (.*)$/gm)];
+    assert(!/^Error:/m.test(listed.stderr), listed.stderr.slice(-400));
+    assert(findings.length === (listed.stderr.match(/^(Warning|Error):/gm) ?? []).length, "a finding not understood");
+    for (const [, severity, tool, path, issue] of findings) {
+      const name = /^inputSchema\.properties\.(\w+)$/.exec(path)?.[1];
+      const schema = tools.get(tool);
+      const prop = schema?.properties?.[name];
+      assert(severity === "Warning" && prop, `${severity} ${tool} ${path}: ${issue.slice(0, 200)}`);
+      assert(issue.startsWith("`type` is an array ("), `${tool} ${path}: ${issue.slice(0, 200)}`);
+      const optional = !(schema.required ?? []).includes(name);
+      assert(optional && prop.type.length === 2 && prop.type[1] === "null", `${tool}.${name}: ${JSON.stringify(prop.type)}`);
+    }
   });
   await check("inspector: wrong token reads as a wrong token, not an OAuth prompt", async () => {
     const refused = await inspector([

@@ -6,6 +6,7 @@ rules) means a change to features/tools.yaml changes what is generated here.
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 from hypothesis import strategies as st
@@ -31,12 +32,15 @@ def mode_rules(tool: str) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     return {value: (rules.requires[value], rules.accepts[value]) for value in rules.requires}
 
 
-def value_for(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
-    """Any valid value of one parameter; a nullable one is ``anyOf`` its typed schema and null."""
-    nullable = "anyOf" in schema
-    if nullable:
-        schema = next(option for option in schema["anyOf"] if option["type"] != "null")
-    kind = schema["type"]
+def value_for(schema: dict[str, Any], null_is_a_value: bool = False) -> st.SearchStrategy[Any]:
+    """Any valid value of one parameter; null only where it is a value of its own (portions unknown).
+
+    Every optional parameter is served nullable (a type array with "null"), but there null
+    means "not given", which null_filled and the lenient-argument tests cover.
+    """
+    kind = (
+        schema["type"] if isinstance(schema["type"], str) else next(t for t in schema["type"] if t != "null")
+    )
     if "enum" in schema:
         base: st.SearchStrategy[Any] = st.sampled_from(schema["enum"])
     elif kind == "integer":
@@ -62,7 +66,14 @@ def value_for(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
         base = st.text(_TEXT_CHARS, min_size=schema.get("minLength", 0), max_size=limit)
         if "pattern" in schema:
             base = base.filter(lambda s: any(not c.isspace() for c in s))
-    return st.one_of(st.none(), base) if nullable else base
+    return st.one_of(st.none(), base) if null_is_a_value else base
+
+
+def null_is_a_value(tool: str, mode: str, name: str) -> bool:
+    """Whether the mode requires ``name`` and its model takes null for it (portions: unknown)."""
+    rules = SPECS[tool].arguments
+    field = rules.models[mode].model_fields[name]
+    return field.is_required() and type(None) in typing.get_args(field.annotation)
 
 
 @st.composite
@@ -75,7 +86,7 @@ def valid_arguments(draw: st.DrawFn, tool: str) -> dict[str, Any]:
     requires, accepts = rules[value]
     args: dict[str, Any] = {mode: value} if mode else {}
     for name in requires:
-        args[name] = draw(value_for(props[name]))
+        args[name] = draw(value_for(props[name], null_is_a_value(tool, value, name)))
     one_of = SPECS[tool].modes.requires_one_of.get(value, ()) if SPECS[tool].modes else ()
     if one_of:
         name = draw(st.sampled_from(one_of))

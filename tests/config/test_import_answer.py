@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from config_support import write
+from guidance import data_only
 from servers import server_env, stdio_client
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
@@ -73,4 +74,5 @@ async def test_the_running_server_answers_a_slow_import_by_the_configured_deadli
         result = await client.call_tool("save_recipe", {"source": "url", "url": "https://example.org/slow"})
 
     assert not result.is_error
-    assert result.structured_content == {"source": "url", "saved": False, "import_running": True}
+    assert data_only(result) == {"source": "url", "saved": False, "import_running": True}
+    assert "Do NOT retry" in (result.structured_content or {})["notice"]

@@ -120,7 +120,7 @@ async def test_a_missing_argument_or_unknown_prompt_is_refused_by_name(
     async with process(fake, tmp_path, era) as client:
         with pytest.raises(MCPError, match="needs the argument recipe"):
             await client.get_prompt("shop_for_recipe")
-        with pytest.raises(MCPError, match="Unknown prompt 'cook'.*import_recipe"):
+        with pytest.raises(MCPError, match=r"Unknown prompt 'cook'.*import_recipe"):
             await client.get_prompt("cook")
         with pytest.raises(MCPError, match="has no argument colour"):
             await client.get_prompt("tidy_shopping_list", {"colour": "red"})

@@ -17,6 +17,7 @@ connect to 127.0.0.2, where a listener waits to catch it.
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import tracemalloc
 from collections.abc import AsyncIterator, Iterator
@@ -162,6 +163,19 @@ def check_error_names_the_fault(text: str, fault: str) -> None:
     }
     for fragment in expected[fault]:
         assert fragment in text, f"{fault}: {fragment!r} missing from: {text}"
+    assert_says_it_failed(text)
+
+
+#: How an error result opens, so an agent whose client drops isError (the OpenAI Agents SDK,
+#: LangChain) still reads, in the first words, that the call failed.
+FAILURE_OPENINGS = re.compile(
+    r"^(Invalid arguments for \w+:|Cooked (rejected|failed)|The [\w ]+ request failed:|Nothing was (sent|changed)|"
+    r"\w+ failed inside cooked-mcp|cooked-mcp could not)"
+)
+
+
+def assert_says_it_failed(text: str) -> None:
+    assert FAILURE_OPENINGS.match(text), f"the error does not open by saying the call failed: {text[:120]}"
 
 
 @pytest.mark.req("api-client.VERIFICATION.1")

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import quote
 
 import mcp_types as types
+from guidance import data_only
 from pydantic import BaseModel
 from sessions import cooked_session, text_of
 
@@ -56,7 +57,7 @@ def ok(result: types.CallToolResult, tool: str) -> tuple[str, Any]:
     assert result.structured_content is not None
     OUTPUT_MODELS[tool].model_validate(result.structured_content)
     assert_agent_facing(result)
-    return text_of(result), result.structured_content
+    return text_of(result), data_only(result)
 
 
 def failed(result: types.CallToolResult) -> str:

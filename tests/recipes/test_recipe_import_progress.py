@@ -205,11 +205,15 @@ async def test_an_import_past_the_deadline_answers_still_running_and_is_never_st
     assert unanswered_by_cooked == []  # the call was answered while Cooked was still working
     assert out == {"source": "url", "saved": False, "import_running": True}
     assert "Do NOT retry" in text and "read target=recipes" in text
+    # An agent that sees only the structured output is told the same (ok() checked the words match).
+    guidance = first.structured_content or {}
+    assert "Do NOT retry" in guidance["notice"] and "read target=recipes" in guidance["next_step"]
     assert ticks >= 1 and len(reports) == ticks  # progress while waiting, none after the answer
     assert any(t.startswith("An earlier save_recipe call started importing this page") for t in texts[:-1])
     final_text, final_out = ok(final, "save_recipe")
     assert final_text.startswith("This page was already imported")
     assert final_out.get("import_running") is None
+    assert (final.structured_content or {})["notice"].startswith("This page was already imported")
     if result == "saved":
         assert final_out["saved"] is True and final_out["recipe_id"] in fake.state.recipes
     else:

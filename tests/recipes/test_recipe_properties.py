@@ -19,7 +19,7 @@ from recipe_support import (
     segment,
 )
 from sessions import text_of
-from strategies import SPECS, mode_rules, properties, valid_arguments
+from strategies import SPECS, mode_rules, null_is_a_value, properties, valid_arguments
 
 import cooked_mcp.handlers.writes as writes
 from cooked_fake import SEED_USERNAME, FakeCooked, Recipe
@@ -244,8 +244,9 @@ def _wrong_type(args: dict[str, Any], tool: str, draw: st.DrawFn) -> dict[str, A
 def _null(args: dict[str, Any], tool: str, draw: st.DrawFn) -> dict[str, Any] | None:
     """Null for a required parameter that does not allow it (for an optional one it means left out)."""
     mode = SPECS[tool].modes
-    requires = mode_rules(tool)[args[mode.param] if mode else ""][0]
-    candidates = [n for n in requires if n in args and "anyOf" not in properties(tool)[n]]
+    value = args[mode.param] if mode else ""
+    requires = mode_rules(tool)[value][0]
+    candidates = [n for n in requires if n in args and not null_is_a_value(tool, value, n)]
     if not candidates:
         return None
     return {**args, draw(st.sampled_from(candidates)): None}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import mcp_types as types
+from guidance import data_only
 from mcp import Client
 
 from cooked_fake import SEED_USERNAME, FakeCooked
@@ -33,8 +34,7 @@ async def read_list(client: Client) -> types.CallToolResult:
 
 def structured(result: types.CallToolResult) -> dict[str, Any]:
     assert not result.is_error, result
-    assert result.structured_content is not None
-    return dict(result.structured_content)
+    return data_only(result)
 
 
 def groups_now(fake: FakeCooked) -> dict[str, dict[str, Any]]:

@@ -36,7 +36,7 @@ MINIMUM_REQUESTS: list[tuple[str, dict[str, Any], list[tuple[str, str]]]] = [
             "action": "update_item",
             "product_group_id": "pg-01",
             "name": "Leek",
-            "quantity": None,
+            "quantity": "",
             "selected": True,
         },
         [GET_LIST, PUT_GROUP],

@@ -45,13 +45,17 @@ async def test_ingredients_can_belong_to_a_saved_recipe_or_an_import_draft(
     assert recipe_id in fake.state.recipe_ids
 
 
-@pytest.mark.req("shopping-list.ADD.4", "tools.RESPONSES.1")
+@pytest.mark.req("shopping-list.ADD.4", "tools.RESPONSES.1", "tools.RESPONSES.5")
 async def test_lines_cooked_could_not_parse_are_reported_as_not_added(fake: FakeCooked) -> None:
     async with cooked_session(fake) as client:
         result = await change(client, action="add", ingredients="1 onion\n?? smudged\n# Sauce\n2 carrots")
     assert structured(result) == {"action": "add", "added_count": 2, "lines_sent": 4}
     assert "2 lines could not be parsed and were NOT added" in text_of(result)
     assert len(fake.api_calls()) == 1
+    # An agent that reads only the structured output is warned too (structured() checked the words).
+    out = result.structured_content or {}
+    assert out["notice"].startswith("2 lines could not be parsed and were NOT added")
+    assert "read target=shopping_list" in out["next_step"]
 
 
 @pytest.mark.req("tools.RESPONSES.6", "shopping-list.ADD.3")

@@ -122,6 +122,9 @@ async def test_untrusted_names_stay_on_one_line_without_control_characters_insid
     assert fence_start < text.index(INJECTION_LINE) < fence_end
     group = next(g for g in structured(result)["product_groups"] if g["id"] == "pg-66")
     assert group["name"] == f"Salt {INJECTION_LINE} [31m" and group["quantity"] == "1 pinch"
+    # The structured output says which of its fields are such data, for agents that see only it.
+    marked = (result.structured_content or {})["data_from_cooked"]
+    assert marked == ["aisles[].name", "product_groups[].name", "product_groups[].quantity"]
 
 
 @pytest.mark.req(

@@ -30,7 +30,7 @@ CHANGES = st.fixed_dictionaries(
     {},
     optional={
         "name": _LINE_TEXT,
-        "quantity": st.none() | _LINE_TEXT,
+        "quantity": st.just("") | _LINE_TEXT,  # "" removes the quantity
         "aisle_id": st.sampled_from(SEED_AISLE_IDS),
         "selected": st.booleans(),
     },
@@ -69,6 +69,8 @@ async def test_a_partial_update_sends_current_values_overridden_by_the_given_one
         result = await change(client, action="update_item", product_group_id=group_id, **changes)
 
     expected = {**before, **changes}
+    if expected["quantity"] == "":
+        expected["quantity"] = None
     put = ("PUT", group_path(group_id), wire(expected))
     read_first = [(*GET_LIST, None)] if len(changes) < len(EDITABLE) else []
     assert running_fake.api_calls() == [*read_first, put]
@@ -82,32 +84,40 @@ async def test_a_partial_update_sends_current_values_overridden_by_the_given_one
 
 
 @pytest.mark.req("shopping-list.UPDATE_ITEM.3", "shopping-list.UPDATE_ITEM.4", "shopping-list.UPDATE_ITEM.9")
-async def test_null_quantity_is_a_given_value_and_an_omitted_one_is_kept(fake: FakeCooked) -> None:
+async def test_an_empty_quantity_removes_it_and_an_omitted_or_null_one_is_kept(fake: FakeCooked) -> None:
     async with cooked_session(fake) as client:
         await change(client, action="update_item", product_group_id="pg-01", name="Plum tomatoes")
         kept = fake.api_calls()[-1]
         fake.clear_requests()
-        await change(client, action="update_item", product_group_id="pg-01", quantity=None)
+        await change(client, action="update_item", product_group_id="pg-01", name="Tomatoes", quantity=None)
+        kept_null = fake.api_calls()[-1]
+        fake.clear_requests()
+        result = await change(client, action="update_item", product_group_id="pg-01", quantity="")
         cleared = fake.api_calls()[-1]
     assert kept[2] == {"name": "Plum tomatoes", "quantity": "1 can", "aisle-id": "produce", "selected": False}
-    assert cleared[2] == {"name": "Plum tomatoes", "quantity": None, "aisle-id": "produce", "selected": False}
+    assert kept_null[2] == {"name": "Tomatoes", "quantity": "1 can", "aisle-id": "produce", "selected": False}
+    assert cleared[2] == {"name": "Tomatoes", "quantity": None, "aisle-id": "produce", "selected": False}
     assert groups_now(fake)["pg-01"]["quantity"] is None
+    assert "no quantity" in text_of(result) and "quantity" not in structured(result)["item"]
 
 
-@pytest.mark.req("shopping-list.UPDATE_ITEM.4", "tools.SCHEMA.3")
-async def test_a_null_filling_client_is_told_that_null_quantity_removes_it(fake: FakeCooked) -> None:
-    """A strict-schema client sends every property, null where it has nothing to say; for
-    update_item a null quantity is a value (none), so a move sent that way clears the quantity.
-    The description the model reads must say so, or "omitted fields keep their values" misleads it."""
+@pytest.mark.req("shopping-list.UPDATE_ITEM.4", "shopping-list.UPDATE_ITEM.8", "tools.SCHEMA.3")
+async def test_a_null_filling_client_keeps_every_field_it_sends_as_null(fake: FakeCooked) -> None:
+    """A strict-schema client sends every property, null where it has nothing to say: a move
+    sent that way keeps the name, quantity and tick, and the description says how to clear
+    the quantity instead ("" ), so a strict model can still do that."""
+    before = groups_now(fake)["pg-01"]
     async with cooked_session(fake) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         await change(
             client, action="update_item", product_group_id="pg-01", aisle_id="dairy",
-            name=None, quantity=None, selected=None,
+            name=None, quantity=None, selected=None, ingredients=None, recipe_id=None, product_group_ids=None,
         )  # fmt: skip
-    assert groups_now(fake)["pg-01"]["quantity"] is None
+    assert before["quantity"] is not None
+    assert groups_now(fake)["pg-01"] == {**before, "aisle_id": "dairy"}
     description = " ".join((tools["change_shopping_list"].description or "").split())
-    assert "quantity null removes the quantity" in description
+    assert 'quantity "" (empty string) removes the quantity' in description
+    assert "fields left out or sent as null keep their current values" in description
 
 
 @pytest.mark.req("shopping-list.UPDATE_ITEM.1", "shopping-list.UPDATE_ITEM.5", "tools.RESPONSES.2")
@@ -151,7 +161,7 @@ async def test_a_missing_group_is_a_tool_error_naming_it_and_nothing_is_written(
 async def test_a_group_gone_by_the_time_of_a_full_update_is_cookeds_404_as_a_tool_error(
     fake: FakeCooked,
 ) -> None:
-    full = {"name": "Leek", "quantity": None, "aisle_id": "produce", "selected": False}
+    full = {"name": "Leek", "quantity": "", "aisle_id": "produce", "selected": False}
     async with cooked_session(fake) as client:
         result = await change(client, action="update_item", product_group_id="pg-404", **full)
     assert result.is_error

@@ -30,6 +30,27 @@ def null_filled(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return {name: arguments.get(name) for name in properties(tool)}
 
 
+_PLAINEST = {"string": "", "array": [], "boolean": False}
+
+
+def blank_filled(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """What a strict model may send instead: the plainest value of its type ("" / [] / false /
+    the default) for every parameter the mode does not use, null for the ones it uses."""
+    rules = SPECS[tool].arguments
+    mode = arguments[rules.modes.param] if rules.modes is not None else ""
+    used = rules.models[mode].model_fields
+    filled = dict(arguments)
+    for name, schema in properties(tool).items():
+        if name in arguments:
+            continue
+        kind = schema["type"][0] if isinstance(schema["type"], list) else schema["type"]
+        if name in used:
+            filled[name] = None
+        else:
+            filled[name] = schema.get("default", _PLAINEST.get(kind))
+    return filled
+
+
 def default_filled(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """What a default-filling client sends: every property that declares a default, at it."""
     defaults = {name: p["default"] for name, p in properties(tool).items() if "default" in p}
@@ -40,20 +61,18 @@ def default_filled(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("tool", TOOLS)
 @FAST
 @given(data=st.data())
-def test_null_filled_and_default_filled_arguments_mean_what_they_leave_out(
+def test_null_blank_and_default_filled_arguments_mean_what_they_leave_out(
     tool: str, data: st.DataObject
 ) -> None:
     """server.COMPATIBILITY.2 (every operation reachable through the tools) is the closest
-    requirement: without this, strict-schema clients could reach none of the moded tools."""
+    requirement: without this, strict-schema clients could reach none of the moded tools.
+    Null means "not given" for every parameter the call leaves out, in every mode."""
     arguments = data.draw(valid_arguments(tool))
     rules = SPECS[tool].arguments
     plain = rules.validate(arguments)
     expected = plain.model_dump(exclude_unset=True)
-    # Where the mode uses a nullable parameter, null is a value of its own (portions unknown, no quantity).
-    expected |= {
-        name: None for name in type(plain).model_fields if name in rules.nullable and name not in arguments
-    }
     assert rules.validate(null_filled(tool, arguments)).model_dump(exclude_unset=True) == expected
+    assert rules.validate(blank_filled(tool, arguments)).model_dump(exclude_unset=True) == expected
     defaulted = rules.validate(default_filled(tool, arguments))
     assert type(defaulted) is type(plain) and defaulted.model_dump() == plain.model_dump()
 
@@ -85,12 +104,24 @@ async def test_a_numeric_string_keeps_every_bound_and_anything_else_is_refused(s
 
 
 @pytest.mark.req("tools.READ_TOOL.5", "tools.READ_TOOL.6", "tools.SCHEMA.4")
-async def test_an_unused_parameter_is_ignored_at_its_default_or_null_and_refused_otherwise() -> None:
+async def test_an_unused_parameter_is_ignored_at_its_plainest_value_and_refused_otherwise() -> None:
     result, handlers = await call({"target": "shopping_list", "page": 1, "limit": 10, "query": None})
     assert not result.is_error, result
     assert type(handlers.calls[0][1]).__name__ == "ReadShoppingList"
+    # What a strict model fills in: "" for strings, the default for page and limit.
+    strict = {"target": "shopping_list", "recipe_id": "", "query": "", "page": 1, "limit": 10}
+    result, handlers = await call(strict)
+    assert not result.is_error, result
+    assert handlers.calls[0][1].model_fields_set == {"target"}
     result, handlers = await call({"target": "shopping_list", "page": 2})
     assert "page is not used when target is 'shopping_list'" in error_text(result)
+    assert handlers.calls == []
+    # A value that would mean something is refused with the message it always had.
+    result, handlers = await call({**strict, "recipe_id": "r-1"})
+    assert error_text(result) == (
+        "Invalid arguments for read: recipe_id is not used when target is 'shopping_list'; "
+        "remove it (or send null). Nothing was sent to Cooked."
+    )
     assert handlers.calls == []
     # True is not the default 1, and "1" is: a numeric string counts as its integer.
     result, _ = await call({"target": "recipe", "recipe_id": "r-1", "page": True})
@@ -114,15 +145,19 @@ async def test_null_keeps_its_meaning_where_a_mode_uses_the_parameter() -> None:
     assert handlers.calls == []
 
 
-@pytest.mark.req("tools.CHANGE_SHOPPING_LIST_TOOL.5", "tools.SAVE_RECIPE_TOOL.3", "tools.SCHEMA.2")
-def test_nullable_parameters_are_any_of_their_typed_schema_and_null_with_every_bound() -> None:
+@pytest.mark.req("server.COMPATIBILITY.2", "tools.SAVE_RECIPE_TOOL.3", "tools.SCHEMA.2")
+def test_every_optional_parameter_is_served_nullable_with_every_bound() -> None:
     portions = properties("save_recipe")["portions"]
-    assert portions["anyOf"] == [{"type": "integer", "minimum": 1, "maximum": 1000}, {"type": "null"}]
-    quantity = properties("change_shopping_list")["quantity"]
-    assert quantity["anyOf"] == [{"type": "string", "minLength": 1, "maxLength": 500}, {"type": "null"}]
+    assert {k: v for k, v in portions.items() if k != "description"} == {
+        "type": ["integer", "null"], "minimum": 1, "maximum": 1000, "nullable": True
+    }  # fmt: skip
     for tool in TOOLS:
+        required = SPECS[tool].definition.input_schema.get("required", [])
         for name, schema in properties(tool).items():
-            assert not isinstance(schema.get("type"), list), f"{tool}.{name} uses a type array"
+            if name in required:
+                assert isinstance(schema["type"], str) and "nullable" not in schema, f"{tool}.{name}"
+            else:
+                assert schema["type"][1] == "null" and schema["nullable"] is True, f"{tool}.{name}"
     with pytest.raises(InvalidArguments, match="portions must be at most 1000"):
         SPECS["save_recipe"].arguments.validate({**_PREPARED, "portions": 1001})
 

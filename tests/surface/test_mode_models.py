@@ -47,5 +47,5 @@ def test_the_arguments_type_is_a_union_discriminated_by_the_mode() -> None:
 def test_bounds_are_named_constants_matching_the_served_schema() -> None:
     limit = SPECS["read"].definition.input_schema["properties"]["limit"]
     assert (limit["minimum"], limit["maximum"]) == (models.READ_LIMIT_MINIMUM, models.READ_LIMIT_MAXIMUM)
-    portions = SPECS["save_recipe"].definition.input_schema["properties"]["portions"]["anyOf"][0]
+    portions = SPECS["save_recipe"].definition.input_schema["properties"]["portions"]
     assert models.SAVE_RECIPE_PORTIONS_MAXIMUM == portions["maximum"] == 1000

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from codegen.__main__ import PACKAGE, ROOT, main, render_all
+from codegen.spec import MAX_DESCRIPTION
 from codegen.yaml_lines import SpecError
+from cooked_mcp_generated.tools import TOOLS
 
 pytestmark = pytest.mark.tooling
 
@@ -150,3 +152,13 @@ def test_changing_a_bound_changes_the_served_schema_and_validation(
     maximum, ok_is_error, too_many_is_error, message = json.loads(done.stdout.strip().splitlines()[-1])
     assert (maximum, ok_is_error, too_many_is_error) == (25, False, True)
     assert "limit" in message and "25" in message
+
+
+def test_every_served_tool_and_parameter_description_fits_the_strictest_api_limit() -> None:
+    """The generator refuses a longer one (golden/broken/description-too-long); this checks
+    what is served, and that the limit is OpenAI's 1,024."""
+    assert MAX_DESCRIPTION == 1024
+    for spec in TOOLS:
+        assert len(spec.definition.description or "") <= MAX_DESCRIPTION, spec.name
+        for name, schema in spec.definition.input_schema["properties"].items():
+            assert len(schema["description"]) <= MAX_DESCRIPTION, f"{spec.name}.{name}"

@@ -6,10 +6,14 @@ served inputSchema stays one flat object (strict clients reject a top-level oneO
 what a flat schema cannot say is enforced here, from rules generated out of the table:
 
 - the mode value picks the model; an unknown or missing one names the allowed values;
-- a parameter the mode does not use is dropped when its value is null or its declared
-  default (clients that fill in every property send those), and refused otherwise;
-- null for a parameter the mode uses keeps its meaning where the schema allows null,
-  counts as left out where the parameter is optional, and is refused where it is required;
+- null means "not given", for every parameter in every mode: strict-mode clients (every
+  property required) send it for what they leave out. Only a parameter a mode requires and
+  whose model allows null (save_recipe's portions: unknown) takes null as a value; any other
+  required parameter refuses it;
+- a parameter the mode does not use is dropped, too, when its value is the plainest of its
+  type: "", [], false or its declared default (a strict model must put something in every
+  property, and not every client sends null); any other value is refused, since it would
+  mean something the mode ignores;
 - an integer sent as a numeric string ("5") is read as that integer, as LLMs often do, and
   one sent as a number with a zero fraction (10.0) too: JSON Schema counts that as an integer,
   so a client that checked its arguments against the served schema may send it.
@@ -22,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -92,15 +96,29 @@ class ArgumentRules:
     """Everything the validation step knows about one tool, generated from the table."""
 
     tool: str
-    parameters: tuple[str, ...]
+    #: The served inputSchema: parameter names, types and defaults are read from it, not repeated.
+    input_schema: Mapping[str, Any]
     #: Mode value -> the model of that mode; a tool without modes has one model under "".
     models: Mapping[str, type[BaseModel]]
     modes: ModeRules | None = None
-    defaults: Mapping[str, object] = field(default_factory=dict)
-    integers: frozenset[str] = frozenset()
-    nullable: frozenset[str] = frozenset()
     #: What a parameter with a pattern must look like, in words (never the regular expression).
     pattern_hints: Mapping[str, str] = field(default_factory=dict)
+    parameters: tuple[str, ...] = field(init=False)
+    integers: frozenset[str] = field(init=False)
+    #: Parameter -> the values that, for a mode not using it, mean "not given" besides null.
+    blanks: Mapping[str, tuple[object, ...]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        properties: Mapping[str, Mapping[str, Any]] = self.input_schema["properties"]
+        types = {name: _types(schema) for name, schema in properties.items()}
+        object.__setattr__(self, "parameters", tuple(properties))
+        object.__setattr__(self, "integers", frozenset(n for n, t in types.items() if "integer" in t))
+        blanks = {
+            name: tuple(_BLANKS[t] for t in types[name] if t in _BLANKS)
+            + ((schema["default"],) if "default" in schema else ())
+            for name, schema in properties.items()
+        }
+        object.__setattr__(self, "blanks", blanks)
 
     def validate(self, arguments: Mapping[str, Any] | None) -> BaseModel:
         """The mode's model for ``arguments``, or InvalidArguments naming every problem."""
@@ -119,12 +137,13 @@ class ArgumentRules:
             value = int(raw) if name in self.integers and _is_numeric(raw) else raw
             used = model.model_fields.get(name)
             if used is None:
-                if value is None or _same(value, self.defaults.get(name, _ABSENT)):
+                if value is None or any(_same(value, blank) for blank in self.blanks[name]):
                     continue
                 problems[name] = self._unused(mode, name)
-            elif value is None and name not in self.nullable:
-                if used.is_required():
-                    problems[name] = f"{name} must not be null: it is required{self._when(mode)}"
+            elif value is None and not used.is_required():
+                continue
+            elif value is None and type(None) not in get_args(used.annotation):
+                problems[name] = f"{name} must not be null: it is required{self._when(mode)}"
             else:
                 cleaned[name] = value
         try:
@@ -212,7 +231,13 @@ class ArgumentRules:
         return f"Invalid arguments for {self.tool}: {text}. Nothing was sent to Cooked."
 
 
-_ABSENT = object()
+#: The plainest value of each JSON type: what a strict model fills a property it must not leave out with.
+_BLANKS: dict[str, object] = {"string": "", "array": [], "boolean": False}
+
+
+def _types(schema: Mapping[str, Any]) -> tuple[str, ...]:
+    kind = schema.get("type", ())
+    return (kind,) if isinstance(kind, str) else tuple(kind)
 
 
 def _is_numeric(value: object) -> bool:

@@ -39,7 +39,7 @@ def decode(
 
     def fail(problem: str) -> CookedResponseError:
         return UnexpectedAnswer(
-            f"Cooked's answer to the {endpoint.name} request {problem}",
+            f"The {endpoint.name} request failed: Cooked's answer {problem}",
             problem=problem,
             shape=None if data is None else shape_of(data, tuple(secrets())),
             status=reply.status,

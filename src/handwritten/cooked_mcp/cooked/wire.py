@@ -292,7 +292,7 @@ class Wire:
         if encoding is not None:
             _log(endpoint, f"failed: refused Content-Encoding {encoding[:40]!r}")
             raise CookedResponseError(
-                f"Cooked's answer to the {endpoint.name} request was compressed "
+                f"The {endpoint.name} request failed: Cooked's answer was compressed "
                 f"(Content-Encoding: {encoding[:40]}) although cooked-mcp asked for an uncompressed one; "
                 "it was not read",
                 next_step="retry once; if it happens again, Cooked or a proxy in front of it is misbehaving",
@@ -316,7 +316,7 @@ class Wire:
                 "shopping list to check before repeating it; " + next_step
             )
         return CookedUnavailable(
-            f"Cooked at {self.base_url} {what} during the {endpoint.name} request",
+            f"The {endpoint.name} request failed: Cooked at {self.base_url} {what}",
             next_step=next_step,
             may_have_changed=answer_lost and endpoint.changes,
         )
@@ -333,7 +333,7 @@ class Wire:
             if url is not None and url.host and url.host != response.request.url.host:
                 target = f" to {url.scheme}://{url.host}"
         return CookedUnavailable(
-            f"Cooked at {self.base_url} redirected the {endpoint.name} request{target} "
+            f"The {endpoint.name} request failed: Cooked at {self.base_url} redirected it{target} "
             "instead of answering it",
             status=response.status_code,
             next_step=(

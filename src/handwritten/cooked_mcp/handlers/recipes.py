@@ -67,6 +67,14 @@ DRAFT_NOT_FOUND = (
     "no import draft has this ID (a draft is gone once saved); import the page again with "
     "save_recipe source=url for a new draft_id, or look for an already saved copy with read target=recipes"
 )
+#: Where Cooked's (web-page) text sits in each kind of result: data_from_cooked in the output.
+RECIPE_DATA = ["recipe.title", "recipe.markdown", "recipe.owner"]
+DRAFT_DATA = ["draft.title", "draft.markdown"]
+PREVIEW_DATA = ["title", "markdown"]
+LIST_DATA = ["recipes[].title"]
+PREVIEW_NOTICE = "Preview only: NOTHING was saved."
+DRAFT_NOTICE = "It is NOT saved. Nothing is saved until you save it with save_recipe source=draft."
+
 IMPORT_FAILED = (
     "Cooked found no recipe on that page; copy the recipe text from the page and save it with "
     "save_recipe source=raw_text (title, text), or check it first with preview_recipe_text"
@@ -155,11 +163,13 @@ class RecipeTools:
         ]
         # A recipe this account cannot edit gets no change or delete call: its header line already
         # says so and names the way out (an edited copy), and a suggested call would only get a 403.
+        next_step = None
         if self._writable and recipe.can_edit is not False:
-            lines.append(
+            next_step = (
                 f"To change it: {_update_call(recipe.id)} (send the whole new markdown). "
                 f"To delete it: {tool_call('delete_recipe', recipe_id=recipe.id)}."
             )
+            lines.append(next_step)
         text = "\n".join(lines)
         output = Recipe(
             id=recipe.id,
@@ -169,7 +179,10 @@ class RecipeTools:
             markdown=recipe.description,
             portions=recipe.portions,
         )
-        return ToolResult(text, ReadOutput(target="recipe", recipe=output))
+        return ToolResult(
+            text,
+            ReadOutput(target="recipe", recipe=output, next_step=next_step, data_from_cooked=RECIPE_DATA),
+        )
 
     # --- preview -------------------------------------------------------------------------------
 
@@ -186,17 +199,25 @@ class RecipeTools:
         )
         portions = portions_phrase(preview.portions)
         lines = [
-            f"Preview only: NOTHING was saved. Cooked made this of the text ({portions}):",
+            f"{PREVIEW_NOTICE} Cooked made this of the text ({portions}):",
             _fenced_recipe(preview.title, preview.description),
         ]
+        next_step = None
         if self._writable:
-            lines.append(
+            next_step = (
                 f"To keep it: {save} with the title and markdown above (edit them first if needed), "
                 "or save_recipe source=raw_text with the original title and text."
             )
+            lines.append(next_step)
         text = "\n".join(lines)
         output = PreviewRecipeTextOutput(
-            title=preview.title, markdown=preview.description, portions=preview.portions, saved=False
+            title=preview.title,
+            markdown=preview.description,
+            portions=preview.portions,
+            saved=False,
+            notice=PREVIEW_NOTICE,
+            next_step=next_step,
+            data_from_cooked=PREVIEW_DATA,
         )
         return ToolResult(text, output)
 
@@ -374,6 +395,8 @@ class _RecipePage:
             limit=self.limit,
             more_available=self.more,
             next_page=self.page + 1 if self.more else None,
+            next_step="\n".join(self._next_steps()) or None,
+            data_from_cooked=LIST_DATA if self.items else None,
         )
         return ToolResult("\n".join(self._lines()), output)
 
@@ -385,15 +408,21 @@ class _RecipePage:
             f"{self._what()}, page {self.page}: {len(self.items)} shown (recipe ID, then title).",
             fence(listing, "Recipe titles"),
         ]
-        if self.more:
-            lines.append(
-                f"More may exist on the next page: {tool_call('read', **self._arguments(self.page + 1))} "
-                f"(keep limit={self.limit}: pages count in steps of limit)."
-            )
-        else:
+        if not self.more:
             lines.append("There are no further pages.")
-        lines.append(f"Open one with {tool_call('read', target='recipe', recipe_id='<recipe ID>')}.")
-        return lines
+        return lines + self._next_steps()
+
+    def _next_steps(self) -> list[str]:
+        if not self.items:
+            return []
+        steps = [f"Open one with {tool_call('read', target='recipe', recipe_id='<recipe ID>')}."]
+        if self.more:
+            steps.insert(
+                0,
+                f"More may exist on the next page: {tool_call('read', **self._arguments(self.page + 1))} "
+                f"(keep limit={self.limit}: pages count in steps of limit).",
+            )
+        return steps
 
     def _what(self) -> str:
         return (
@@ -431,8 +460,9 @@ class _RecipePage:
 # implements: recipes.SAVE.9, tools.RESPONSES.2
 def _saved(source: str, recipe_id: str, what: str) -> ToolResult[SaveRecipeOutput]:
     """Every save names the recipe ID, in text and output, with the natural next call."""
-    text = f"{what} Read it with {tool_call('read', target='recipe', recipe_id=recipe_id)}."
-    return ToolResult(text, SaveRecipeOutput(source=source, saved=True, recipe_id=recipe_id))
+    next_step = f"Read it with {tool_call('read', target='recipe', recipe_id=recipe_id)}."
+    output = SaveRecipeOutput(source=source, saved=True, recipe_id=recipe_id, next_step=next_step)
+    return ToolResult(f"{what} {next_step}", output)
 
 
 # implements: recipes.SAVE.5, recipes.SAVE.12, recipes.SAVE.15
@@ -444,19 +474,29 @@ def _draft_result(draft: cooked.Draft) -> ToolResult[SaveRecipeOutput]:
         markdown="<reviewed markdown>",
         portions=draft.portions if draft.portions is not None else "<portions or null>",
     )
+    next_step = f"Review it (fix the markdown and portions if needed), then save it with {save}."
     text = "\n".join(
         [
             f"Cooked made an import DRAFT {draft.id} from the page ({portions_phrase(draft.portions)}). "
-            "It is NOT saved.",
+            + DRAFT_NOTICE,
             _fenced_recipe(draft.title, draft.description),
-            f"Review it (fix the markdown and portions if needed), then save it with {save}. "
-            "Until then nothing is saved.",
+            next_step,
         ]
     )
     output = RecipeDraft(
         draft_id=draft.id, title=draft.title, markdown=draft.description, portions=draft.portions
     )
-    return ToolResult(text, SaveRecipeOutput(source="url", saved=False, draft=output))
+    return ToolResult(
+        text,
+        SaveRecipeOutput(
+            source="url",
+            saved=False,
+            draft=output,
+            notice=DRAFT_NOTICE,
+            next_step=next_step,
+            data_from_cooked=DRAFT_DATA,
+        ),
+    )
 
 
 #: Where a recipe saved by a change whose answer was lost shows up.
@@ -482,15 +522,21 @@ def _still_running(age: float | None) -> ToolResult[SaveRecipeOutput]:
         if age is None
         else f"An earlier save_recipe call started importing this page {age:.0f} s ago"
     )
-    text = (
+    notice = (
         f"{started} and has not finished yet; the import goes on in the background and may still save "
-        "the recipe. Do NOT retry it or import the page again. In a minute, look for the recipe with "
-        f"{tool_call('read', target='recipes')} (newest first). Until {KEEP_MINUTES} minutes after the "
-        "import ends, calling save_recipe with this same URL starts no second import: it reports this "
-        "import's outcome (the saved recipe, the draft to review, or its error; or, if Cooked's answer to "
-        "it is lost, how to check whether it saved and import again on purpose)."
+        "the recipe. Do NOT retry it or import the page again."
     )
-    return ToolResult(text, SaveRecipeOutput(source="url", saved=False, import_running=True))
+    next_step = (
+        f"In a minute, look for the recipe with {tool_call('read', target='recipes')} (newest first). "
+        f"Until {KEEP_MINUTES} minutes after the import ends, calling save_recipe with this same URL starts "
+        "no second import: it reports this import's outcome (the saved recipe, the draft to review, or its "
+        "error; or, if Cooked's answer to it is lost, how to check whether it saved and import again on "
+        "purpose)."
+    )
+    output = SaveRecipeOutput(
+        source="url", saved=False, import_running=True, notice=notice, next_step=next_step
+    )
+    return ToolResult(f"{notice} {next_step}", output)
 
 
 def _fenced_recipe(title: str | None, markdown: str) -> str:

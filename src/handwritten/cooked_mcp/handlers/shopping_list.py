@@ -52,6 +52,9 @@ MAX_LISTED_IDS: Final = 50
 MAX_VALUE_CHARS: Final = 500
 
 NO_NAME: Final = "(no name)"
+#: Where Cooked's (web-page) text sits in a result: data_from_cooked in the output.
+LIST_DATA: Final = ["aisles[].name", "product_groups[].name", "product_groups[].quantity"]
+ITEM_DATA: Final = ["item.name", "item.quantity"]
 EDITABLE: Final = ("name", "quantity", "aisle_id", "selected")
 READ_CALL: Final = tool_call("read", target="shopping_list")
 READ_HINT: Final = f"{READ_CALL} for the current product group and aisle IDs"
@@ -98,7 +101,9 @@ class ShoppingListTools:
                 _group(group, aisle.id) for aisle in listing.aisles for group in aisle.product_groups
             ],
             recipe_ids=listing.recipe_ids,
+            data_from_cooked=LIST_DATA,
         )
+        output.next_step = _list_next_step(bool(output.product_groups)) if self._writable else None
         return ToolResult(_list_text(output, self._writable), output)
 
     # implements: shopping-list.ACTIONS.1
@@ -146,7 +151,13 @@ class ShoppingListTools:
         )
         with cooked_errors(not_found=not_found):
             added = await self._client.add_ingredients("\n".join(lines), args.recipe_id)
-        output = Output(action=args.action, added_count=added, lines_sent=len(lines))
+        output = Output(
+            action=args.action,
+            added_count=added,
+            lines_sent=len(lines),
+            notice=_not_added(added, len(lines)) or None,
+            next_step=f"Cooked merges and files them into aisles: {READ_HINT}.",
+        )
         return ToolResult(_added_text(added, len(lines), args.recipe_id), output)
 
     # implements: shopping-list.UPDATE_ITEM.1, shopping-list.UPDATE_ITEM.2, shopping-list.UPDATE_ITEM.4, shopping-list.UPDATE_ITEM.5, shopping-list.UPDATE_ITEM.8, shopping-list.UPDATE_ITEM.9
@@ -155,6 +166,9 @@ class ShoppingListTools:
         given: dict[str, Any] = {
             name: getattr(args, name) for name in EDITABLE if name in args.model_fields_set
         }
+        # null means "not given" (keep it), so clearing the quantity is spelled "".
+        if given.get("quantity") == "":
+            given["quantity"] = None
         if len(given) == len(EDITABLE):
             fields = Fields(**given)
         else:
@@ -181,7 +195,9 @@ class ShoppingListTools:
             aisle_id=fields.aisle_id,
         )
         kept = [name for name in EDITABLE if name not in given]
-        output = Output(action=args.action, product_group_id=changed_id, item=item)
+        output = Output(
+            action=args.action, product_group_id=changed_id, item=item, data_from_cooked=ITEM_DATA
+        )
         return ToolResult(_updated_text(item, kept), output)
 
     # implements: shopping-list.REMOVE.1
@@ -248,7 +264,7 @@ class ShoppingListTools:
                 if group.id == group_id:
                     return Fields(group.name, group.quantity, aisle.id, group.selected)
         raise ToolError(
-            f"Product group {group_id!r} is not on the shopping list, so nothing was changed. "
+            f"Nothing was changed: product group {group_id!r} is not on the shopping list. "
             f"Next step: {READ_HINT}."
         )
 
@@ -323,16 +339,20 @@ def _list_text(output: ReadOutput, writable: bool) -> str:
             "The structured output (product_groups) has every group with its ID, name, quantity, "
             "selected state and aisle_id."
         )
-    if writable:
-        parts.append(
-            "Change items with change_shopping_list using these IDs: tick with add_selection, "
-            "move with update_item aisle_id, delete with remove."
-            if groups
-            else "The list is empty; add ingredient lines with change_shopping_list action=add."
-        )
+    if writable and output.next_step:
+        parts.append(output.next_step)
     elif not groups:
         parts.append("The list is empty.")
     return "\n".join(parts)
+
+
+def _list_next_step(has_groups: bool) -> str:
+    return (
+        "Change items with change_shopping_list using these IDs: tick with add_selection, "
+        "move with update_item aisle_id, delete with remove."
+        if has_groups
+        else "The list is empty; add ingredient lines with change_shopping_list action=add."
+    )
 
 
 def _listing_lines(aisles: Sequence[Aisle], groups: Sequence[ProductGroup]) -> tuple[list[str], int]:
@@ -370,13 +390,19 @@ def _id_list(ids: Sequence[str], field: str) -> str:
 def _added_text(added: int, sent: int, recipe_id: str | None) -> str:
     linked = f", linked to recipe {one_line(recipe_id, '?')}" if recipe_id else ""
     text = f"Cooked added {_count(added, 'ingredient')} from {_count(sent, 'line')} sent{linked}."
-    if added < sent:
-        text += (
-            f" {_count(sent - added, 'line')} could not be parsed and were NOT added; "
-            "Cooked does not say which. "
-            "Compare with the list and add them again as 'amount name' lines (e.g. '2 onions')."
-        )
+    not_added = _not_added(added, sent)
+    if not_added:
+        text += f" {not_added}"
     return text + f" Cooked merges and files them into aisles: {READ_HINT}."
+
+
+def _not_added(added: int, sent: int) -> str:
+    if added >= sent:
+        return ""
+    return (
+        f"{_count(sent - added, 'line')} could not be parsed and were NOT added; Cooked does not say which. "
+        "Compare with the list and add them again as 'amount name' lines (e.g. '2 onions')."
+    )
 
 
 def _updated_text(item: ProductGroup, kept: Sequence[str]) -> str:

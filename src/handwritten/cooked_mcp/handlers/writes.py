@@ -174,9 +174,9 @@ class Writes:
         running = sum(1 for kept in self._kept.values() if kept.ended is None)
         if running >= MAX_RUNNING:
             raise ToolError(
-                f"{running} changes sent to Cooked (URL imports among them) are still unanswered, the most "
-                "this server runs at once. Nothing was sent to Cooked. Wait a minute for them to finish "
-                "(read shows what they did), then try again."
+                f"Nothing was sent to Cooked: {running} changes sent to it (URL imports among them) are still "
+                "unanswered, the most this server runs at once. Wait a minute for them to finish (read shows "
+                "what they did), then try again."
             )
         kept = _Kept(write, asyncio.create_task(_bounded(change)), started=self._clock())
         self._kept[write.key] = kept
@@ -223,13 +223,16 @@ class Writes:
             if own:
                 raise failure
             raise ToolError(
-                f"An identical {write.tool} call made {age:.0f} s ago ended with this error, and nothing was "
-                f"sent to Cooked again: {failure}"
+                f"Nothing was sent to Cooked again: an identical {write.tool} call made {age:.0f} s ago ended "
+                f"with this error: {failure}"
             ) from None
         result = task.result()
         if own:
             return result
-        return replace(result, text=_repeat_note(write, age) + result.text)
+        note = _repeat_note(write, age)
+        earlier = getattr(result.output, "notice", None)
+        output = result.output.model_copy(update={"notice": f"{note}\n{earlier}" if earlier else note})
+        return replace(result, text=f"{note}\n{result.text}", output=output)
 
     def _received(self, kept: _Kept) -> None:
         kept.received = True
@@ -271,8 +274,8 @@ def _lost_how(write: Write, task: asyncio.Task[ToolResult[Any]]) -> str:
         return str(failure)
     if failure is None or isinstance(failure, TimeoutError):
         return (
-            f"cooked-mcp stopped waiting for Cooked's answer to this {write.tool} call after "
-            f"{BACKGROUND_LIMIT_SECONDS:.0f} s, so Cooked may or may not have made the change."
+            f"cooked-mcp could not tell whether Cooked made this {write.tool} change: it stopped waiting for "
+            f"Cooked's answer after {BACKGROUND_LIMIT_SECONDS:.0f} s."
         )
     return (
         f"{write.tool} failed inside cooked-mcp after the change was sent (the server log has the "
@@ -285,8 +288,8 @@ def _unknown_text(write: Write, how: str, age: float | None) -> str:
     head = (
         how
         if age is None
-        else f"An identical {write.tool} call made {age:.0f} s ago ended like this, and nothing was sent "
-        f"to Cooked again: {how}"
+        else f"Nothing was sent to Cooked again: an identical {write.tool} call made {age:.0f} s ago ended "
+        f"like this: {how}"
     )
     return (
         f"{head} Look before repeating it: {write.look}. If the change is there, do not make it again. If "
@@ -300,10 +303,10 @@ def _repeat_note(write: Write, age: float) -> str:
     if write.reported_again:
         return (
             f"This page was already imported {age:.0f} s ago by an earlier save_recipe call, so it was not "
-            "imported again; that import's result follows.\n"
+            "imported again; that import's result follows."
         )
     return (
         f"An identical {write.tool} call made {age:.0f} s ago already made this change, so nothing was sent "
         f"to Cooked again (its answer may not have reached you); its result follows. To make the change once "
-        f"more on purpose, call {write.tool} again with the same arguments.\n"
+        f"more on purpose, call {write.tool} again with the same arguments."
     )

@@ -45,32 +45,34 @@ class ToolHandlers(Protocol):
     async def stock(self, args: StockArguments, call: ToolCall) -> ToolResult[StockOutput]: ...
 
 
+LOOK_INPUT_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "target": {"type": "string", "enum": ["shelf", "jar"], "description": "What to look at."},
+        "jar_id": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "maxLength": 40,
+            "nullable": True,
+            "description": "The jar to open. Required with target=jar.",
+        },
+        "limit": {
+            "type": ["integer", "null"],
+            "minimum": 1,
+            "maximum": 20,
+            "nullable": True,
+            "description": "Most jars to list for target=shelf.",
+            "default": 5,
+        },
+    },
+    "required": ["target"],
+}
 LOOK: Final = ToolSpec(
     definition=types.Tool(
         name="look",
         title="Look in the pantry",
         description="Read shelves (target=shelf) or one jar (target=jar).",
-        input_schema={
-            "type": "object",
-            "properties": {
-                "target": {"type": "string", "enum": ["shelf", "jar"], "description": "What to look at."},
-                "jar_id": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 40,
-                    "description": "The jar to open. Required with target=jar.",
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": 20,
-                    "description": "Most jars to list for target=shelf.",
-                    "default": 5,
-                },
-            },
-            "required": ["target"],
-            "additionalProperties": False,
-        },
+        input_schema=LOOK_INPUT_SCHEMA,
         output_schema={
             "type": "object",
             "properties": {
@@ -109,15 +111,12 @@ LOOK: Final = ToolSpec(
     ),
     arguments=ArgumentRules(
         tool="look",
-        parameters=("target", "jar_id", "limit"),
+        input_schema=LOOK_INPUT_SCHEMA,
         models={
             "shelf": LookShelf,
             "jar": LookJar,
         },
         modes=LOOK_MODES,
-        defaults={"limit": 5},
-        integers=frozenset(["limit"]),
-        nullable=frozenset([]),
         pattern_hints={},
     ),
     read_only=True,
@@ -125,24 +124,31 @@ LOOK: Final = ToolSpec(
 )
 
 
+STOCK_INPUT_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": ["add", "remove"], "description": "What to do."},
+        "label": {
+            "type": ["string", "null"],
+            "maxLength": 80,
+            "nullable": True,
+            "description": "The new jar's label; null for none.",
+        },
+        "jar_id": {
+            "type": ["string", "null"],
+            "minLength": 1,
+            "nullable": True,
+            "description": "The jar to remove.",
+        },
+    },
+    "required": ["action"],
+}
 STOCK: Final = ToolSpec(
     definition=types.Tool(
         name="stock",
         title="Stock the pantry",
         description="Add a jar (action=add) or remove one (action=remove).",
-        input_schema={
-            "type": "object",
-            "properties": {
-                "action": {"type": "string", "enum": ["add", "remove"], "description": "What to do."},
-                "label": {
-                    "anyOf": [{"type": "string", "maxLength": 80}, {"type": "null"}],
-                    "description": "The new jar's label; null for none.",
-                },
-                "jar_id": {"type": "string", "minLength": 1, "description": "The jar to remove."},
-            },
-            "required": ["action"],
-            "additionalProperties": False,
-        },
+        input_schema=STOCK_INPUT_SCHEMA,
         output_schema={
             "type": "object",
             "properties": {"jar_id": {"type": "string", "description": "The jar added or removed."}},
@@ -158,15 +164,12 @@ STOCK: Final = ToolSpec(
     ),
     arguments=ArgumentRules(
         tool="stock",
-        parameters=("action", "label", "jar_id"),
+        input_schema=STOCK_INPUT_SCHEMA,
         models={
             "add": StockAdd,
             "remove": StockRemove,
         },
         modes=STOCK_MODES,
-        defaults={},
-        integers=frozenset([]),
-        nullable=frozenset(["label"]),
         pattern_hints={},
     ),
     read_only=False,
