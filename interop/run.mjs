@@ -1,6 +1,7 @@
 // make interop: the real cooked-mcp process, driven against the fake Cooked by MCP clients
 // nobody here wrote - the TypeScript SDK client, the MCP Inspector CLI and the official
-// conformance suite - over stdio and over Streamable HTTP with a bearer token.
+// conformance suite - over stdio and over Streamable HTTP with a bearer token; the TypeScript
+// client also as one that can ask its person (elicitation), and for prompts and completion.
 //
 // Every check asserts the behaviour issue 15 asks for; any failure fails the run.
 
@@ -14,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -150,8 +151,11 @@ function control(fakeUrl) {
 
 // --- the TypeScript SDK client ------------------------------------------------------------------------
 
-async function connect(transport) {
-  const client = new Client({ name: "cooked-mcp-interop", version: "1.0.0" });
+async function connect(transport, person) {
+  // With ``person`` the client declares form elicitation and lets it answer every question.
+  const options = person ? { capabilities: { elicitation: { form: {} } } } : undefined;
+  const client = new Client({ name: "cooked-mcp-interop", version: "1.0.0" }, options);
+  if (person) client.setRequestHandler(ElicitRequestSchema, (request) => person(request.params));
   const errors = [];
   client.onerror = (error) => errors.push(String(error?.message ?? error));
   await client.connect(transport);
@@ -336,6 +340,73 @@ async function sdkSuite(label, open, fake) {
   return { client, schemas };
 }
 
+// --- confirmation (elicitation), prompts and completion -------------------------------------------------
+
+/** A person who answers every question with the next of ``answers`` and remembers the questions. */
+function scriptedPerson(answers) {
+  const questions = [];
+  const person = async (params) => {
+    questions.push(params.message);
+    const action = answers.shift() ?? "decline";
+    return action === "accept" ? { action, content: {} } : { action };
+  };
+  return { person, questions };
+}
+
+async function confirmationSuite(label, transport, fake) {
+  const cooked = control(fake);
+  await cooked.reset();
+  const { person, questions } = scriptedPerson(["decline", "cancel", "accept", "accept"]);
+  const { client } = await connect(transport(), person);
+  const changes = async (method, path) =>
+    (await cooked.requests()).filter((r) => r.method === method && r.path === path).length;
+  const text = (result) => (result.content ?? []).map((block) => block.text ?? "").join("\n");
+  try {
+    await check(`${label}: a declined delete asks, names the recipe and sends nothing`, async () => {
+      await cooked.clearRequests();
+      const result = await client.callTool({ name: "delete_recipe", arguments: { recipe_id: "r-0001" } });
+      assert(result.isError && /nothing was sent to Cooked/.test(text(result)), text(result).slice(0, 300));
+      assert(/COOKED_MCP_CONFIRM_CHANGES=false/.test(text(result)), "the setting is not named");
+      assert(/"Shakshuka" \(r-0001\)/.test(questions.at(-1) ?? ""), `question: ${questions.at(-1)}`);
+      assert((await changes("DELETE", "/api/saved/r-0001")) === 0, "a DELETE reached Cooked");
+    });
+    await check(`${label}: a cancelled clear asks with the entry count and sends nothing`, async () => {
+      const result = await client.callTool({ name: "change_shopping_list", arguments: { action: "clear" } });
+      assert(result.isError && /without answering/.test(text(result)), text(result).slice(0, 300));
+      assert(/all 6 entries on the shopping list/.test(questions.at(-1) ?? ""), `question: ${questions.at(-1)}`);
+      assert((await changes("DELETE", "/api/user/alice/shopping-list")) === 0, "the list was cleared");
+    });
+    await check(`${label}: an accepted delete reaches Cooked exactly once`, async () => {
+      const result = await client.callTool({ name: "delete_recipe", arguments: { recipe_id: "r-0001" } });
+      assert(!result.isError, text(result).slice(0, 300));
+      assert((await changes("DELETE", "/api/saved/r-0001")) === 1, "not exactly one DELETE");
+    });
+    await check(`${label}: harmless calls are never asked about`, async () => {
+      const before = questions.length;
+      await client.callTool({ name: "read", arguments: { target: "shopping_list" } });
+      await client.callTool({ name: "change_shopping_list", arguments: { action: "add", ingredients: "1 lemon" } });
+      assert(questions.length === before, `asked: ${questions.slice(before).join(" | ")}`);
+    });
+    await check(`${label}: the four prompts list, render and complete recipe titles`, async () => {
+      assert(client.getServerCapabilities()?.prompts, "no prompts capability");
+      const { prompts } = await client.listPrompts();
+      const names = prompts.map((p) => p.name);
+      assert(JSON.stringify(names) === JSON.stringify(["import_recipe", "shop_for_recipe", "tidy_shopping_list", "plan_meals"]), `${names}`);
+      assert(prompts.every((p) => (p.arguments ?? []).filter((a) => a.required).length <= 1), "more than one required argument");
+      const got = await client.getPrompt({ name: "shop_for_recipe", arguments: { recipe: "Fish Tacos" } });
+      const said = got.messages[0]?.content?.text ?? "";
+      assert(/Recipe: Fish Tacos/.test(said) && said.indexOf("read") < said.indexOf("change_shopping_list"), said.slice(0, 300));
+      const done = await client.complete({
+        ref: { type: "ref/prompt", name: "shop_for_recipe" },
+        argument: { name: "recipe", value: "fish" },
+      });
+      assert(done.completion.values.includes("Fish Tacos") && done.completion.values.length <= 20, `${done.completion.values}`);
+    });
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
 // --- the Inspector CLI -----------------------------------------------------------------------------------
 
 function inspector(args) {
@@ -502,6 +573,11 @@ async function main() {
       ),
     fake,
   );
+  const stdio = () => new StdioClientTransport({ command: COOKED_MCP, env: serverEnv(fake), stderr: "ignore" });
+  const http = () =>
+    new StreamableHTTPClientTransport(new URL(httpWithToken), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } });
+  await confirmationSuite("stdio elicitation", stdio, fake);
+  await confirmationSuite("http elicitation", http, fake);
   await tokenChecks(httpWithToken);
   await inspectorSuite(fake, httpWithToken);
   await conformanceSuite(httpOpen);

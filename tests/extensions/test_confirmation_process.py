@@ -10,7 +10,7 @@ import anyio
 import pytest
 from confirm_support import ERAS, LOSSES, Loss, Person
 from mcp import Client, StdioServerParameters
-from servers import COOKED_MCP, server_env
+from servers import COOKED_MCP, http_client, http_server, server_env
 from sessions import text_of
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
@@ -103,3 +103,36 @@ async def test_the_setting_turns_the_questions_off(
         is_error, text = await call(client, loss)
     assert not is_error, text
     assert person.questions == [] and loss.sent(fake) == 1
+
+
+@pytest.mark.req(
+    "extensions.CONFIRMATION.5",
+    "extensions.CONFIRMATION.6",
+    "extensions.CONFIRMATION.7",
+    "extensions.CONFIRMATION.8",
+    "extensions.CONFIRMATION.9",
+)
+async def test_over_http_declined_sends_nothing_accepted_once_and_no_capability_as_before(
+    fake: FakeCooked, tmp_path: Path, era: str
+) -> None:
+    """Over HTTP a tool call of a client that declared elicitation is answered as a stream, so the
+    question can reach the person (transports/sdk_workarounds/http_transport.py)."""
+    token = "confirm-token-5c1e9a0b7d"
+    env = server_env(
+        tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, COOKED_MCP_HTTP_TOKEN=token
+    )
+    delete = LOSSES[0]
+    with http_server(env) as server:
+        for answer, sent in (("decline", 0), ("cancel", 0), ("accept", 1)):
+            fake.reset()
+            client = http_client(server.url, token)
+            client.elicitation_callback, client.mode = Person(answer), era  # type: ignore[assignment]
+            async with client:
+                is_error, _ = await call(client, delete)
+            assert is_error == (answer != "accept") and delete.sent(fake) == sent, answer
+        fake.reset()
+        client = http_client(server.url, token)
+        client.mode = era
+        async with client:
+            is_error, _ = await call(client, delete)
+        assert not is_error and delete.sent(fake) == 1

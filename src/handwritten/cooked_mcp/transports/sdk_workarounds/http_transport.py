@@ -7,10 +7,12 @@ or JSON for every request (so progress is lost). An SSE answer costs about 2 ms 
 tool call on the benchmark machine than a JSON one, most of it in the client that parses
 the stream, for a stream that carries nothing but the answer.
 
-Here each request decides. The only thing cooked-mcp streams is progress, and only to a
-request that carries a progress token; such a request (and everything that is not a plain
-request on an open session: notifications, malformed bodies) goes through the SDK's own
-code unchanged. Every other request, ``initialize`` included, is answered with a JSON body.
+Here each request decides. cooked-mcp streams progress, only to a request that carries a
+progress token, and a question to the person (``elicitation/create``, the confirmation before
+a change that loses data), only to a client that declared elicitation when its session
+opened; such a request (a tool call of such a client, and everything that is not a plain
+request on an open session: notifications, malformed bodies) goes through the SDK's own code
+unchanged. Every other request, ``initialize`` included, is answered with a JSON body.
 
 Every method here overrides or reads a private part of ``StreamableHTTPServerTransport``
 (mcp 2.3.0); tests/surface/test_sdk_contract.py fails if an upgrade renames or reshapes one.
@@ -98,6 +100,8 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
                 return
             if isinstance(message, JSONRPCRequest):
                 self._remember_id(message.id)
+                if message.method == "initialize":
+                    self.__dict__["_client_elicits"] = _declares_elicitation(message.params)
             if self._answers_in_json(message, request):
                 assert isinstance(message, JSONRPCRequest)
                 initialize = message.method == "initialize"
@@ -137,6 +141,8 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
         has_json, has_sse = check_accept_headers(request)
         if not (has_json and has_sse) or not isinstance(message, JSONRPCRequest):
             return False
+        if message.method == "tools/call" and self.__dict__.get("_client_elicits", False):
+            return False  # the call may ask the person first (handlers/confirmation.py)
         return progress_token_from_params(message.params) is None
 
     async def _answer_in_json(
@@ -232,3 +238,9 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
                 await sender.send(EventMessage(error))
                 answered += 1
         return answered
+
+
+def _declares_elicitation(params: object) -> bool:
+    """Whether an ``initialize`` request's client capabilities include elicitation."""
+    capabilities = params.get("capabilities") if isinstance(params, dict) else None
+    return isinstance(capabilities, dict) and isinstance(capabilities.get("elicitation"), dict)
