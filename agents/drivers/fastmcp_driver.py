@@ -40,7 +40,9 @@ async def connect(args: Any) -> Any:
         client = harness.run_snippet("fastmcp")["client"]
 
         def fresh(handler: Any) -> Client[Any]:
-            return Client(StdioTransport(command="cooked-mcp", args=[]), timeout=120, elicitation_handler=handler)
+            return Client(
+                StdioTransport(command="cooked-mcp", args=[]), timeout=120, elicitation_handler=handler
+            )
 
     else:
         client = Client(args.url, auth=args.token, timeout=120)
@@ -57,13 +59,8 @@ async def confirmation(lib: FastMCP, fake: harness.Fake) -> str | None:
     for answer, wanted in (("decline", 0), ("cancel", 0), ("accept", 1)):
         fake.post("reset")
         questions: list[str] = []
-
-        async def person(message: str, response_type: Any, params: Any, context: Any) -> ElicitResult[Any]:
-            questions.append(message)
-            return ElicitResult(action=answer, content={} if answer == "accept" else None)
-
         refused = None
-        async with lib.fresh(person) as client:
+        async with lib.fresh(_person(answer, questions)) as client:
             try:
                 await client.call_tool("delete_recipe", {"recipe_id": "r-0001"})
             except ToolError as exc:
@@ -78,6 +75,16 @@ async def confirmation(lib: FastMCP, fake: harness.Fake) -> str | None:
         if refused is not None and "nothing was sent to Cooked" not in refused:
             return f"{answer}: {refused[:200]}"
     return None
+
+
+def _person(answer: str, questions: list[str]) -> Callable[..., Any]:
+    """A person who answers every question with ``answer`` and remembers it."""
+
+    async def person(message: str, response_type: Any, params: Any, context: Any) -> ElicitResult[Any]:
+        questions.append(message)
+        return ElicitResult(action=answer, content={} if answer == "accept" else None)  # type: ignore[arg-type]
+
+    return person
 
 
 async def prompts(lib: FastMCP, fake: harness.Fake) -> str | None:
