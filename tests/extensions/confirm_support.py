@@ -8,8 +8,9 @@ from typing import Any, Literal
 
 import mcp_types as types
 from mcp.client.session import ClientRequestContext
+from writes_support import Change
 
-from cooked_fake import DRAFT_ID, SEED_USERNAME, FakeCooked
+from cooked_fake import DRAFT_ID, SEED_USERNAME
 
 USER = f"/api/user/{SEED_USERNAME}"
 #: Every protocol era the SDK client speaks: the handshake ones (elicitation/create) and 2026-07-28.
@@ -17,20 +18,10 @@ ERAS = ("legacy", "2026-07-28")
 
 
 @dataclass(frozen=True)
-class Loss:
+class Loss(Change):
     """One call that loses data, the change request it makes, and words its question must hold."""
 
-    label: str
-    tool: str
-    arguments: dict[str, Any]
-    method: str
-    path: str
-    named: tuple[str, ...]
-
-    def sent(self, fake: FakeCooked) -> int:
-        return sum(
-            1 for r in fake.api_requests(renewals=False) if (r.method, r.path) == (self.method, self.path)
-        )
+    named: tuple[str, ...] = ()
 
 
 LOSSES = (
@@ -40,7 +31,8 @@ LOSSES = (
         {"recipe_id": "r-0001"},
         "DELETE",
         "/api/saved/r-0001",
-        ('"Shakshuka"', "r-0001"),
+        look={},
+        named=('"Shakshuka"', "r-0001"),
     ),
     Loss(
         "existing",
@@ -48,7 +40,8 @@ LOSSES = (
         {"source": "existing", "recipe_id": "r-0001", "markdown": "## Ingredients\n- 5 eggs", "portions": 3},
         "PUT",
         "/api/saved/r-0001",
-        ('"Shakshuka"', "r-0001"),
+        look={},
+        named=('"Shakshuka"', "r-0001"),
     ),
     Loss(
         "remove",
@@ -56,7 +49,8 @@ LOSSES = (
         {"action": "remove", "product_group_ids": ["pg-01", "pg-03"]},
         "POST",
         f"{USER}/shopping-list/remove",
-        ('"Tomatoes"', '"Garlic"', "2 entries"),
+        look={},
+        named=('"Tomatoes"', '"Garlic"', "2 entries"),
     ),
     Loss(
         "clear",
@@ -64,7 +58,8 @@ LOSSES = (
         {"action": "clear"},
         "DELETE",
         f"{USER}/shopping-list",
-        ("all 6 entries on the shopping list",),
+        look={},
+        named=("all 6 entries on the shopping list",),
     ),
 )
 

@@ -75,6 +75,10 @@ LIST_DATA = ["recipes[].title"]
 PREVIEW_NOTICE = "Preview only: NOTHING was saved."
 DRAFT_NOTICE = "It is NOT saved. Nothing is saved until you save it with save_recipe source=draft."
 
+DELETE_QUESTION = "Delete the recipe {name} from Cooked? This cannot be undone."
+REPLACE_QUESTION = (
+    "Replace the whole text of the recipe {name} in Cooked? Its current text and portions are lost."
+)
 IMPORT_FAILED = (
     "Cooked found no recipe on that page; copy the recipe text from the page and save it with "
     "save_recipe source=raw_text (title, text), or check it first with preview_recipe_text"
@@ -242,7 +246,13 @@ class RecipeTools:
                 )
             case SaveRecipeExisting():
                 write = _about_recipe(write, args.recipe_id)
-                confirm = self._confirmation.before(call, partial(self._replace_question, args.recipe_id))
+                replace_it = partial(
+                    self._recipe_question,
+                    args.recipe_id,
+                    REPLACE_QUESTION,
+                    "the recipe {name} was NOT changed",
+                )
+                confirm = self._confirmation.before(call, replace_it)
                 return await self._writes.run(
                     write,
                     call,
@@ -325,7 +335,10 @@ class RecipeTools:
     async def delete(self, args: DeleteRecipeArguments, call: ToolCall) -> ToolResult[DeleteRecipeOutput]:
         """Made once (writes.py); when it succeeds, every kept outcome naming the recipe is forgotten."""
         write = _about_recipe(Write.of(call, args, area="recipes", look=""), args.recipe_id)
-        confirm = self._confirmation.before(call, partial(self._delete_question, args.recipe_id))
+        delete_it = partial(
+            self._recipe_question, args.recipe_id, DELETE_QUESTION, "the recipe {name} was NOT deleted"
+        )
+        confirm = self._confirmation.before(call, delete_it)
         return await self._writes.run(
             replace(write, deletes=args.recipe_id),
             call,
@@ -335,33 +348,16 @@ class RecipeTools:
 
     # --- what the person is asked (confirmation.py) ----------------------------------------------
 
-    # implements: extensions.CONFIRMATION.2, extensions.CONFIRMATION.3
-    async def _delete_question(self, recipe_id: str) -> Question | None:
-        recipe = await self._editable(recipe_id)
-        if recipe is None:
-            return None
-        name = f"{named(recipe.title, '(untitled)')} ({one_line(recipe.id, '?', MAX_NAME_CHARS)})"
-        return Question(
-            f"Delete the recipe {name} from Cooked? This cannot be undone.",
-            f"the recipe {name} was NOT deleted",
-        )
-
-    # implements: extensions.CONFIRMATION.2, extensions.CONFIRMATION.3
-    async def _replace_question(self, recipe_id: str) -> Question | None:
-        recipe = await self._editable(recipe_id)
-        if recipe is None:
-            return None
-        name = f"{named(recipe.title, '(untitled)')} ({one_line(recipe.id, '?', MAX_NAME_CHARS)})"
-        return Question(
-            f"Replace the whole text of the recipe {name} in Cooked? Its current text and portions are lost.",
-            f"the recipe {name} was NOT changed",
-        )
-
-    async def _editable(self, recipe_id: str) -> cooked.Recipe | None:
-        """The recipe as it is; None when this account cannot change it (Cooked refuses, nothing is lost)."""
+    # implements: extensions.CONFIRMATION.2, extensions.CONFIRMATION.3, extensions.CONFIRMATION.12
+    async def _recipe_question(self, recipe_id: str, ask: str, unchanged: str) -> Question | None:
+        """``ask`` and ``unchanged`` with ``{name}``: the recipe's title and ID as Cooked has them now.
+        None when this account cannot change the recipe (Cooked refuses: nothing is lost)."""
         with cooked_errors(not_found=RECIPE_NOT_FOUND):
             recipe = await self._client.get_recipe(recipe_id)
-        return None if recipe.can_edit is False else recipe
+        if recipe.can_edit is False:
+            return None
+        name = f"{named(recipe.title, '(untitled)')} ({one_line(recipe.id, '?', MAX_NAME_CHARS)})"
+        return Question(ask.format(name=name), unchanged.format(name=name))
 
     async def _delete(self, recipe_id: str) -> ToolResult[DeleteRecipeOutput]:
         with cooked_errors(not_found=RECIPE_NOT_FOUND, forbidden=RECIPE_FORBIDDEN):
