@@ -365,7 +365,7 @@ async function confirmationSuite(label, transport, fake) {
     await check(`${label}: a declined delete asks, names the recipe and sends nothing`, async () => {
       await cooked.clearRequests();
       const result = await client.callTool({ name: "delete_recipe", arguments: { recipe_id: "r-0001" } });
-      assert(result.isError && /nothing was sent to Cooked/.test(text(result)), text(result).slice(0, 300));
+      assert(result.isError && /^Nothing was sent to Cooked: /.test(text(result)), text(result).slice(0, 300));
       assert(/COOKED_MCP_CONFIRM_CHANGES=false/.test(text(result)), "the setting is not named");
       assert(/"Shakshuka" \(r-0001\)/.test(questions.at(-1) ?? ""), `question: ${questions.at(-1)}`);
       assert((await changes("DELETE", "/api/saved/r-0001")) === 0, "a DELETE reached Cooked");

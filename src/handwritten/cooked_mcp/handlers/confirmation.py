@@ -69,15 +69,16 @@ ASK = Confirmation()
 
 # implements: extensions.CONFIRMATION.5, extensions.CONFIRMATION.8
 def declined(tool: str, unchanged: str, *, cancelled: bool) -> str:
+    """Opens, like every write's error, by saying nothing was sent (for clients that drop isError)."""
     how = (
-        "The person closed the question in their client without answering"
+        "the person closed the question in their client without answering"
         if cancelled
-        else "The person said no when their client asked them to confirm"
+        else "the person said no when their client asked them to confirm"
     )
     return (
-        f"{how}, so {unchanged}: nothing was sent to Cooked. Do not call {tool} for this again unless "
-        f"the person asks for it again. (If their client answers no without showing a question, the person "
-        f"can turn these questions off with {OFF_SETTING}.)"
+        f"Nothing was sent to Cooked: {how}, so {unchanged}. Do not call {tool} for this again unless the "
+        f"person asks for it again. (If their client answers no without showing a question, the person can "
+        f"turn these questions off with {OFF_SETTING}.)"
     )
 
 
