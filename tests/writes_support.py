@@ -91,7 +91,10 @@ async def lost_then_looked_at(fake: FakeCooked, client: Client, change: Change) 
 def kept_outcome_note(result: types.CallToolResult, tool: str) -> str:
     """The text of an answer given from a kept outcome: it says nothing was sent again."""
     text = text_of(result)
-    assert f"an identical {tool} call made" in text.lower() and "nothing was sent to cooked again" in text.lower(), text
+    assert (
+        f"an identical {tool} call made" in text.lower()
+        and "nothing was sent to cooked again" in text.lower()
+    ), text
     return text
 
 
