@@ -115,13 +115,17 @@ def _flood_http(url: str, stop: threading.Event) -> None:
                 return
 
 
+def _debug_env(home: Path, fake: FakeCooked) -> dict[str, str]:
+    return server_env(
+        home, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, COOKED_MCP_LOG_LEVEL="debug"
+    )
+
+
 @pytest.mark.req("server.TRANSPORT.1")
 def test_sigterm_ends_the_stdio_server_within_2_s_while_it_logs_at_debug_level(
     tmp_path: Path, fake: FakeCooked
 ) -> None:
-    env = server_env(
-        tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, COOKED_MCP_LOG_LEVEL="debug"
-    )
+    env = _debug_env(tmp_path, fake)
     process = subprocess.Popen(
         [COOKED_MCP], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
@@ -159,9 +163,7 @@ def test_sigterm_ends_the_stdio_server_within_2_s_while_it_logs_at_debug_level(
 def test_sigterm_ends_the_http_server_within_2_s_while_it_logs_at_debug_level(
     tmp_path: Path, fake: FakeCooked
 ) -> None:
-    env = server_env(
-        tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, COOKED_MCP_LOG_LEVEL="debug"
-    )
+    env = _debug_env(tmp_path, fake)
     stop = threading.Event()
     with http_server(env) as server:
         flood = threading.Thread(target=_flood_http, args=(server.url, stop), daemon=True)

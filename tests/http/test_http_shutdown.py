@@ -17,7 +17,7 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
-from servers import INITIALIZE, MCP_HEADERS, http_server, server_env
+from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_server, server_env
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.transports.http import SHUTDOWN_GRACE_SECONDS
@@ -40,24 +40,10 @@ async def test_a_write_cut_off_by_shutdown_is_told_its_change_may_have_been_made
         params["_meta"] = {"progressToken": "p"}
     request = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params}
     with http_server(env) as server:
-        async with httpx.AsyncClient(headers=MCP_HEADERS, timeout=30) as http:
-            opened = await http.post(server.url, json=INITIALIZE)
-            http.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-            http.headers["mcp-protocol-version"] = "2025-06-18"
-            await http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-            answers: list[httpx.Response] = []
+        answer, _ = await _answer_to_a_call_cut_off(
+            server, fake, request, ("POST", "/api/new"), [signal.SIGTERM]
+        )
 
-            async def post() -> None:
-                answers.append(await http.post(server.url, json=request))
-
-            with anyio.fail_after(SHUTDOWN_GRACE_SECONDS + 20):
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(post)
-                    await anyio.sleep(0.5)  # the import is running at Cooked
-                    server.process.send_signal(signal.SIGTERM)
-        assert await anyio.to_thread.run_sync(server.stop) == 0
-
-    [answer] = answers
     assert answer.status_code == 200
     if progress:
         *_, last = [json.loads(line[5:]) for line in answer.text.splitlines() if line.startswith("data:")]
@@ -69,11 +55,36 @@ async def test_a_write_cut_off_by_shutdown_is_told_its_change_may_have_been_made
     assert "Traceback" not in server.stderr()
 
 
-async def _open_session(http: httpx.AsyncClient, url: str) -> None:
-    opened = await http.post(url, json=INITIALIZE)
-    http.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-    http.headers["mcp-protocol-version"] = "2025-06-18"
-    await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+async def _answer_to_a_call_cut_off(
+    server: HttpServer,
+    fake: FakeCooked,
+    request: dict[str, object],
+    at_cooked: tuple[str, str],
+    signals: list[signal.Signals],
+) -> tuple[httpx.Response, float]:
+    """Post ``request`` in a session, send ``signals`` once it reached Cooked (``at_cooked``:
+    method and path); its answer, and the seconds from the first signal to the exit (0)."""
+    async with httpx.AsyncClient(headers=MCP_HEADERS, timeout=30) as http:
+        opened = await http.post(server.url, json=INITIALIZE)
+        http.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        http.headers["mcp-protocol-version"] = "2025-06-18"
+        await http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        answers: list[httpx.Response] = []
+
+        async def post() -> None:
+            answers.append(await http.post(server.url, json=request))
+
+        with anyio.fail_after(SHUTDOWN_GRACE_SECONDS + 20):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(post)
+                await anyio.to_thread.run_sync(fake.wait_for_request, *at_cooked)
+                started = time.monotonic()
+                for sig in signals:
+                    server.process.send_signal(sig)
+                    await anyio.sleep(0.1)  # two signals, not one coalesced pending one
+    assert await anyio.to_thread.run_sync(server.stop) == 0
+    [answer] = answers
+    return answer, time.monotonic() - started
 
 
 @pytest.mark.req("server.TRANSPORT.5")
@@ -90,25 +101,10 @@ async def test_a_double_sigint_answers_the_call_in_flight_at_once_with_the_json_
         "params": {"name": "read", "arguments": {"target": "recipe", "recipe_id": "r-0001"}},
     }
     with http_server(env) as server:
-        async with httpx.AsyncClient(headers=MCP_HEADERS, timeout=30) as http:
-            await _open_session(http, server.url)
-            answers: list[httpx.Response] = []
+        answer, stopped_after = await _answer_to_a_call_cut_off(
+            server, fake, request, ("GET", "/api/saved/r-0001"), [signal.SIGINT, signal.SIGINT]
+        )
 
-            async def post() -> None:
-                answers.append(await http.post(server.url, json=request))
-
-            with anyio.fail_after(SHUTDOWN_GRACE_SECONDS + 20):
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(post)
-                    await anyio.to_thread.run_sync(fake.wait_for_request, "GET", "/api/saved/r-0001")
-                    started = time.monotonic()
-                    server.process.send_signal(signal.SIGINT)
-                    await anyio.sleep(0.1)  # two signals, not one coalesced pending one
-                    server.process.send_signal(signal.SIGINT)
-        assert await anyio.to_thread.run_sync(server.stop) == 0
-        stopped_after = time.monotonic() - started
-
-    [answer] = answers
     assert answer.status_code == 200 and answer.headers["content-type"] == "application/json"
     assert answer.json()["id"] == 42
     assert "may or may not have been made" in answer.json()["error"]["message"]
