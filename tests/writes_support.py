@@ -68,7 +68,7 @@ async def cancelled_then_repeated(fake: FakeCooked, client: Client, change: Chan
     assert not replay.is_error, text_of(replay)
     kept_outcome_note(replay, change.tool)
     assert change.sent(fake) == 2  # the cancelled call's, then the deliberate repeat
-    assert "nothing was sent to Cooked again" not in text_of(deliberate)
+    assert "nothing was sent to cooked again" not in text_of(deliberate).lower()
     return replay
 
 
@@ -85,13 +85,16 @@ async def lost_then_looked_at(fake: FakeCooked, client: Client, change: Change) 
     unknown_outcome(first, change, repeat=False)
     unknown_outcome(repeat, change, repeat=True)
     assert sent_before_the_look == 1 and change.sent(fake) == 2
-    assert "nothing was sent to Cooked again" not in text_of(after_look)
+    assert "nothing was sent to cooked again" not in text_of(after_look).lower()
 
 
 def kept_outcome_note(result: types.CallToolResult, tool: str) -> str:
     """The text of an answer given from a kept outcome: it says nothing was sent again."""
     text = text_of(result)
-    assert f"An identical {tool} call made" in text and "nothing was sent to Cooked again" in text, text
+    assert (
+        f"an identical {tool} call made" in text.lower()
+        and "nothing was sent to cooked again" in text.lower()
+    ), text
     return text
 
 
@@ -102,5 +105,5 @@ def unknown_outcome(result: types.CallToolResult, change: Change, *, repeat: boo
     assert "may have made the change" in text or "may or may not" in text, text
     assert "after that read: it is then carried out again" in text, text
     assert f"read target={change.look['target']}" in text, text
-    assert ("nothing was sent to Cooked again" in text) is repeat, text
+    assert ("nothing was sent to cooked again" in text.lower()) is repeat, text
     return text

@@ -11,7 +11,14 @@ import pytest
 from sessions import client_for
 
 from cooked_fake import FakeCooked
-from cooked_mcp.completion import CACHE_SECONDS, MAX_CACHED, MAX_VALUES, RecipeTitles
+from cooked_mcp.completion import (
+    CACHE_SECONDS,
+    MAX_CACHED,
+    MAX_TITLE_CHARS,
+    MAX_TYPED_CHARS,
+    MAX_VALUES,
+    RecipeTitles,
+)
 from cooked_mcp.cooked.client import CookedClient
 
 pytestmark = pytest.mark.anyio
@@ -87,3 +94,13 @@ async def test_a_cooked_failure_completes_nothing_and_is_asked_again_next_time(
     assert await titles.matching("soup") == []
     fake.reset()
     assert await titles.matching("soup") != []
+
+
+@pytest.mark.req("extensions.COMPLETION.1")
+async def test_a_long_typed_value_and_a_long_title_are_cut(fake: FakeCooked, cooked: CookedClient) -> None:
+    await cooked.save_recipe("Soup of " + "x" * 400 + "\nmore", "## Ingredients\n- water", None)
+    titles = RecipeTitles(lambda: cooked)
+    [long_title] = [title for title in await titles.matching("soup of") if title.startswith("Soup of x")]
+    assert len(long_title) == MAX_TITLE_CHARS and long_title.endswith("…") and "\n" not in long_title
+    await titles.matching("y" * 1000)
+    assert searches(fake)[-1] == "y" * MAX_TYPED_CHARS

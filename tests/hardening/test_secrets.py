@@ -23,11 +23,14 @@ Cooked returns); this suite never reads a recipe that account owns, so any sight
 
 from __future__ import annotations
 
+import base64
+import html
 import io
 import json
 import logging
 import sys
 import time
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,7 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hardening_support import (
     FIGURES,
+    FULLWIDTH,
     LOGIN_PATH,
     OPERATIONS,
     call,
@@ -227,6 +231,40 @@ def test_redaction_is_not_dodged_by_other_whitespace_or_escaped_spellings() -> N
     username_forms = " ".join(spellings(USERNAME))
     assert all(spelt in username_forms for spelt in ("j\\xc3\\xb6s", "j\\u00f6s", "j\\xf6s", "canary\u2028j"))
     FIGURES.add("secrets", "redaction_spellings", checked)
+
+
+@pytest.mark.req("authentication.SECRETS.1", "authentication.SECRETS.3", "api-client.ERRORS.6")
+def test_redaction_sees_through_normalisation_and_encodings_inside_other_text() -> None:
+    """Issue 30 item 4: each of these passed through before (the NFD form looks the same on screen)."""
+    password = "Cnry pass/Zq2x+&w\u00f6rd"
+    secrets = [password, LOGIN]
+    raw = password.encode()
+    hidden = {
+        "NFD": unicodedata.normalize("NFD", password),
+        "fullwidth": password.translate(FULLWIDTH),
+        "twice percent-encoded": quote(quote(password, safe=""), safe=""),
+        "an @ twice percent-encoded": LOGIN.replace("@", "%2540"),
+        "three times percent-encoded": quote(quote(quote(LOGIN, safe=""), safe=""), safe=""),
+        "HTML decimal": "".join(f"&#{ord(char)};" for char in password),
+        "HTML hex": "".join(f"&#x{ord(char):x};" for char in password),
+        "HTML named, escaped again": html.escape(html.escape(password)),
+        "percent-encoded HTML": quote("".join(f"&#{ord(char)};" for char in password)),
+        "base64": base64.b64encode(raw).decode(),
+        "URL-safe base64": base64.urlsafe_b64encode(raw).decode().rstrip("="),
+        "base64 inside a Basic header": base64.b64encode(b"someone:" + raw).decode(),
+        "base64 at the third alignment": base64.b64encode(b"ab" + raw + b"cd").decode(),
+        "hex": raw.hex(),
+        "HEX": raw.hex().upper(),
+    }
+    for name, form in hidden.items():
+        scrubbed = redact(f"Cooked said: <{form}> (1 of 2)", secrets)
+        assert scrubbed.startswith("Cooked said: <") and scrubbed.endswith("> (1 of 2)"), (name, scrubbed)
+        assert REDACTED in scrubbed, (name, scrubbed)
+    # In a longer base64 text only the characters that hold the secret's bits go ("someone:" stays).
+    assert redact(hidden["base64 inside a Basic header"], secrets).startswith("c29tZW9uZTp" + REDACTED)
+    # The text around a match stays as it was: only the secret's own characters go.
+    assert redact(f"caf\u00e9 &amp; {hidden['NFD']} 50%", secrets) == f"caf\u00e9 &amp; {REDACTED} 50%"
+    FIGURES.add("secrets", "normalised_spellings", len(hidden))
 
 
 @pytest.mark.req("authentication.SECRETS.1", "authentication.SESSION.1")

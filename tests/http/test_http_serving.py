@@ -530,6 +530,25 @@ async def test_what_is_not_a_json_rpc_message_gets_the_spec_error(
 
 
 @pytest.mark.req("server.TRANSPORT.5")
+async def test_a_message_that_is_not_utf8_is_a_parse_error_as_over_stdio(
+    session: RawSession, fake: FakeCooked
+) -> None:
+    """The same bytes as tests/stdio/test_stdio_transport.py::NOT_UTF8: not JSON, so -32700 and
+    a null id on both transports, and nothing reaches Cooked."""
+    fake.clear_requests()
+    body = (
+        b'{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "read", "arguments": '
+        b'{"target": "recipes", "query": "caf\xe9"}}}'
+    )
+
+    answer = await session.http.post(session.url, content=body)
+
+    assert answer.status_code == 400
+    assert (answer.json()["error"]["code"], answer.json()["id"]) == (-32700, None)
+    assert fake.requests == []
+
+
+@pytest.mark.req("server.TRANSPORT.5")
 async def test_a_second_request_with_the_id_of_one_in_flight_is_refused_and_the_first_answered(
     session: RawSession, fake: FakeCooked
 ) -> None:

@@ -7,14 +7,17 @@ these cite the /mcp endpoint.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
+import socket
+import time
 from pathlib import Path
 
 import anyio
 import httpx
 import pytest
-from servers import INITIALIZE, MCP_HEADERS, http_server, server_env
+from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_server, server_env
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.transports.http import SHUTDOWN_GRACE_SECONDS
@@ -37,24 +40,10 @@ async def test_a_write_cut_off_by_shutdown_is_told_its_change_may_have_been_made
         params["_meta"] = {"progressToken": "p"}
     request = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params}
     with http_server(env) as server:
-        async with httpx.AsyncClient(headers=MCP_HEADERS, timeout=30) as http:
-            opened = await http.post(server.url, json=INITIALIZE)
-            http.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-            http.headers["mcp-protocol-version"] = "2025-06-18"
-            await http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-            answers: list[httpx.Response] = []
+        answer, _ = await _answer_to_a_call_cut_off(
+            server, fake, request, ("POST", "/api/new"), [signal.SIGTERM]
+        )
 
-            async def post() -> None:
-                answers.append(await http.post(server.url, json=request))
-
-            with anyio.fail_after(SHUTDOWN_GRACE_SECONDS + 20):
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(post)
-                    await anyio.sleep(0.5)  # the import is running at Cooked
-                    server.process.send_signal(signal.SIGTERM)
-        assert await anyio.to_thread.run_sync(server.stop) == 0
-
-    [answer] = answers
     assert answer.status_code == 200
     if progress:
         *_, last = [json.loads(line[5:]) for line in answer.text.splitlines() if line.startswith("data:")]
@@ -64,3 +53,93 @@ async def test_a_write_cut_off_by_shutdown_is_told_its_change_may_have_been_made
     assert last["id"] == 5
     assert "may or may not have been made" in last["error"]["message"]
     assert "Traceback" not in server.stderr()
+
+
+async def _answer_to_a_call_cut_off(
+    server: HttpServer,
+    fake: FakeCooked,
+    request: dict[str, object],
+    at_cooked: tuple[str, str],
+    signals: list[signal.Signals],
+) -> tuple[httpx.Response, float]:
+    """Post ``request`` in a session, send ``signals`` once it reached Cooked (``at_cooked``:
+    method and path); its answer, and the seconds from the first signal to the exit (0)."""
+    async with httpx.AsyncClient(headers=MCP_HEADERS, timeout=30) as http:
+        opened = await http.post(server.url, json=INITIALIZE)
+        http.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        http.headers["mcp-protocol-version"] = "2025-06-18"
+        await http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        answers: list[httpx.Response] = []
+
+        async def post() -> None:
+            answers.append(await http.post(server.url, json=request))
+
+        with anyio.fail_after(SHUTDOWN_GRACE_SECONDS + 20):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(post)
+                await anyio.to_thread.run_sync(fake.wait_for_request, *at_cooked)
+                started = time.monotonic()
+                for sig in signals:
+                    server.process.send_signal(sig)
+                    await anyio.sleep(0.1)  # two signals, not one coalesced pending one
+    assert await anyio.to_thread.run_sync(server.stop) == 0
+    [answer] = answers
+    return answer, time.monotonic() - started
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+async def test_a_double_sigint_answers_the_call_in_flight_at_once_with_the_json_rpc_error(
+    fake: FakeCooked, tmp_path: Path
+) -> None:
+    """Issue 30 item 3. Before: the client got a plain-text 500 and stderr three tracebacks."""
+    fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=60)
+    env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+    request = {
+        "jsonrpc": "2.0",
+        "id": 42,
+        "method": "tools/call",
+        "params": {"name": "read", "arguments": {"target": "recipe", "recipe_id": "r-0001"}},
+    }
+    with http_server(env) as server:
+        answer, stopped_after = await _answer_to_a_call_cut_off(
+            server, fake, request, ("GET", "/api/saved/r-0001"), [signal.SIGINT, signal.SIGINT]
+        )
+
+    assert answer.status_code == 200 and answer.headers["content-type"] == "application/json"
+    assert answer.json()["id"] == 42
+    assert "may or may not have been made" in answer.json()["error"]["message"]
+    assert stopped_after < SHUTDOWN_GRACE_SECONDS, "the second SIGINT did not cut the grace short"
+    assert "Traceback" not in server.stderr()
+
+
+#: What an idle connection may be doing when SIGTERM arrives: nothing since connecting, waiting
+#: after an answer (keep-alive), half-way through a request head, half-way through a body.
+IDLE = {
+    "silent": b"",
+    "keep-alive": b"GET /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    "half a head": b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+    "half a body": b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    b"Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{",
+}
+#: SIGTERM to exit with only idle connections open (issue 30 item 3).
+IDLE_STOP_SECONDS = 1.0
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+def test_sigterm_with_idle_connections_open_exits_within_a_second(fake: FakeCooked, tmp_path: Path) -> None:
+    """Before: 5.6 s, uvicorn waiting for a half-sent body until its graceful-shutdown timeout
+    ("Cancel 0 running task(s)"); idle connections now close at once, calls in flight keep their
+    grace (test_a_write_cut_off_by_shutdown_is_told_its_change_may_have_been_made)."""
+    env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+    with http_server(env) as server, contextlib.ExitStack() as sockets:
+        for kind, sent in IDLE.items():
+            for _ in range(10):
+                sock = sockets.enter_context(socket.create_connection(("127.0.0.1", server.port), timeout=5))
+                sock.sendall(sent)
+                if kind == "keep-alive":
+                    assert sock.recv(65536).startswith(b"HTTP/1.1 404")
+        started = time.monotonic()
+        assert server.stop(signal.SIGTERM) == 0
+        stopped_after = time.monotonic() - started
+    assert stopped_after < IDLE_STOP_SECONDS, f"stopping took {stopped_after:.2f} s"
+    assert "Traceback" not in server.stderr() and "graceful shutdown exceeded" not in server.stderr()

@@ -79,6 +79,28 @@ async def test_someone_elses_recipe_is_a_403_that_says_so(
     assert fake.state.recipes[FOREIGN_RECIPE_ID].description == before
 
 
+@pytest.mark.req("api-client.ERRORS.1", "api-client.ERRORS.5", "tools.RESPONSES.6")
+@pytest.mark.parametrize(
+    ("arguments", "path_regex", "operation"),
+    [
+        ({"target": "recipes"}, r"/recipes$", "list recipes"),
+        ({"target": "recipes", "query": "soup"}, r"/recipes/search$", "search recipes"),
+        ({"target": "shopping_list"}, r"/shopping-list$", "get shopping list"),
+    ],
+)
+async def test_a_403_on_a_listing_names_the_operation_not_someone_elses_recipe(
+    fake: FakeCooked, arguments: dict[str, Any], path_regex: str, operation: str
+) -> None:
+    """Issue 30 item 5. Before: every 403 said "this recipe belongs to someone else", a listing's too."""
+    fake.fail(method="GET", path_regex=path_regex, status=403)
+
+    text = failed(await call(fake, "read", arguments))
+
+    assert "(403 FORBIDDEN)" in text
+    assert "someone else" not in text and "this recipe" not in text
+    assert f"Cooked does not let this account {operation}" in text and "cooked-mcp --check" in text
+
+
 @pytest.mark.req("api-client.ERRORS.1", "api-client.ERRORS.5", "tools.RESPONSES.6", "recipes.SAVE.3")
 async def test_a_page_without_a_recipe_is_a_422_that_suggests_raw_text(fake: FakeCooked) -> None:
     url = "https://example.org/about-us"

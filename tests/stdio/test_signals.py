@@ -13,6 +13,7 @@ import pty
 import select
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -84,7 +85,7 @@ def test_a_signal_lets_a_call_in_flight_finish_then_exits_128_plus_the_signal(
     initialize(process)
     fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=1)
     send(process, SLOW_READ)
-    time.sleep(0.3)  # the call is running
+    fake.wait_for_request("GET", "/api/saved/r-0001")
 
     process.send_signal(sig)
 
@@ -94,23 +95,70 @@ def test_a_signal_lets_a_call_in_flight_finish_then_exits_128_plus_the_signal(
     assert "Traceback" not in stderr_of(process)
 
 
+#: A stand-in for the 120 s the end of input waits for calls read before it (``ANSWER_GRACE_SECONDS``),
+#: so the end-of-input case takes seconds: the real program, its constant set first.
+SHORT_ANSWER_GRACE = (
+    sys.executable,
+    "-c",
+    "import cooked_mcp.transports.one_answer as g; g.ANSWER_GRACE_SECONDS = 1.0\n"
+    "from cooked_mcp.cli import main; raise SystemExit(main())",
+)
+
+
+def _stop(process: subprocess.Popen[bytes], how: str) -> None:
+    if how == "end of input":
+        assert process.stdin is not None
+        process.stdin.close()
+        return
+    for sig in {"SIGTERM": [signal.SIGTERM], "SIGINT": [signal.SIGINT], "double SIGINT": [signal.SIGINT] * 2}[
+        how
+    ]:
+        process.send_signal(sig)
+        time.sleep(0.1)  # two signals, not one coalesced pending one
+
+
 @pytest.mark.req("server.TRANSPORT.1")
-def test_a_call_still_running_after_the_grace_is_told_its_change_may_have_been_made(
-    process: subprocess.Popen[bytes], fake: FakeCooked
+@pytest.mark.parametrize(
+    ("how", "status"),
+    [
+        ("SIGTERM", 128 + signal.SIGTERM),
+        ("SIGINT", 128 + signal.SIGINT),
+        ("double SIGINT", 128 + signal.SIGINT),
+        ("end of input", 0),
+    ],
+)
+def test_a_call_cut_off_by_a_stop_gets_exactly_one_answer_saying_its_change_may_have_been_made(
+    env: dict[str, str], fake: FakeCooked, how: str, status: int
 ) -> None:
-    initialize(process)
-    fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=60)
-    send(process, SLOW_READ)
-    time.sleep(0.3)
+    """Issue 30 item 1. Before: id 42 was answered twice, -32603 "The server shut down..." then
+    -32000 "Connection closed" (the SDK's answer as it cancelled the call); at the end of input
+    only "Connection closed", which says nothing of the change. A second SIGINT cuts the grace short."""
+    command = list(SHORT_ANSWER_GRACE) if how == "end of input" else [COOKED_MCP]
+    process = subprocess.Popen(
+        command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        initialize(process)
+        fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=60)
+        send(process, {**SLOW_READ, "id": 42})
+        fake.wait_for_request("GET", "/api/saved/r-0001")
 
-    started = time.monotonic()
-    process.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        _stop(process, how)
+        assert process.wait(timeout=SIGNAL_GRACE_SECONDS + 10) == status
+        stopped_after = time.monotonic() - started
+        assert process.stdout is not None
+        answers = [json.loads(line) for line in process.stdout.read().splitlines()]
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
 
-    answer = receive(process)
-    assert answer["id"] == 3
-    assert "may or may not have been made" in answer["error"]["message"]
-    assert process.wait(timeout=15) == 128 + signal.SIGTERM
-    assert time.monotonic() - started < SIGNAL_GRACE_SECONDS + 10
+    assert [answer["id"] for answer in answers] == [42], answers
+    assert answers[0]["error"]["code"] == -32603
+    assert "may or may not have been made" in answers[0]["error"]["message"]
+    if how == "double SIGINT":
+        assert stopped_after < SIGNAL_GRACE_SECONDS, "the second SIGINT did not cut the grace short"
     assert "Traceback" not in stderr_of(process)
 
 

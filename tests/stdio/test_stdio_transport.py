@@ -178,6 +178,29 @@ def test_lines_that_are_not_json_rpc_are_answered_with_the_spec_error_and_servin
     client.finish()
 
 
+#: A valid JSON-RPC request but for one byte that is not UTF-8 inside a string (issue 30 item 5).
+NOT_UTF8 = (
+    b'{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "read", "arguments": '
+    b'{"target": "recipes", "query": "caf\xe9"}}}'
+)
+
+
+def test_a_message_that_is_not_utf8_is_a_parse_error_as_over_http(
+    client: LineClient, fake: FakeCooked
+) -> None:
+    """JSON text is UTF-8 (RFC 8259 section 8.1), so this is not JSON: -32700 with a null id
+    (JSON-RPC 2.0 section 5.1), as tests/http/test_http_serving.py holds HTTP to. Before: stdio
+    read the byte as U+FFFD and ran the call."""
+    client.initialize()
+    fake.clear_requests()
+    client.send(NOT_UTF8 + b"\n")
+    error = client.receive()
+    assert (error["error"]["code"], error["id"]) == (-32700, None)
+    assert fake.requests == []
+    assert client.request({"jsonrpc": "2.0", "id": 2, "method": "ping"})["result"] == {}
+    client.finish()
+
+
 def test_a_request_reusing_the_id_of_one_still_running_is_refused_and_the_first_answered(
     client: LineClient, fake: FakeCooked
 ) -> None:

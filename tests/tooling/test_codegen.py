@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.__main__ import PACKAGE, ROOT, main, render_all
+from codegen.__main__ import FEATURES_DIRS, PACKAGE, ROOT, main, render_all
 from codegen.spec import MAX_DESCRIPTION
 from codegen.yaml_lines import SpecError
 from cooked_mcp_generated.tools import TOOLS
@@ -39,8 +39,8 @@ def line_of(path: Path, needle: str) -> int:
 
 
 def test_output_is_deterministic_and_committed() -> None:
-    first = render_all(FEATURES, TABLE)
-    second = render_all(FEATURES, TABLE)
+    first = render_all(FEATURES_DIRS, TABLE)
+    second = render_all(FEATURES_DIRS, TABLE)
     assert first == second
     assert main(["--check"]) == 0
     for path, text in first.items():
@@ -162,3 +162,30 @@ def test_every_served_tool_and_parameter_description_fits_the_strictest_api_limi
         assert len(spec.definition.description or "") <= MAX_DESCRIPTION, spec.name
         for name, schema in spec.definition.input_schema["properties"].items():
             assert len(schema["description"]) <= MAX_DESCRIPTION, f"{spec.name}.{name}"
+
+
+def test_the_extension_features_are_read_beside_the_seed_and_may_not_repeat_an_id(
+    workspace: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """features/cooked-mcp-extensions holds cooked-mcp's own requirements; the seed's files stay as copied."""
+    seed_ids = {rid for rid in _ids(render_all(FEATURES, TABLE)) if not rid.startswith("extensions.")}
+    both = _ids(render_all(FEATURES_DIRS, TABLE))
+    assert len(seed_ids) == 262 and seed_ids < both and len(both) == 262 + 25
+    features, table = workspace
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "tools.feature.yaml").write_text(
+        "feature:\n  name: tools\n  description: again\ncomponents:\n  SURFACE:\n    requirements:\n      1: Twice.\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(SpecError, match="more than one features directory"):
+        render_all([features, extra], table)
+
+
+def _ids(rendered: dict[Path, str]) -> set[str]:
+    text = next(text for path, text in rendered.items() if path.name == "generated_requirements.py")
+    return {
+        line.split('"')[1]
+        for line in text.splitlines()
+        if line.startswith('    "') and '": Requirement(' in line
+    }

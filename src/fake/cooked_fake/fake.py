@@ -108,6 +108,11 @@ class FakeCooked:
         """(method, raw path, JSON body) of each of ``api_requests()``: the shape tests compare."""
         return [(r.method, r.path, r.json) for r in self.api_requests(renewals=renewals)]
 
+    def wait_for_request(self, method: str, path: str, timeout: float = 20) -> RecordedRequest:
+        """The first request for ``method path`` (raw path) since the last clear, once it has
+        arrived: tests wait on this, not on a sleep, for "the call is running at Cooked"."""
+        return self._recorder.wait_for(method, path, timeout)
+
     def clear_requests(self) -> None:
         """Forgets recorded requests; login_count is kept (only reset() zeroes it)."""
         self._recorder.clear()

@@ -42,6 +42,7 @@ class Recorder:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
         self._records: dict[int, RecordedRequest] = {}
         self._next = 0
         self.login_count = 0
@@ -61,7 +62,20 @@ class Recorder:
             self._records[self._next] = record
             if incoming.method == "POST" and incoming.path == LOGIN_PATH:
                 self.login_count += 1
+            self._arrived.notify_all()
             return self._next
+
+    def wait_for(self, method: str, path: str, timeout: float) -> RecordedRequest:
+        """The first recorded ``method path`` request, waiting up to ``timeout`` s for it to arrive."""
+
+        def found() -> RecordedRequest | None:
+            return next((r for r in self._records.values() if (r.method, r.path) == (method, path)), None)
+
+        with self._arrived:
+            record = self._arrived.wait_for(found, timeout)
+        if record is None:
+            raise TimeoutError(f"no {method} {path} reached the fake within {timeout} s")
+        return record
 
     def settle(self, key: int, status: int) -> None:
         with self._lock:

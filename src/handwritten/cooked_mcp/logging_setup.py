@@ -57,22 +57,27 @@ class RedactionFilter(logging.Filter):
 
     Each secret is matched in every spelling ``cooked_mcp.redaction`` knows (percent-encoded
     in a URL, JSON-escaped in a dumped body), in any letter case.
+
+    Filtering takes no lock: the secrets and sources are immutable values, replaced whole
+    when one is added, so a record logged from anywhere (a signal handler in someone else's
+    code, a source that logs) never waits for a lock its own thread holds. Adding takes a
+    re-entrant lock, only so that two threads adding at once both keep their values.
     """
 
     def __init__(self, secrets: Iterable[str] = (), sources: Iterable[SecretSource] = ()) -> None:
         super().__init__()
-        self._lock = threading.Lock()
-        self._secrets: set[str] = set()
-        self._sources: list[SecretSource] = list(sources)
+        self._adding = threading.RLock()
+        self._secrets: frozenset[str] = frozenset()
+        self._sources: tuple[SecretSource, ...] = tuple(sources)
         self.add(*secrets)
 
     def add(self, *secrets: str) -> None:
-        with self._lock:
-            self._secrets.update(secret for secret in secrets if len(secret) >= MIN_SECRET_LENGTH)
+        with self._adding:
+            self._secrets = self._secrets.union(s for s in secrets if len(s) >= MIN_SECRET_LENGTH)
 
     def add_source(self, source: SecretSource) -> None:
-        with self._lock:
-            self._sources.append(source)
+        with self._adding:
+            self._sources = (*self._sources, source)
 
     def redact(self, text: str) -> str:
         return redact(text, self._current())
@@ -91,17 +96,18 @@ class RedactionFilter(logging.Filter):
             record.stack_info = self.redact(record.stack_info)
         return True
 
-    def _current(self) -> set[str]:
+    def _current(self) -> frozenset[str]:
         """The registered secrets plus whatever the sources hold right now."""
-        with self._lock:
-            values = set(self._secrets)
-            sources = list(self._sources)
+        values, sources = self._secrets, self._sources  # each read once: a whole value
+        if not sources:
+            return values
+        current = set(values)
         for source in sources:
             try:
-                values.update(source())
+                current.update(source())
             except Exception:  # noqa: S112 - a source that fails (e.g. a jar mid-update) must not stop logging
                 continue
-        return values
+        return frozenset(current)
 
 
 def configure_logging(level: str, secrets: Iterable[str] = ()) -> RedactionFilter:

@@ -8,25 +8,38 @@ in any letter case (Cooked matches the login name case-insensitively and may ech
 another case), and with the secret's spaces spelt differently: a newline, a tab, two spaces,
 a no-break space, a line separator, a zero-width space, or an escape of one of them. An
 invisible format character (zero-width space, joiner, soft hyphen, BOM) may also sit anywhere
-inside it.
+inside it. It may also be encoded whole: base64 (standard or URL-safe, at any alignment
+inside a longer base64 text, as in a Basic ``Authorization`` header) or hex.
 
-So matching works on a normalised copy of the text, with format characters taken out, and a
-secret's parts (split at its whitespace) may be joined by any run of whitespace, escaped
-whitespace or nothing at all; each part may take any of the spellings above. The matches are
-then replaced in the original text. Replacing a look-alike of a secret costs nothing; missing
-an encoded copy would leak it.
+So matching works twice. First on the text as it is, for every spelling above: a secret's
+parts (split at its whitespace) may be joined by any run of whitespace, escaped whitespace or
+nothing at all, each part in any of the spellings, and the secret's base64 and hex forms.
+Then, only when the text could hold another spelling (it is not plain ASCII, or holds ``%``
+or ``&``), on a normalised view of it: format characters taken out, then Unicode
+compatibility normalisation (NFKC: a decomposed ``o`` + combining diaeresis is ``ö``,
+fullwidth letters are ASCII), percent-decoding and HTML entities decoded, repeated until
+nothing changes (``%2540`` is ``@``, ``&amp;#64;`` is ``@``). Each match is replaced in the
+original text, over the characters it came from. Replacing a look-alike of a secret costs
+nothing; missing an encoded copy would leak it.
+
+Not covered, and said so in SECURITY.md: a secret split across two texts (two log records,
+two messages), or encoded in a way not listed here (base64 of its percent-encoding, a
+cipher, every other letter).
 
 Used by the Cooked session (error text) and by the log redaction filter, so both agree.
 """
 
 from __future__ import annotations
 
+import base64
+import html
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cache, lru_cache
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote
 
 __all__ = ["MIN_SECRET_LENGTH", "REDACTED", "redact"]
 
@@ -83,15 +96,43 @@ def _secret_pattern(secret: str) -> str | None:
     )
 
 
+#: An encoded form shorter than this is not looked for: a few base64 or hex characters also turn
+#: up in ordinary words and IDs, and scrubbing them would garble text for little gain.
+MIN_ENCODED_LENGTH = 6
+
+
+def _encoded_forms(secret: str) -> set[str]:
+    """The secret's UTF-8 bytes in base64 (standard and URL-safe) and hex. Base64 is cut at any of
+    its 3 alignments to the characters that depend on the secret alone, so it is also found
+    inside a longer base64 text (``login:password`` in a Basic ``Authorization`` header)."""
+    raw = secret.encode("utf-8")
+    forms = {raw.hex()}
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + raw).decode("ascii")
+        stable = encoded[-(-8 * offset // 6) : 8 * (offset + len(raw)) // 6]
+        forms |= {stable, stable.translate(_URL_SAFE)}
+    return {form for form in forms if len(form) >= MIN_ENCODED_LENGTH}
+
+
+_URL_SAFE = str.maketrans("+/", "-_")
+
+
 @lru_cache(maxsize=64)
 def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
-    """One pattern for all secrets; cached, since the same few secrets are scrubbed from every line."""
+    """One pattern for all secrets; cached, since the same few secrets are scrubbed from every line.
+
+    Each secret is also matched in its NFKC form, which is how the normalised view spells it."""
+    spelt = secrets | {unicodedata.normalize("NFKC", secret) for secret in secrets}
     # Longest first, so a secret that contains another is replaced whole.
     patterns = [
         pattern
-        for secret in sorted(secrets, key=len, reverse=True)
+        for secret in sorted(spelt, key=len, reverse=True)
         if (pattern := _secret_pattern(secret)) is not None
     ]
+    encoded = {
+        form for secret in secrets if len(secret) >= MIN_SECRET_LENGTH for form in _encoded_forms(secret)
+    }
+    patterns += [re.escape(form) for form in sorted(encoded, key=len, reverse=True)]
     return re.compile("|".join(patterns), re.IGNORECASE) if patterns else None
 
 
@@ -101,17 +142,154 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     pattern = _pattern(frozenset(secrets))
     if pattern is None:
         return text
-    format_chars, any_format_char = _format_chars()
-    if not any_format_char.search(text):
+    decoded = _decoded(text)
+    if decoded == text or not pattern.search(decoded):  # the usual log line: cheap to tell
         return pattern.sub(REDACTED, text)
-    # Match on the text without its format characters; replace in the original.
-    kept = [index for index, char in enumerate(text) if char not in format_chars]
-    normal = "".join(text[index] for index in kept)
+    # A secret hides behind an encoding: find where, over the original's characters.
+    view = _normalised(text)
+    found = [match for match in pattern.finditer(view.text) if match.end() > match.start()]
+    if not found:  # only normalising the text whole joined it (Hangul jamo): scrub it whole
+        return REDACTED
+    spans = [match.span() for match in pattern.finditer(text)]
+    spans += [(view.starts[match.start()], view.ends[match.end() - 1]) for match in found]
+    return _replace(text, spans)
+
+
+#: New text and the span (relative to a match) it replaces.
+_Piece = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class _View:
+    """A rewritten copy of a text: for each of its characters, the span of the original it came from."""
+
+    text: str
+    starts: list[int]
+    ends: list[int]
+
+    @classmethod
+    def of(cls, text: str) -> _View:
+        return cls(text, list(range(len(text))), list(range(1, len(text) + 1)))
+
+    def rewritten(self, found: re.Pattern[str], rewrite: Callable[[str], list[_Piece]]) -> _View:
+        """Each match of ``found`` replaced by the pieces ``rewrite`` makes of it: new text, and
+        the span of the match (relative to it) that text comes from."""
+        text: list[str] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        done = 0
+        for match in found.finditer(self.text):
+            pieces = rewrite(match.group())
+            if len(pieces) == 1 and pieces[0][0] == match.group():
+                continue
+            start = match.start()
+            text.append(self.text[done:start])
+            starts += self.starts[done:start]
+            ends += self.ends[done:start]
+            for new, piece_start, piece_end in pieces:
+                text.append(new)
+                starts += [self.starts[start + piece_start]] * len(new)
+                ends += [self.ends[start + piece_end - 1]] * len(new)
+            done = match.end()
+        if not done:
+            return self
+        text.append(self.text[done:])
+        return _View("".join(text), starts + self.starts[done:], ends + self.ends[done:])
+
+
+#: A run of non-ASCII characters and the character before it (a combining mark's base).
+_NON_ASCII = re.compile(r"[\x00-\x7f]?[^\x00-\x7f]+")
+#: Percent-escapes in a row, decoded together (UTF-8 takes several).
+_PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2})+")
+#: An HTML character reference: named, decimal or hexadecimal (the ``;`` may be missing).
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
+#: Decoding rounds at most: ``%252540`` takes three; more is not a spelling, it is an attack on time.
+_ROUNDS = 4
+
+
+def _decoded(text: str) -> str:
+    """The normalised view's text (format characters out, NFKC, percent-escapes and HTML
+    entities decoded, until stable), made whole by the standard library: fast, no spans."""
+    for _ in range(_ROUNDS):
+        before = text
+        if not text.isascii():
+            text = unicodedata.normalize("NFKC", text.translate(_format_table()))
+        if "%" in text:
+            text = unquote(text, errors="replace")
+        if "&" in text:
+            text = html.unescape(text)
+        if text == before:
+            break
+    return text
+
+
+@cache
+def _format_table() -> dict[int, None]:
+    return dict.fromkeys(map(ord, _format_chars()[0]))
+
+
+def _normalised(text: str) -> _View:
+    """``_decoded(text)`` made step by step, each character keeping the span it came from."""
+    view = _View.of(text)
+    for _ in range(_ROUNDS):
+        before = view.text
+        for found, rewrite in _steps(before):
+            view = view.rewritten(found, rewrite)
+        if view.text == before:
+            break
+    return view
+
+
+def _steps(text: str) -> list[tuple[re.Pattern[str], Callable[[str], list[_Piece]]]]:
+    """The rewrites that would change ``text``, in order."""
+    steps: list[tuple[re.Pattern[str], Callable[[str], list[_Piece]]]] = []
+    if not text.isascii():
+        format_chars, any_format_char = _format_chars()
+        if not format_chars.isdisjoint(text):
+            steps.append((any_format_char, _dropped))
+        if not unicodedata.is_normalized("NFKC", text):
+            steps.append((_NON_ASCII, _nfkc))
+    if "%" in text and _PERCENT.search(text):
+        steps.append((_PERCENT, _percent_decoded))
+    if "&" in text and _ENTITY.search(text):
+        steps.append((_ENTITY, _unescaped))
+    return steps
+
+
+def _dropped(found: str) -> list[_Piece]:
+    return [("", 0, len(found))]
+
+
+def _percent_decoded(found: str) -> list[_Piece]:
+    return [(unquote(found, errors="replace"), 0, len(found))]
+
+
+def _unescaped(found: str) -> list[_Piece]:
+    return [(html.unescape(found), 0, len(found))]
+
+
+def _nfkc(run: str) -> list[_Piece]:
+    """``run`` NFKC-normalised one character (with its combining marks) at a time, so each
+    character keeps its own span."""
+    pieces: list[_Piece] = []
+    start = 0
+    for index in range(1, len(run) + 1):
+        if index == len(run) or not unicodedata.combining(run[index]):
+            pieces.append((unicodedata.normalize("NFKC", run[start:index]), start, index))
+            start = index
+    return pieces
+
+
+def _replace(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each span (overlapping ones merged) replaced by one ``REDACTED``."""
     pieces, done = [], 0
-    for match in pattern.finditer(normal):
-        if match.end() > match.start():
-            start, end = kept[match.start()], kept[match.end() - 1] + 1
-            pieces += [text[done:start], REDACTED]
+    for start, end in sorted(spans):
+        if end <= done:
+            continue
+        if start < done:  # overlaps the span just replaced: extend it
             done = end
+            continue
+        pieces += [text[done:start], REDACTED]
+        done = end
     pieces.append(text[done:])
     return "".join(pieces)

@@ -30,8 +30,6 @@ Answer = Literal["accept", "decline", "cancel"]
 KEY = "confirm"
 #: No fields: accepting is yes, declining is no. One answer, nothing to type.
 SCHEMA: types.ElicitRequestedSchema = {"type": "object", "properties": {}}
-#: The longest question asked (callers keep to it; this is the last guard).
-MAX_QUESTION_CHARS = 1000
 
 
 class InputRequired(Exception):
@@ -63,7 +61,6 @@ class Asker:
     async def ask(self, question: str) -> Answer:
         """The person's answer to ``question``; in the 2026-07-28 era, raises InputRequired first."""
         assert self.ctx is not None and self.can_ask, "ask only when can_ask"
-        question = question[:MAX_QUESTION_CHARS]
         if _modern(self.ctx.protocol_version):
             return self._answered(question)
         result = await self.ctx.session.elicit_form(question, SCHEMA, related_request_id=self.ctx.request_id)

@@ -267,5 +267,5 @@ class CookedClient:
 
     def _error(self, endpoint: Endpoint, reply: Reply) -> CookedError:
         return error_from_response(
-            reply.status, reply.body, reply.retry_after, operation=endpoint.name, redact=self._session.redact
+            reply.status, reply.body, reply.retry_after, endpoint=endpoint, redact=self._session.redact
         )

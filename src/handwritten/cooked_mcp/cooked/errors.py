@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 
 import anyio
 
-from cooked_mcp.cooked.endpoints import Key
+from cooked_mcp.cooked.endpoints import Endpoint, Key
 from cooked_mcp.errors import (
     CookedError,
     CookedForbidden,
@@ -42,9 +42,10 @@ _MAX_MESSAGE_CHARS = 300
 _MAX_CODE_CHARS = 64
 
 
+#: A 403 on a change to one recipe: Cooked lets an account change only the recipes it owns.
+_NOT_YOURS = "this recipe belongs to someone else and cannot be changed; read it and save a copy instead"
 _NEXT_STEPS_BY_CODE = {
     "INVALID_REQUEST": "check the arguments (IDs, required fields) and try again with corrected values",
-    "FORBIDDEN": "this recipe belongs to someone else and cannot be changed; read it and save a copy instead",
     "NOT_FOUND": "check the ID; read the recipe list or the shopping list again to get current IDs",
     "EXTRACTION_FAILED": (
         "Cooked found no recipe on that page; copy the recipe text from the page and "
@@ -59,7 +60,7 @@ def error_from_response(
     body: bytes,
     retry_after_header: str | None,
     *,
-    operation: str,
+    endpoint: Endpoint,
     redact: Callable[[str], str] | None = None,
 ) -> CookedError:
     """Turn a non-2xx answer (other than a session 401, handled by the session) into an error.
@@ -68,6 +69,7 @@ def error_from_response(
     a JSON object, such as a proxy's HTML page, contributes nothing but its status.
     ``redact`` scrubs known secrets from Cooked's message, which might echo them back.
     """
+    operation = endpoint.name
     code, message = _parse_error_body(body, redact)
     retry_after = parse_retry_after(retry_after_header)
     kind = _kind(status)
@@ -78,6 +80,8 @@ def error_from_response(
     elif kind is CookedServerError:
         summary = f"Cooked failed while handling the {operation} request"
         next_step = "this is a problem on Cooked's side; retry later"
+    elif kind is CookedForbidden or code == "FORBIDDEN":
+        next_step = _forbidden(endpoint)
     else:  # Cooked's own code says more than the status, when it has one we know
         next_step = _NEXT_STEPS_BY_CODE.get(code or "") or _NEXT_STEPS_BY_KIND.get(kind, _CHECK_ARGUMENTS)
     return kind(
@@ -98,11 +102,19 @@ _KINDS: dict[int, type[CookedError]] = {
     422: CookedUnprocessable,
     429: CookedRateLimited,
 }
-_NEXT_STEPS_BY_KIND: dict[type[CookedError], str] = {
-    CookedNotFound: _NEXT_STEPS_BY_CODE["NOT_FOUND"],
-    CookedForbidden: _NEXT_STEPS_BY_CODE["FORBIDDEN"],
-}
+_NEXT_STEPS_BY_KIND: dict[type[CookedError], str] = {CookedNotFound: _NEXT_STEPS_BY_CODE["NOT_FOUND"]}
 _CHECK_ARGUMENTS = "check the arguments and try again; do not repeat the same call unchanged"
+
+
+def _forbidden(endpoint: Endpoint) -> str:
+    """What a 403 means for this operation: ownership only where one recipe is changed (a 403
+    on listing recipes or the shopping list is about the account, not about a recipe)."""
+    if endpoint.changes and "recipe_id" in endpoint.path_params:
+        return _NOT_YOURS
+    return (
+        f"Cooked does not let this account {endpoint.name}; check that cooked-mcp is set up for the "
+        "right Cooked account (cooked-mcp --check), and do not repeat the call unchanged"
+    )
 
 
 def _kind(status: int) -> type[CookedError]:

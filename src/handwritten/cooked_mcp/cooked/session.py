@@ -221,5 +221,5 @@ class Session(httpx.Auth):
 
     def _error(self, reply: Reply) -> CookedError:
         return error_from_response(
-            reply.status, reply.body, reply.retry_after, operation=endpoints.LOGIN.name, redact=self.redact
+            reply.status, reply.body, reply.retry_after, endpoint=endpoints.LOGIN, redact=self.redact
         )

@@ -274,8 +274,8 @@ def _lost_how(write: Write, task: asyncio.Task[ToolResult[Any]]) -> str:
         return str(failure)
     if failure is None or isinstance(failure, TimeoutError):
         return (
-            f"cooked-mcp could not tell whether Cooked made this {write.tool} change: it stopped waiting for "
-            f"Cooked's answer after {BACKGROUND_LIMIT_SECONDS:.0f} s."
+            f"cooked-mcp could not tell whether Cooked made this {write.tool} change (it may or may not "
+            f"have): it stopped waiting for Cooked's answer after {BACKGROUND_LIMIT_SECONDS:.0f} s."
         )
     return (
         f"{write.tool} failed inside cooked-mcp after the change was sent (the server log has the "

@@ -16,9 +16,9 @@ Layers, outermost first, so that the cheapest refusal happens before any work:
 Hosts and origins beyond the local names come from TOML ``mcp.allowed_hosts`` and
 ``mcp.allowed_origins``; config accepts them only with a token (see ``Settings``).
 
-Binding the sockets, the signals and the shutdown grace are ``http_listener``'s; the
-size limit and closing an unread upload are ``http_middleware``'s; the SDK's sessions are
-adapted in ``sdk_workarounds``.
+Binding the sockets and the shutdown grace are ``http_listener``'s, the signals
+``stop_signals``'; the size limit and closing an unread upload are ``http_middleware``'s;
+the SDK's sessions are adapted in ``sdk_workarounds``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import os
-import socket
 import sys
 
 import anyio
@@ -48,9 +47,10 @@ from .http_connections import (
     raise_open_files_limit,
     rate_limited_accept_errors,
 )
-from .http_listener import SHUTDOWN_GRACE_SECONDS, GracefulServer, StopOnSignal, listen
+from .http_listener import SHUTDOWN_GRACE_SECONDS, GracefulServer, listen
 from .http_middleware import CloseWhenBodyUnread, DeclaredSizeLimit
 from .sdk_workarounds.http_sessions import JsonWhenSilentSessionManager
+from .stop_signals import StopSignals
 
 __all__ = ["MCP_PATH", "SHUTDOWN_GRACE_SECONDS", "serve_http", "transport_security"]
 
@@ -68,15 +68,24 @@ def serve_http(application: Application) -> int:
     Nothing here talks to Cooked: the one ``CookedClient`` (shared by every HTTP client,
     as there is one user) logs in lazily on the first tool call that needs it.
     """
+    open_files = raise_open_files_limit()
+    return anyio.run(_serve, application, open_files)
+
+
+async def _serve(application: Application, open_files: int) -> int:
+    """SIGINT/SIGTERM are caught before the port is bound, so a signal sent as soon as it
+    answers ends the process cleanly; one that arrives while uvicorn starts is seen by it
+    before it serves (it checks ``should_exit``)."""
     settings = application.settings
     where = settings.http_addr.shown()
-    open_files = raise_open_files_limit()
-    stop = StopOnSignal()
-    with stop.installed():
+    stop = StopSignals()
+    async with anyio.create_task_group() as signals:
+        await signals.start(stop.watch)
         try:
             sockets = listen(settings.http_host, settings.http_port)
         except ListenError as exc:
             print(f"cooked-mcp: cannot listen on {where}: {exc}", file=sys.stderr)
+            signals.cancel_scope.cancel()
             return EXIT_STARTUP
         try:
             app, sessions = _build(application)
@@ -96,15 +105,18 @@ def serve_http(application: Application) -> int:
                     timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS + 2,
                 ),
                 sessions,
+                stop,
             )
-            stop.attach(server)
             # Printed, not logged: the default log level shows warnings only, and a user who
             # started the server needs its address.
             print(_banner(settings, f"http://{where}{MCP_PATH}"), file=sys.stderr, flush=True)
-            anyio.run(_serve, server, sockets, application)
+            rate_limited_accept_errors(asyncio.get_running_loop())
+            async with application:
+                await server.serve(sockets=sockets)
         finally:
             for sock in sockets:
                 sock.close()
+        signals.cancel_scope.cancel()
     return 0
 
 
@@ -123,12 +135,6 @@ def _banner(settings: Settings, url: str) -> str:
         f"cooked-mcp: serving MCP over HTTP at {url} (Cooked account {account} at "
         f"{settings.base_url}); {who}. Press Ctrl-C to stop."
     )
-
-
-async def _serve(server: uvicorn.Server, sockets: list[socket.socket], application: Application) -> None:
-    rate_limited_accept_errors(asyncio.get_running_loop())
-    async with application:
-        await server.serve(sockets=sockets)
 
 
 # implements: server.TRANSPORT.5, server.SECURITY.3, server.SECURITY.7

@@ -7,6 +7,7 @@ then logs a traceback for every failed ``accept`` many thousand times a second. 
 
 * a connection must deliver its request head within ``HEAD_SECONDS`` of connecting (or of
   its previous answer), and its body within ``BODY_SECONDS`` of the head; else it is closed;
+  at shutdown, one that has not delivered its whole request is closed at once;
 * at most ``connection_cap()`` connections are open. A new one beyond the cap first
   closes the connection that has waited longest without a request in progress (an idle
   or trickling one), so silent sockets cannot lock an authorised client out; only when
@@ -107,6 +108,17 @@ class BoundedH11Protocol(H11Protocol):
         self._disarm()
         super().connection_lost(exc)
 
+    def shutdown(self) -> None:
+        """At shutdown, close a connection whose request is not whole yet, as uvicorn already
+        closes an idle one: nothing has been asked, and uvicorn would otherwise wait for the
+        rest of its body until its graceful-shutdown timeout. A request being answered keeps
+        its grace."""
+        cycle = self.cycle
+        if cycle is not None and cycle.more_body and not cycle.response_started:
+            self._close("closed a connection whose request body was not complete at shutdown")
+        else:
+            super().shutdown()
+
     def handle_events(self) -> None:
         before = self.cycle
         super().handle_events()
@@ -146,8 +158,8 @@ class BoundedH11Protocol(H11Protocol):
         oldest._close("closed the longest-idle connection to make room for a new one (%d open)", self.cap)
         return True
 
-    def _close(self, why: str, figure: float) -> None:
-        logger.info(why, figure)
+    def _close(self, why: str, *figures: float) -> None:
+        logger.info(why, *figures)
         self._disarm()
         if not self.transport.is_closing():
             if self.conn.our_state is not h11.ERROR:

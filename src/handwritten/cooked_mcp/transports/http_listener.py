@@ -1,32 +1,31 @@
-"""Listening for HTTP: the sockets, the signals, and uvicorn serving on them until told to stop.
+"""Listening for HTTP: the sockets, and uvicorn serving on them until a signal stops it.
 
 The listening sockets are bound before uvicorn starts so that an address in use (or one
-this machine does not have) is one clear line and exit 2 rather than a uvicorn traceback,
-and SIGINT/SIGTERM are owned here from before the bind until the end, so a signal at any
-moment ends the process cleanly with status 0 (uvicorn on its own re-raises the signal
-after shutting down, which would turn SIGTERM into death by signal).
+this machine does not have) is one clear line and exit 2 rather than a uvicorn traceback.
+SIGINT/SIGTERM are caught by the event loop (``stop_signals``), not by uvicorn, so a signal
+at any moment ends the process cleanly with status 0 (uvicorn on its own re-raises the
+signal after shutting down, which would turn SIGTERM into death by signal).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import errno
 import logging
-import signal
 import socket
-from collections.abc import Generator, Iterator
-from types import FrameType
+from collections.abc import Generator
 from typing import Any
 
+import anyio
 import uvicorn
 from sse_starlette.sse import AppStatus
 
 from ..errors import ListenError
 from .http_connections import ACCEPT_BURST
 from .sdk_workarounds.http_sessions import JsonWhenSilentSessionManager
+from .stop_signals import StopSignals
 
-__all__ = ["SHUTDOWN_GRACE_SECONDS", "GracefulServer", "StopOnSignal", "listen"]
+__all__ = ["SHUTDOWN_GRACE_SECONDS", "GracefulServer", "listen"]
 
 logger = logging.getLogger("cooked_mcp.transports.http")
 
@@ -35,29 +34,47 @@ SHUTDOWN_GRACE_SECONDS = 3
 
 
 class GracefulServer(uvicorn.Server):
-    """uvicorn, minus its signal handling (``StopOnSignal`` owns the signals for longer), and
-    with requests still running after the shutdown grace answered rather than cut off.
+    """uvicorn, stopped by ``StopSignals`` rather than its own signal handling, and with
+    requests still running after the shutdown grace (or at a second signal) answered rather
+    than cut off.
 
     uvicorn cancels them, which answers a plain-text 500 to a call whose change Cooked may
-    already have applied; here each gets a JSON-RPC error saying so, then uvicorn goes on.
+    already have applied; here each gets its one JSON-RPC error saying so (``one_answer``),
+    then uvicorn goes on. A second signal is not passed to uvicorn as its "force exit",
+    which skips the application's shutdown and leaves the calls to be cancelled with
+    tracebacks: it only ends the grace.
     """
 
-    def __init__(self, config: uvicorn.Config, sessions: JsonWhenSilentSessionManager) -> None:
+    def __init__(
+        self, config: uvicorn.Config, sessions: JsonWhenSilentSessionManager, stop: StopSignals
+    ) -> None:
         super().__init__(config)
         self._sessions = sessions
+        self._stop = stop
         # sse_starlette (the SDK's event streams) otherwise ends every stream the moment a
         # signal arrives, a progress stream's answer included; here they end as below.
         AppStatus.enable_automatic_graceful_drain = False  # what its untyped disable_…() does
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        async with anyio.create_task_group() as watching:
+            watching.start_soon(self._exit_when_asked)
+            await super().serve(sockets=sockets)
+            watching.cancel_scope.cancel()
+
+    async def _exit_when_asked(self) -> None:
+        await self._stop.requested.wait()
+        self.should_exit = True  # uvicorn's public way to stop serving
 
     # uvicorn's private shutdown step (not the SDK's): tests/http/test_http_shutdown.py fails
     # if an uvicorn upgrade stops calling it.
     async def _wait_tasks_to_complete(self) -> None:
         self._sessions.close_listening_streams()  # they carry nothing cooked-mcp needs to finish
-        try:
-            await asyncio.wait_for(super()._wait_tasks_to_complete(), SHUTDOWN_GRACE_SECONDS)
-            return
-        except TimeoutError:
-            pass
+        with anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
+            async with anyio.create_task_group() as grace:
+                grace.start_soon(_cancel_when_set, self._stop.now, grace.cancel_scope)
+                await super()._wait_tasks_to_complete()
+                grace.cancel_scope.cancel()
+                return
         interrupted = await self._sessions.interrupt_in_flight()
         if interrupted:
             logger.warning(
@@ -71,40 +88,9 @@ class GracefulServer(uvicorn.Server):
         yield
 
 
-class StopOnSignal:
-    """SIGINT/SIGTERM ask the server to stop (a second SIGINT: stop now), from before the bind.
-
-    The handlers go in before the socket is bound, so a signal sent as soon as the port
-    answers always finds one; a signal that arrives before the server exists is held and
-    handed over on ``attach``, and uvicorn checks ``should_exit`` before it starts serving.
-    """
-
-    def __init__(self) -> None:
-        self._server: uvicorn.Server | None = None
-        self._pending: list[int] = []
-
-    def attach(self, server: uvicorn.Server) -> None:
-        self._server = server
-        for sig in self._pending:
-            server.handle_exit(sig, None)
-
-    def _handle(self, sig: int, frame: FrameType | None) -> None:
-        logger.info("received %s, shutting down", signal.Signals(sig).name)
-        if self._server is None:
-            self._pending.append(sig)
-        else:
-            self._server.handle_exit(sig, frame)
-
-    @contextlib.contextmanager
-    def installed(self) -> Iterator[None]:
-        previous: dict[signal.Signals, Any] = {}
-        try:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                previous[sig] = signal.signal(sig, self._handle)
-            yield
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+async def _cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
 
 
 def listen(host: str, port: int) -> list[socket.socket]:

@@ -20,20 +20,13 @@ import pydantic_core
 from pydantic import ValidationError
 
 __all__ = [
-    "INTERRUPTED",
+    "answer_from_here",
     "error_line",
     "find_id",
-    "interrupted",
     "invalid_request",
     "is_answer",
     "read_message",
 ]
-
-#: What a request cut off by shutdown is told: a write may have reached Cooked.
-INTERRUPTED = (
-    "The server shut down before this call finished; if it was a change (save, delete, shopping "
-    "list), it may or may not have been made. Read the current state before trying again."
-)
 
 
 def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
@@ -76,9 +69,9 @@ def invalid_request(request_id: types.RequestId | None, message: str) -> types.J
     return _Answer.make(request_id, types.INVALID_REQUEST, message)
 
 
-def interrupted(request_id: types.RequestId) -> types.JSONRPCError:
-    """The answer to a request still running when the server stops (see ``INTERRUPTED``)."""
-    return _Answer.make(request_id, types.INTERNAL_ERROR, INTERRUPTED)
+def answer_from_here(request_id: types.RequestId | None, code: int, message: str) -> types.JSONRPCError:
+    """A JSON-RPC error made by this server, to be sent (``is_answer`` is true of it)."""
+    return _Answer.make(request_id, code, message)
 
 
 def find_id(head: bytes, tail: bytes) -> types.RequestId | None:

@@ -8,7 +8,7 @@ regular file) is served by the SDK's transport, which handles those.
 Either way, while serving, fd 0 reads the null device and fd 1 writes to stderr, so a
 library or a child process that prints cannot corrupt the protocol stream
 (``stdio_pipes``), and the end of stdin does not cut off requests read before it
-(``stdio_unanswered``): the SDK would cancel every request still running.
+(``one_answer``): the SDK would cancel every request still running.
 
 What the SDK leaves unanswered is answered here (``jsonrpc_checks``): a line that is not
 JSON (-32700), not a JSON-RPC message or with an ``id`` that is no id (-32600), a request
@@ -17,31 +17,29 @@ is looked for in its first and last bytes; when it has none that can be read, no
 can reach the request that sent it, so the session ends with a message on stderr rather
 than leave the client waiting for ever.
 
-SIGINT and SIGTERM end the session the same way as the end of stdin, with a short grace
-(``SIGNAL_GRACE_SECONDS``) after which calls still running are answered with an error
-saying their change may have been made; the exit status is then 128 + the signal. A
-terminal is served by the event loop too, through its own file description (opened
-by name), so Ctrl-C ends the server at once and the shell's terminal stays blocking.
+SIGINT and SIGTERM (``stop_signals``) end the session the same way as the end of stdin,
+with a short grace (``SIGNAL_GRACE_SECONDS``; a second signal ends it at once) after which
+calls still running get their one answer, an error saying their change may or may not have
+been made (``one_answer``); the exit status is then 128 + the first signal. A terminal is
+served by the event loop too, through its own file description (opened by name), so Ctrl-C
+ends the server at once and the shell's terminal stays blocking.
 """
 
 from __future__ import annotations
 
-import logging
 import os
-import signal
 import sys
 
 import anyio
 from mcp.server.stdio import stdio_server
 
 from ..app import Application
+from .one_answer import SIGNAL_GRACE_SECONDS
 from .sdk_workarounds.stdio import MAX_MESSAGE_BYTES, answering_before_the_end, event_loop_stdio
 from .stdio_pipes import pollable
-from .stdio_unanswered import SIGNAL_GRACE_SECONDS
+from .stop_signals import StopSignals
 
 __all__ = ["MAX_MESSAGE_BYTES", "SIGNAL_GRACE_SECONDS", "serve_stdio"]
-
-logger = logging.getLogger(__name__)
 
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1
@@ -59,33 +57,17 @@ def serve_stdio(application: Application) -> int:
 
 
 async def _serve(application: Application) -> int:
-    stop = _Stop()
+    stop = StopSignals()
     async with anyio.create_task_group() as signals:
-        signals.start_soon(stop.watch)
+        await signals.start(stop.watch)
         async with application:
             server = application.server
             streams = (
-                event_loop_stdio(stop=stop.requested)
+                event_loop_stdio(stop=stop)
                 if pollable(0) and pollable(1)
-                else answering_before_the_end(stdio_server(), stop=stop.requested)
+                else answering_before_the_end(stdio_server(), stop=stop)
             )
             async with streams as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
         signals.cancel_scope.cancel()
     return 128 + stop.signal if stop.signal else 0
-
-
-class _Stop:
-    """SIGINT/SIGTERM, caught while serving: ``requested`` is set and the signal kept for the status."""
-
-    def __init__(self) -> None:
-        self.requested = anyio.Event()
-        self.signal = 0
-
-    async def watch(self) -> None:
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
-            async for signum in received:
-                if not self.signal:
-                    logger.info("received %s, stopping", signal.Signals(signum).name)
-                    self.signal = int(signum)
-                    self.requested.set()

@@ -38,9 +38,11 @@ class Overlong:
     tail: bytes
 
 
-async def lines(reader: asyncio.StreamReader) -> AsyncIterator[str | Overlong]:
-    """Each non-blank line, decoded as the SDK does (invalid UTF-8 replaced), or ``Overlong``
-    for a line over the reader's limit, whose bytes are discarded as they arrive."""
+async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | Overlong]:
+    """Each non-blank line as read, or ``Overlong`` for a line over the reader's limit, whose
+    bytes are discarded as they arrive. Lines stay bytes: one that is not UTF-8 is not JSON
+    (``jsonrpc_checks.read_message`` answers it as HTTP does), where the SDK would read it
+    with replacement characters and run it."""
     head: bytes | None = None
     tail = b""
     while True:
@@ -59,7 +61,7 @@ async def lines(reader: asyncio.StreamReader) -> AsyncIterator[str | Overlong]:
             yield Overlong(head, (tail + raw)[-_PEEK_BYTES:])
             head, tail = None, b""
         elif raw.strip():
-            yield raw.decode("utf-8", errors="replace")
+            yield raw
         if not raw.endswith(b"\n"):
             return
 

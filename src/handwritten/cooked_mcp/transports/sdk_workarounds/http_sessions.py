@@ -102,7 +102,7 @@ class JsonWhenSilentSessionManager(StreamableHTTPSessionManager):
             transport.close_standalone_sse_stream()
 
     async def interrupt_in_flight(self) -> int:
-        """Answer every request still running in any session (see ``INTERRUPTED``)."""
+        """Answer every request still running in any session (see ``one_answer``)."""
         answered = 0
         for transport in list(self._server_instances.values()):
             if isinstance(transport, JsonWhenSilentTransport):

@@ -48,7 +48,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from ..jsonrpc_checks import interrupted, invalid_request, is_answer, read_message
+from ..jsonrpc_checks import invalid_request, is_answer, read_message
+from ..one_answer import interrupted
 
 __all__ = ["MAX_INITIALIZE_BYTES", "JsonWhenSilentTransport"]
 
@@ -223,7 +224,9 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
     # still running off without an answer, though Cooked may have applied its change. No
     # upstream issue found; re-check on upgrade.
     async def interrupt_in_flight(self) -> int:
-        """Answer every request still running with ``INTERRUPTED``; return how many there were."""
+        """Answer every request still running with its one answer, ``one_answer.interrupted``
+        (the request's stream ends at its first answer, so a late result is not sent after it);
+        return how many there were."""
         answered = 0
         ids = self._ids_by_key()
         for key, (sender, _) in list(self._request_streams.items()):

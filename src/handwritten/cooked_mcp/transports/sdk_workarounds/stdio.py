@@ -20,9 +20,10 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 
-from ..jsonrpc_checks import error_line, find_id, interrupted, invalid_request, is_answer, read_message
+from ..jsonrpc_checks import error_line, find_id, invalid_request, is_answer, read_message
+from ..one_answer import Unanswered, until
 from ..stdio_pipes import Overlong, claimed_stdio, lines
-from ..stdio_unanswered import Unanswered, until
+from ..stop_signals import StopSignals
 
 __all__ = ["MAX_MESSAGE_BYTES", "answering_before_the_end", "event_loop_stdio"]
 
@@ -49,12 +50,12 @@ WriteStream = MemoryObjectSendStream[SessionMessage]
 # re-check on upgrade).
 @contextlib.asynccontextmanager
 async def event_loop_stdio(
-    max_message_bytes: int = MAX_MESSAGE_BYTES, stop: anyio.Event | None = None
+    max_message_bytes: int = MAX_MESSAGE_BYTES, stop: StopSignals | None = None
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
     """The SDK's ``stdio_server`` contract (newline-delimited JSON-RPC, streams of
     ``SessionMessage``), served by the running asyncio loop. stdin and stdout must be pipes,
-    sockets or terminals. Setting ``stop`` ends reading as the end of stdin would, with
-    ``stdio_unanswered.SIGNAL_GRACE_SECONDS`` for the calls still running."""
+    sockets or terminals. A stop ends reading as the end of stdin would, with the grace
+    ``one_answer`` gives the calls still running, and one answer for each."""
     loop = asyncio.get_running_loop()
     with claimed_stdio() as (wire_in, wire_out):
         reader = asyncio.StreamReader(limit=max_message_bytes, loop=loop)
@@ -96,13 +97,16 @@ async def event_loop_stdio(
 
         async def serve_input() -> None:
             async with read_send:
-                await until(stop, read_messages)
-                for request_id in await unanswered.settled(stop):
-                    await answer(interrupted(request_id))
+                await until(None if stop is None else stop.requested, read_messages)
+                await unanswered.settled(stop)
+                for error in unanswered.cut_off():
+                    await answer(error)
 
         async def write_messages() -> None:
             async with write_receive:
                 async for session_message in write_receive:
+                    if not unanswered.may_send(session_message.message):
+                        continue
                     json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     writer.write(json.encode() + b"\n")
                     try:
@@ -111,7 +115,6 @@ async def event_loop_stdio(
                         logger.info("the client stopped reading stdout; no more answers can be sent")
                         unanswered.give_up()
                         return
-                    unanswered.written(session_message.message)
 
         try:
             async with anyio.create_task_group() as tasks:
@@ -129,11 +132,11 @@ async def event_loop_stdio(
 # cancels every request still running, so a request followed at once by the end of stdin
 # (``cooked-mcp < requests.jsonl``) may go unanswered. Here the end of input is passed on only
 # once every request read has been answered. Can go when python-sdk issue #2678 (open; fix
-# proposed in PR #2680) lands in a release and its drain is as long as ours (``stdio_unanswered``).
+# proposed in PR #2680) lands in a release and its drain is as long as ours (``one_answer``).
 @contextlib.asynccontextmanager
 async def answering_before_the_end(
     streams: contextlib.AbstractAsyncContextManager[tuple[ReadStream, WriteStream]],
-    stop: anyio.Event | None = None,
+    stop: StopSignals | None = None,
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
     """The SDK transport's streams, relayed so that its end of input (and ``stop``) waits like
     ``event_loop_stdio``'s. Only for what the event loop cannot watch (a regular file), so the
@@ -151,20 +154,22 @@ async def answering_before_the_end(
 
         async def relay_in() -> None:
             async with read_send:
-                await until(stop, relay_messages)
-                for request_id in await unanswered.settled(stop):
+                await until(None if stop is None else stop.requested, relay_messages)
+                await unanswered.settled(stop)
+                for error in unanswered.cut_off():
                     with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-                        await sdk_write.send(SessionMessage(interrupted(request_id)))
+                        await sdk_write.send(SessionMessage(error))
 
         async def relay_out() -> None:
             async with write_receive, sdk_write:
                 async for session_message in write_receive:
+                    if not unanswered.may_send(session_message.message):
+                        continue
                     try:
                         await sdk_write.send(session_message)
                     except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                         unanswered.give_up()
                         return
-                    unanswered.written(session_message.message)
 
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(relay_in)
