@@ -43,7 +43,7 @@ def _epilog() -> str:
             *(f"  {a:<28}{b}".rstrip() for a, b in _pairs(environment_variables())),
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
             *(f"  {a:<28}{b}".rstrip() for a, b in _columns(schema_keys())),
-            "Each setting explained, and set-ups for MCP clients:",
+            "Each setting explained:",
             f"  {docs_url('configuration.md')}",
         ]
     )
