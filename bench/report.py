@@ -174,9 +174,8 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
             "",
             f"Each row's {ov['calls'][0]['rounds'] if ov['calls'] else 0} rounds are spread over the whole section "
             "(each round visits every row), because the machine's speed moves within minutes and every absolute "
-            'figure with it. "Quietest round" is the round where the bare SDK server was fastest, chosen '
-            "without looking at cooked-mcp's figure or the direct requests' (bench/results.json has every "
-            "round's); the minimal client's absolute limits are read there, everything else over all calls.",
+            "figure with it; every row is judged against the bare SDK server timed at the same moments, over "
+            "all calls (bench/results.json has every round's figures).",
             "",
         ]
     if "requests_per_call" in s:

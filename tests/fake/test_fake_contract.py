@@ -729,7 +729,12 @@ def test_concurrent_requests_keep_state_consistent(fake: FakeCooked, client: htt
 
 def test_cli_prints_base_url_and_login_and_stops_on_ctrl_c() -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cooked_fake", "--delay-ms", "1"], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "cooked_fake", "--delay-ms", "1"],
+        stdout=subprocess.PIPE,
+        text=True,
+        # Ctrl-C's default action, as at a shell prompt, even when this run was started with SIGINT
+        # ignored (a background job in a script): Python then installs no KeyboardInterrupt.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         assert proc.stdout is not None

@@ -168,6 +168,9 @@ class Terminal:
     def __init__(self, env: dict[str, str], *args: str) -> None:
         self.pid, self.master = pty.fork()
         if self.pid == 0:  # the child
+            # A shell gives what it starts Ctrl-C's default action, even when the test run itself
+            # was started with SIGINT ignored (a background job in a script).
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.execve(COOKED_MCP, [COOKED_MCP, *args], env)  # noqa: S606 - the real command, no shell
         self.output = b""
 

@@ -45,7 +45,7 @@ def _epilog() -> str:
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
             *(f"  {a:<28}{b}".rstrip() for a, b in _columns(schema_keys())),
             f"{ENV_CONFIRM_CHANGES}=false: no questions before changes that lose data",
-            "Each setting explained, and set-ups for MCP clients:",
+            "Each setting explained:",
             f"  {docs_url('configuration.md')}",
         ]
     )

@@ -20,6 +20,8 @@ __all__ = ["Failed", "Mismatch", "Outcome", "Steps", "mismatch_of", "safe_code",
 
 T = TypeVar("T")
 _CODE = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
+#: How the client opens an error about one request; see Steps.append.
+_REQUEST_FAILED = re.compile(r"^The [\w -]+ request failed: ")
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,10 @@ class Steps(list[Outcome]):
             self._show(f"  {outcome.step} ... ")
         self._shown = None
         verdict = "OK" if outcome.ok else "FAILED"
-        self._show(f"{verdict} - {outcome.detail}\n" if outcome.detail else f"{verdict}\n")
+        # The line already names the step and says FAILED; the client's own "The log in request
+        # failed: " lead-in (for agents whose client drops isError) would say it twice.
+        detail = _REQUEST_FAILED.sub("", outcome.detail)
+        self._show(f"{verdict} - {detail}\n" if detail else f"{verdict}\n")
 
     def _show(self, text: str) -> None:
         if self._out is not None:
