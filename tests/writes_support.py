@@ -88,6 +88,27 @@ async def lost_then_looked_at(fake: FakeCooked, client: Client, change: Change) 
     assert "nothing was sent to cooked again" not in text_of(after_look).lower()
 
 
+async def lost_then_a_failed_look(fake: FakeCooked, client: Client, change: Change) -> None:
+    """A read that Cooked refuses shows the agent nothing, so it lifts no unknown outcome: the
+    identical call after it still sends nothing; after a read that works, it is sent."""
+    fake.fail_with("answer_lost", change.method, change.path, seconds=0)
+    await change.call(client)
+    fake.fail("GET", status=500, times=None)
+    try:
+        failed_look = await client.call_tool("read", change.look)
+    finally:
+        fake.clear_faults()
+    after_failed_look = await change.call(client)
+    sent_before_the_look = change.sent(fake)
+    await client.call_tool("read", change.look)
+    after_look = await change.call(client)
+
+    assert failed_look.is_error, text_of(failed_look)
+    unknown_outcome(after_failed_look, change, repeat=True)
+    assert sent_before_the_look == 1 and change.sent(fake) == 2
+    assert "nothing was sent to cooked again" not in text_of(after_look).lower()
+
+
 def kept_outcome_note(result: types.CallToolResult, tool: str) -> str:
     """The text of an answer given from a kept outcome: it says nothing was sent again."""
     text = text_of(result)

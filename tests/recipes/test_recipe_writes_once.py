@@ -4,6 +4,8 @@ a session that goes away leaves its change to answer another session's identical
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import anyio
 import pytest
 from mcp import Client
@@ -12,6 +14,7 @@ from sessions import client_for, text_of
 from writes_support import (
     Change,
     cancelled_then_repeated,
+    lost_then_a_failed_look,
     lost_then_looked_at,
 )
 
@@ -79,14 +82,17 @@ async def test_a_cancelled_change_goes_on_and_answers_the_identical_call_once(
     assert "call" in text_of(replay) and "again" in text_of(replay)
 
 
+@pytest.mark.parametrize(
+    "scenario", [lost_then_looked_at, lost_then_a_failed_look], ids=["looked", "failed-look"]
+)
 @pytest.mark.parametrize("change", CASES)
 async def test_a_lost_answer_is_unknown_until_the_agent_has_looked_then_a_repeat_is_carried_out(
-    fake: FakeCooked, change: Change
+    fake: FakeCooked, change: Change, scenario: Callable[[FakeCooked, Client, Change], Awaitable[None]]
 ) -> None:
     # A session of its own: an unknown outcome must not linger into the module's other tests.
     cooked = client_for(fake)
     async with cooked, Client(build_server(cooked)) as client:
-        await lost_then_looked_at(fake, client, change)
+        await scenario(fake, client, change)
 
 
 @pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4", "recipes.VERIFICATION.1")

@@ -12,6 +12,7 @@ from writes_support import (
     USER,
     Change,
     cancelled_then_repeated,
+    lost_then_a_failed_look,
     lost_then_looked_at,
 )
 
@@ -48,7 +49,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(
-    "scenario", [cancelled_then_repeated, lost_then_looked_at], ids=["cancelled", "answer-lost"]
+    "scenario",
+    [cancelled_then_repeated, lost_then_looked_at, lost_then_a_failed_look],
+    ids=["cancelled", "answer-lost", "answer-lost-failed-look"],
 )
 @pytest.mark.parametrize("change", CASES)
 async def test_a_list_change_is_made_once_when_cancelled_and_said_unknown_when_its_answer_is_lost(

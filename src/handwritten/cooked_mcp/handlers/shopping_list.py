@@ -81,9 +81,10 @@ class ShoppingListTools:
 
     # implements: shopping-list.READ.1, shopping-list.READ.9
     async def read(self, args: ReadShoppingList, call: ToolCall) -> ToolResult[ReadOutput]:
-        """A read the agent receives is its look at list changes whose outcome is unknown (writes)."""
-        call.when_answered(lambda: self._writes.looked("shopping_list"))
+        """A read the agent receives is its look at list changes whose outcome is unknown (writes);
+        a read that failed showed nothing, so it is no look."""
         listing = await self._get_list()
+        call.when_answered(lambda: self._writes.looked("shopping_list"))
         output = ReadOutput(
             target=args.target,
             aisles=[_aisle(aisle) for aisle in listing.aisles],
