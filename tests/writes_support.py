@@ -14,7 +14,7 @@ import mcp_types as types
 from mcp import Client
 from sessions import text_of
 
-from cooked_fake import SEED_USERNAME, FakeCooked
+from cooked_fake import DRAFT_ID, SEED_USERNAME, FakeCooked
 
 USER = f"/api/user/{SEED_USERNAME}"
 
@@ -52,6 +52,67 @@ class Change:
     async def call(self, client: Client) -> types.CallToolResult:
         with anyio.fail_after(30):
             return await client.call_tool(self.tool, self.arguments)
+
+
+NEWEST = {"target": "recipes"}
+R1 = {"target": "recipe", "recipe_id": "r-0001"}
+RECIPE_CHANGES = {
+    "raw_text": Change(
+        "raw_text",
+        "save_recipe",
+        {"source": "raw_text", "title": "Stew", "text": "2 carrots\n1 onion\nSimmer."},
+        "POST",
+        "/api/recipes",
+        NEWEST,
+    ),
+    "prepared": Change(
+        "prepared",
+        "save_recipe",
+        {"source": "prepared", "title": "Stew", "markdown": "## Ingredients\n- 2 carrots", "portions": 2},
+        "POST",
+        "/api/recipes",
+        NEWEST,
+    ),
+    "draft": Change(
+        "draft",
+        "save_recipe",
+        {"source": "draft", "draft_id": DRAFT_ID, "markdown": "## Ingredients\n- 1 egg", "portions": None},
+        "POST",
+        f"/api/extract/{DRAFT_ID}/save",
+        NEWEST,
+    ),
+    "existing": Change(
+        "existing",
+        "save_recipe",
+        {"source": "existing", "recipe_id": "r-0001", "markdown": "## Ingredients\n- 5 eggs", "portions": 3},
+        "PUT",
+        "/api/saved/r-0001",
+        R1,
+    ),
+    "delete": Change("delete", "delete_recipe", {"recipe_id": "r-0001"}, "DELETE", "/api/saved/r-0001", R1),
+}
+LIST = {"target": "shopping_list"}
+LIST_CHANGES = {
+    "add": Change(
+        "add",
+        "change_shopping_list",
+        {"action": "add", "ingredients": "2 onions\n1 lemon"},
+        "POST",
+        f"{USER}/shopping-list/ingredients",
+        LIST,
+    ),
+    "remove": Change(
+        "remove",
+        "change_shopping_list",
+        {"action": "remove", "product_group_ids": ["pg-01"]},
+        "POST",
+        f"{USER}/shopping-list/remove",
+        LIST,
+    ),
+    "clear": Change(
+        "clear", "change_shopping_list", {"action": "clear"}, "DELETE", f"{USER}/shopping-list", LIST
+    ),
+}
 
 
 async def cancelled_then_repeated(fake: FakeCooked, client: Client, change: Change) -> types.CallToolResult:

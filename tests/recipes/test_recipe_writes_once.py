@@ -12,54 +12,19 @@ from mcp import Client
 from recipe_support import failed, ok
 from sessions import client_for, text_of
 from writes_support import (
+    NEWEST,
+    RECIPE_CHANGES,
     Change,
     cancelled_then_repeated,
     lost_then_a_failed_look,
     lost_then_looked_at,
 )
 
-from cooked_fake import DRAFT_ID, FakeCooked
+from cooked_fake import FakeCooked
 from cooked_mcp.app import build_server
 
 pytestmark = pytest.mark.anyio
 
-NEWEST = {"target": "recipes"}
-R1 = {"target": "recipe", "recipe_id": "r-0001"}
-CHANGES = {
-    "raw_text": Change(
-        "raw_text",
-        "save_recipe",
-        {"source": "raw_text", "title": "Stew", "text": "2 carrots\n1 onion\nSimmer."},
-        "POST",
-        "/api/recipes",
-        NEWEST,
-    ),
-    "prepared": Change(
-        "prepared",
-        "save_recipe",
-        {"source": "prepared", "title": "Stew", "markdown": "## Ingredients\n- 2 carrots", "portions": 2},
-        "POST",
-        "/api/recipes",
-        NEWEST,
-    ),
-    "draft": Change(
-        "draft",
-        "save_recipe",
-        {"source": "draft", "draft_id": DRAFT_ID, "markdown": "## Ingredients\n- 1 egg", "portions": None},
-        "POST",
-        f"/api/extract/{DRAFT_ID}/save",
-        NEWEST,
-    ),
-    "existing": Change(
-        "existing",
-        "save_recipe",
-        {"source": "existing", "recipe_id": "r-0001", "markdown": "## Ingredients\n- 5 eggs", "portions": 3},
-        "PUT",
-        "/api/saved/r-0001",
-        R1,
-    ),
-    "delete": Change("delete", "delete_recipe", {"recipe_id": "r-0001"}, "DELETE", "/api/saved/r-0001", R1),
-}
 PROVES = {
     "raw_text": ("recipes.SAVE.1", "recipes.SAVE.11"),
     "prepared": ("recipes.SAVE.2",),
@@ -69,7 +34,7 @@ PROVES = {
 }
 CASES = [
     pytest.param(change, id=label, marks=pytest.mark.req(*PROVES[label], "recipes.VERIFICATION.1"))
-    for label, change in CHANGES.items()
+    for label, change in RECIPE_CHANGES.items()
 ]
 
 

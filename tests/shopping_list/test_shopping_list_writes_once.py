@@ -9,7 +9,7 @@ import pytest
 from mcp import Client
 from sessions import client_for
 from writes_support import (
-    USER,
+    LIST_CHANGES,
     Change,
     cancelled_then_repeated,
     lost_then_a_failed_look,
@@ -21,30 +21,10 @@ from cooked_mcp.app import build_server
 
 pytestmark = pytest.mark.anyio
 
-LIST = {"target": "shopping_list"}
-
-
-def case(action: str, arguments: dict[str, object], method: str, path: str, proves: str) -> object:
-    change = Change(action, "change_shopping_list", {"action": action, **arguments}, method, path, LIST)
-    return pytest.param(change, id=action, marks=pytest.mark.req(proves, "shopping-list.VERIFICATION.1"))
-
-
+PROVES = {"add": "shopping-list.ADD.1", "remove": "shopping-list.REMOVE.1", "clear": "shopping-list.CLEAR.1"}
 CASES = [
-    case(
-        "add",
-        {"ingredients": "2 onions\n1 lemon"},
-        "POST",
-        f"{USER}/shopping-list/ingredients",
-        "shopping-list.ADD.1",
-    ),
-    case(
-        "remove",
-        {"product_group_ids": ["pg-01"]},
-        "POST",
-        f"{USER}/shopping-list/remove",
-        "shopping-list.REMOVE.1",
-    ),
-    case("clear", {}, "DELETE", f"{USER}/shopping-list", "shopping-list.CLEAR.1"),
+    pytest.param(change, id=label, marks=pytest.mark.req(PROVES[label], "shopping-list.VERIFICATION.1"))
+    for label, change in LIST_CHANGES.items()
 ]
 
 
