@@ -4,16 +4,18 @@ outcome answers the identical call; a lost answer is said to be unknown until th
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 import pytest
 from mcp import Client
-from sessions import client_for
+from sessions import client_for, text_of
 from writes_support import (
     LIST_CHANGES,
     Change,
     cancelled_then_repeated,
     lost_then_a_failed_look,
     lost_then_looked_at,
+    unknown_outcome,
 )
 
 from cooked_fake import FakeCooked
@@ -42,3 +44,21 @@ async def test_a_list_change_is_made_once_when_cancelled_and_said_unknown_when_i
     cooked = client_for(fake)
     async with cooked, Client(build_server(cooked)) as client:
         await scenario(fake, client, change)
+
+
+@pytest.mark.req("shopping-list.ADD.1", "recipes.DELETE.1", "shopping-list.VERIFICATION.1")
+async def test_deleting_a_recipe_leaves_an_unknown_list_change_naming_it_unknown(fake: FakeCooked) -> None:
+    """Whether the list got the recipe's lines is still unknown after the recipe is gone: the
+    identical add sends nothing until the list has been read."""
+    base = LIST_CHANGES["add"]
+    add = replace(base, arguments={**base.arguments, "recipe_id": "r-0001"})
+    fake.fail_with("answer_lost", add.method, add.path, seconds=0)
+    cooked = client_for(fake)
+    async with cooked, Client(build_server(cooked)) as client:
+        await add.call(client)
+        deleted = await client.call_tool("delete_recipe", {"recipe_id": "r-0001"})
+        repeat = await add.call(client)
+
+    assert not deleted.is_error, text_of(deleted)
+    unknown_outcome(repeat, add, repeat=True)
+    assert add.sent(fake) == 1

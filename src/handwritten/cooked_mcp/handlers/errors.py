@@ -47,7 +47,9 @@ def cooked_errors(
     try:
         yield
     except CookedUnavailable as exc:
-        raise (AnswerLost if exc.may_have_changed else ToolError)(str(exc)) from None
+        if exc.may_have_changed:  # what to do next is writes.py's single next step
+            raise AnswerLost(str(exc.with_next_step(""))) from None
+        raise ToolError(str(exc)) from None
     except CookedError as exc:
         hints: dict[type[CookedError], str | None] = {
             CookedNotFound: not_found,

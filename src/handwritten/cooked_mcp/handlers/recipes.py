@@ -235,7 +235,9 @@ class RecipeTools:
                 return await self._import_url(replace(write, reported_again=True), call, args.url)
             case SaveRecipeDraft():
                 return await self._writes.run(
-                    write, call, lambda: self._save_draft(args.draft_id, args.markdown, args.portions)
+                    replace(write, saves_draft=args.draft_id),
+                    call,
+                    lambda: self._save_draft(args.draft_id, args.markdown, args.portions),
                 )
             case SaveRecipeExisting():
                 write = _about_recipe(write, args.recipe_id)
