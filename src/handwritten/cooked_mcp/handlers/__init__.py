@@ -37,6 +37,7 @@ class CookedTools:
         # writable=False (read-only mode): results suggest no follow-up call to a write tool.
         # One Writes for both: an outcome kept for one tool is checked by a read of the other's kind.
         writes = Writes()
+        self.changes_finished = writes.finished
         self._recipes = RecipeTools(
             client, writes=writes, writable=writable, import_answer_seconds=import_answer_seconds
         )

@@ -149,6 +149,15 @@ class Writes:
                 return still_running(None if own else self._clock() - kept.started)
         return cast(ToolResult[OutputT], self._answer(kept, call, own))
 
+    async def finished(self) -> None:
+        """Return once every change running now has ended: a stopping server waits for them (within
+        its grace, ``transports.one_answer``), so that a change is not broken off half-way."""
+        running = {kept.task for kept in self._kept.values() if kept.ended is None}
+        if running:
+            logger.info("stopping: waiting for %d change(s) sent to Cooked to end", len(running))
+            await asyncio.wait(running)
+            logger.info("stopping: every change sent to Cooked has ended")
+
     def looked(self, area: Area) -> None:
         """A read of ``area`` reached the agent: unknown outcomes it was told of may now be repeated."""
         self._looked[area] = next(self._events)
