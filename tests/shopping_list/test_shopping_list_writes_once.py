@@ -62,3 +62,36 @@ async def test_deleting_a_recipe_leaves_an_unknown_list_change_naming_it_unknown
     assert not deleted.is_error, text_of(deleted)
     unknown_outcome(repeat, add, repeat=True)
     assert add.sent(fake) == 1
+
+
+@pytest.mark.parametrize(
+    ("label", "spelled"),
+    [
+        pytest.param(
+            "add",
+            {"ingredients": "  2 onions\n\n1 lemon  \n"},
+            id="add-blank-lines-and-spaces",
+            marks=pytest.mark.req("shopping-list.ADD.1", "shopping-list.VERIFICATION.1"),
+        ),
+        pytest.param(
+            "remove",
+            {"product_group_ids": ["pg-01", "pg-01"]},
+            id="remove-an-id-twice",
+            marks=pytest.mark.req("shopping-list.REMOVE.1", "shopping-list.VERIFICATION.1"),
+        ),
+    ],
+)
+async def test_calls_that_send_cooked_the_same_request_are_identical_calls(
+    fake: FakeCooked, label: str, spelled: dict[str, object]
+) -> None:
+    """Kept outcomes are keyed on what is sent to Cooked, not on how the arguments were spelled."""
+    change = LIST_CHANGES[label]
+    respelled = replace(change, arguments={**change.arguments, **spelled})
+    fake.fail_with("answer_lost", change.method, change.path, seconds=0)
+    cooked = client_for(fake)
+    async with cooked, Client(build_server(cooked)) as client:
+        await change.call(client)
+        repeat = await respelled.call(client)
+
+    unknown_outcome(repeat, change, repeat=True)
+    assert change.sent(fake) == 1
