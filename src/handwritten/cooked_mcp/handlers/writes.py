@@ -286,7 +286,9 @@ def _unknown(task: asyncio.Task[ToolResult[Any]]) -> bool:
 def _lost_how(write: Write, task: asyncio.Task[ToolResult[Any]]) -> str:
     failure = None if task.cancelled() else task.exception()
     if isinstance(failure, AnswerLost):
-        return f"{failure} Cooked may or may not have made this {write.tool} change: its answer was lost."
+        return (
+            f"{failure.summary} Cooked may have made the change before its answer was lost, or may not have."
+        )
     if failure is None or isinstance(failure, TimeoutError):
         return (
             f"cooked-mcp could not tell whether Cooked made this {write.tool} change (it may or may not "
@@ -307,7 +309,7 @@ def _unknown_text(write: Write, how: str, age: float | None) -> str:
         f"like this: {how}"
     )
     return (
-        f"{head} Look before repeating it: {write.look}. If the change is there, do not make it again. If "
+        f"{head} Next step: look before you retry it: {write.look}. If the change is there, do not make it again. If "
         f"it is not, call {write.tool} again with the same arguments after that read: it is then carried out "
         f"again. Until such a read, identical calls send nothing and get this answer (for up to "
         f"{KEEP_SECONDS / 60:.0f} minutes)."
