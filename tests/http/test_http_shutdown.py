@@ -55,6 +55,41 @@ async def test_a_write_cut_off_by_shutdown_is_told_its_change_may_have_been_made
     assert "Traceback" not in server.stderr()
 
 
+@pytest.mark.req("server.TRANSPORT.5", "recipes.SAVE.3")
+def test_sigterm_lets_a_background_import_finish_within_the_grace(fake: FakeCooked, tmp_path: Path) -> None:
+    """An import answered "still running" goes on in the background; SIGTERM waits for it within
+    the shutdown grace instead of breaking it off (before: cooked-mcp's request to Cooked was cut)."""
+    fake.fail_with("slow", "POST", "/api/new", seconds=SHUTDOWN_GRACE_SECONDS / 2)
+    env = server_env(
+        tmp_path,
+        fake.base_url,
+        login=SEED_LOGIN,
+        password=SEED_PASSWORD,
+        COOKED_MCP_IMPORT_ANSWER_SECONDS="0.3",
+        COOKED_MCP_LOG_LEVEL="info",
+    )
+    arguments = {"source": "url", "url": "https://example.org/recipes/background-stew"}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "save_recipe", "arguments": arguments},
+    }
+    with http_server(env) as server, httpx.Client(headers=MCP_HEADERS, timeout=10) as http:
+        opened = http.post(server.url, json=INITIALIZE)
+        http.headers.update(
+            {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+        )
+        http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        answer = http.post(server.url, json=call).json()
+        assert server.stop(signal.SIGTERM, timeout=15) == 0
+
+    assert answer["result"]["structuredContent"]["import_running"] is True
+    assert "every change sent to Cooked has ended" in server.stderr(), server.stderr()
+    assert "ended with an error" not in server.stderr()
+    assert [r.status for r in fake.api_requests() if r.path == "/api/new"] == [200]
+
+
 async def _answer_to_a_call_cut_off(
     server: HttpServer,
     fake: FakeCooked,

@@ -61,7 +61,9 @@ class Cooked:
                 recipe_id = f"r-{next(self.ids)}"
                 self.recipes.add(recipe_id)
                 if made == "lost":
-                    raise AnswerLost("Cooked broke off the connection; it may have made the change")
+                    raise AnswerLost(
+                        "Cooked broke off the connection", summary="Cooked broke off the connection"
+                    )
                 return ToolResult(f"saved {recipe_id}", Out(recipe_id=recipe_id))
 
 

@@ -130,3 +130,34 @@ async def test_a_new_process_remembers_no_import(fake: FakeCooked, tmp_path: Pat
     assert imports_sent(fake) == 2
     assert not answers[1][0].startswith("This page was already imported")
     assert answers[0][1]["recipe_id"] != answers[1][1]["recipe_id"]
+
+
+@pytest.mark.req(
+    "recipes.SAVE.3", "recipes.SAVE.5", "recipes.SAVE.7", "recipes.DELETE.1", "recipes.VERIFICATION.1"
+)
+async def test_saving_an_imported_draft_ends_the_memory_of_the_import_that_made_it(
+    fake: FakeCooked, tmp_path: Path
+) -> None:
+    """The draft path: import (a DRAFT), save the draft, delete the recipe, import again. The
+    saved draft is gone, so the import that made it no longer answers: the page is imported anew."""
+    url = "https://example.org/recipes/drafted-stew"
+    fake.set_import_result(url, "draft")
+
+    async with started(fake, tmp_path) as client:
+        first = ok(await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")[1]
+        draft_id = first["draft"]["draft_id"]
+        saved = ok(
+            await client.call_tool(
+                "save_recipe",
+                {"source": "draft", "draft_id": draft_id, "markdown": "## x\n- y", "portions": 4},
+            ),
+            "save_recipe",
+        )[1]
+        ok(await client.call_tool("delete_recipe", {"recipe_id": saved["recipe_id"]}), "delete_recipe")
+        again_text, again = ok(
+            await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe"
+        )
+
+    assert imports_sent(fake) == 2
+    assert draft_id not in again_text and not again_text.startswith("This page was already")
+    assert again["draft"]["draft_id"] != draft_id

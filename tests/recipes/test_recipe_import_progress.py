@@ -279,7 +279,26 @@ async def test_imports_beyond_the_running_bound_are_refused_before_cooked(
         await import_until_done(client, URL)
 
     assert "are still unanswered" in failed(refused) and "Nothing was sent" in text_of(refused)
+    assert "(1 of them URL imports)" in text_of(refused)
     assert imports_sent(fake) == 1
+
+
+@pytest.mark.req("recipes.SAVE.2", "tools.RESPONSES.6")
+async def test_a_refusal_beyond_the_running_bound_names_url_imports_only_when_some_run(
+    fake: FakeCooked, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writes, "MAX_RUNNING", 1)
+    fake.fail_with("slow", "POST", "/api/recipes", seconds=1)
+    prepared = {"source": "prepared", "title": "Stew", "markdown": "## Ingredients\n- 1 leek", "portions": 2}
+
+    async with cooked_session(fake, import_answer_seconds=DEADLINE) as client:
+        with anyio.move_on_after(0.2):
+            await client.call_tool("save_recipe", prepared)  # cancelled: the save runs on
+        refused = await client.call_tool("save_recipe", {"source": "url", "url": URL})
+        ok(await client.call_tool("save_recipe", prepared), "save_recipe")  # waits for the running save
+
+    assert "1 changes sent to it are still unanswered" in failed(refused), text_of(refused)
+    assert "URL import" not in text_of(refused) and imports_sent(fake) == 0
 
 
 @pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4")

@@ -4,15 +4,18 @@ outcome answers the identical call; a lost answer is said to be unknown until th
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 import pytest
 from mcp import Client
-from sessions import client_for
+from sessions import client_for, text_of
 from writes_support import (
-    USER,
+    LIST_CHANGES,
     Change,
     cancelled_then_repeated,
+    lost_then_a_failed_look,
     lost_then_looked_at,
+    unknown_outcome,
 )
 
 from cooked_fake import FakeCooked
@@ -20,35 +23,17 @@ from cooked_mcp.app import build_server
 
 pytestmark = pytest.mark.anyio
 
-LIST = {"target": "shopping_list"}
-
-
-def case(action: str, arguments: dict[str, object], method: str, path: str, proves: str) -> object:
-    change = Change(action, "change_shopping_list", {"action": action, **arguments}, method, path, LIST)
-    return pytest.param(change, id=action, marks=pytest.mark.req(proves, "shopping-list.VERIFICATION.1"))
-
-
+PROVES = {"add": "shopping-list.ADD.1", "remove": "shopping-list.REMOVE.1", "clear": "shopping-list.CLEAR.1"}
 CASES = [
-    case(
-        "add",
-        {"ingredients": "2 onions\n1 lemon"},
-        "POST",
-        f"{USER}/shopping-list/ingredients",
-        "shopping-list.ADD.1",
-    ),
-    case(
-        "remove",
-        {"product_group_ids": ["pg-01"]},
-        "POST",
-        f"{USER}/shopping-list/remove",
-        "shopping-list.REMOVE.1",
-    ),
-    case("clear", {}, "DELETE", f"{USER}/shopping-list", "shopping-list.CLEAR.1"),
+    pytest.param(change, id=label, marks=pytest.mark.req(PROVES[label], "shopping-list.VERIFICATION.1"))
+    for label, change in LIST_CHANGES.items()
 ]
 
 
 @pytest.mark.parametrize(
-    "scenario", [cancelled_then_repeated, lost_then_looked_at], ids=["cancelled", "answer-lost"]
+    "scenario",
+    [cancelled_then_repeated, lost_then_looked_at, lost_then_a_failed_look],
+    ids=["cancelled", "answer-lost", "answer-lost-failed-look"],
 )
 @pytest.mark.parametrize("change", CASES)
 async def test_a_list_change_is_made_once_when_cancelled_and_said_unknown_when_its_answer_is_lost(
@@ -59,3 +44,54 @@ async def test_a_list_change_is_made_once_when_cancelled_and_said_unknown_when_i
     cooked = client_for(fake)
     async with cooked, Client(build_server(cooked)) as client:
         await scenario(fake, client, change)
+
+
+@pytest.mark.req("shopping-list.ADD.1", "recipes.DELETE.1", "shopping-list.VERIFICATION.1")
+async def test_deleting_a_recipe_leaves_an_unknown_list_change_naming_it_unknown(fake: FakeCooked) -> None:
+    """Whether the list got the recipe's lines is still unknown after the recipe is gone: the
+    identical add sends nothing until the list has been read."""
+    base = LIST_CHANGES["add"]
+    add = replace(base, arguments={**base.arguments, "recipe_id": "r-0001"})
+    fake.fail_with("answer_lost", add.method, add.path, seconds=0)
+    cooked = client_for(fake)
+    async with cooked, Client(build_server(cooked)) as client:
+        await add.call(client)
+        deleted = await client.call_tool("delete_recipe", {"recipe_id": "r-0001"})
+        repeat = await add.call(client)
+
+    assert not deleted.is_error, text_of(deleted)
+    unknown_outcome(repeat, add, repeat=True)
+    assert add.sent(fake) == 1
+
+
+@pytest.mark.parametrize(
+    ("label", "spelled"),
+    [
+        pytest.param(
+            "add",
+            {"ingredients": "  2 onions\n\n1 lemon  \n"},
+            id="add-blank-lines-and-spaces",
+            marks=pytest.mark.req("shopping-list.ADD.1", "shopping-list.VERIFICATION.1"),
+        ),
+        pytest.param(
+            "remove",
+            {"product_group_ids": ["pg-01", "pg-01"]},
+            id="remove-an-id-twice",
+            marks=pytest.mark.req("shopping-list.REMOVE.1", "shopping-list.VERIFICATION.1"),
+        ),
+    ],
+)
+async def test_calls_that_send_cooked_the_same_request_are_identical_calls(
+    fake: FakeCooked, label: str, spelled: dict[str, object]
+) -> None:
+    """Kept outcomes are keyed on what is sent to Cooked, not on how the arguments were spelled."""
+    change = LIST_CHANGES[label]
+    respelled = replace(change, arguments={**change.arguments, **spelled})
+    fake.fail_with("answer_lost", change.method, change.path, seconds=0)
+    cooked = client_for(fake)
+    async with cooked, Client(build_server(cooked)) as client:
+        await change.call(client)
+        repeat = await respelled.call(client)
+
+    unknown_outcome(repeat, change, repeat=True)
+    assert change.sent(fake) == 1

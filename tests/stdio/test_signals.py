@@ -241,3 +241,48 @@ def test_over_http_in_a_terminal_it_prints_its_url_and_one_ctrl_c_ends_it_quietl
         terminal.close()
     assert status in (130, 0)
     assert b"Traceback" not in terminal.output and b"KeyboardInterrupt" not in terminal.output
+
+
+@pytest.mark.req("server.TRANSPORT.1", "recipes.SAVE.3")
+@pytest.mark.parametrize(("how", "status"), [("end of input", 0), ("SIGTERM", 128 + signal.SIGTERM)])
+def test_a_stop_lets_a_background_import_finish_within_its_grace(
+    tmp_path: Path, fake: FakeCooked, how: str, status: int
+) -> None:
+    """An import answered "still running" goes on in the background: a stop (end of stdin, a signal)
+    waits for it within the same grace as for calls, instead of breaking it off. Before: the process
+    exited at once and cooked-mcp's own request to Cooked was cut off."""
+    env = server_env(
+        tmp_path / "home",
+        fake.base_url,
+        login=SEED_LOGIN,
+        password=SEED_PASSWORD,
+        COOKED_MCP_IMPORT_ANSWER_SECONDS="0.3",
+        COOKED_MCP_LOG_LEVEL="info",
+    )
+    fake.fail_with("slow", "POST", "/api/new", seconds=SIGNAL_GRACE_SECONDS / 2)
+    url = "https://example.org/recipes/background-stew"
+    started = subprocess.Popen(
+        [COOKED_MCP], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        initialize(started)
+        send(
+            started,
+            {**SLOW_READ, "params": {"name": "save_recipe", "arguments": {"source": "url", "url": url}}},
+        )
+        running = receive(started)["result"]["structuredContent"]
+        assert running["import_running"] is True
+        assert "while this server process runs" in running["next_step"]  # what the stop keeps
+        assert "If the server is stopped or restarted meanwhile" in running["next_step"]
+
+        _stop(started, how)
+
+        assert started.wait(timeout=15) == status
+        log = stderr_of(started)
+    finally:
+        if started.poll() is None:
+            started.kill()
+        started.wait()
+    assert "every change sent to Cooked has ended" in log, log
+    assert "ended with an error" not in log and "Traceback" not in log, log
+    assert [r.status for r in fake.api_requests() if r.path == "/api/new"] == [200]

@@ -3,7 +3,7 @@ running application from the settings: the one start-up path every transport ser
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -90,6 +90,7 @@ class ToolsOnFirstCall:
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
         self._tools: ToolHandlers | None = None
+        self._changes_finished: Callable[[], Awaitable[None]] | None = None
         self.client: CookedClient | None = None
 
     def _built(self) -> ToolHandlers:
@@ -106,6 +107,7 @@ class ToolsOnFirstCall:
                 confirm_changes=settings.confirm_changes,
             )
             self.client, self._tools = client, tools
+            self._changes_finished = tools.changes_finished
             # Later calls find the methods on the instance and no longer pass through __getattr__.
             self.__dict__.update({name: getattr(tools, name) for name in ToolsOnFirstCall._HANDLER_METHODS})
         return self._tools
@@ -124,6 +126,11 @@ class ToolsOnFirstCall:
     def secret_values(self) -> list[str]:
         """The session's secrets once there is a client (the password is the settings')."""
         return self.client.secret_values() if self.client is not None else []
+
+    async def changes_finished(self) -> None:
+        """Return once every change sent to Cooked has ended: what a stop waits for, within its grace."""
+        if self._changes_finished is not None:
+            await self._changes_finished()
 
     async def aclose(self) -> None:
         if self.client is not None:

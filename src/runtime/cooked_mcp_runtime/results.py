@@ -47,8 +47,10 @@ class ToolCall:
         That is when the dispatcher hands the answer (a result or a ToolError) to the SDK and
         the request has not been cancelled (notifications/cancelled, or its session ending):
         the hooks run right after the last cancellation check, with no await between them and
-        the return, so the SDK then writes the answer. An answer the transport loses after that
-        (an HTTP stream already closed) counts as received: the server cannot see it.
+        the return, so the SDK then writes the answer. An HTTP client whose connection drops
+        before its answer cancels the request that way too (the HTTP transport sends the
+        cancellation for it), so an answer it never got does not count as received; only a
+        drop in the instant between this hook and the write goes unseen.
         """
         self._on_answer.append(hook)
 

@@ -40,6 +40,7 @@ class CookedTools:
         # One Writes for both: an outcome kept for one tool is checked by a read of the other's kind.
         writes = Writes()
         confirmation = Confirmation(enabled=confirm_changes)
+        self.changes_finished = writes.finished
         self._recipes = RecipeTools(
             client,
             writes=writes,

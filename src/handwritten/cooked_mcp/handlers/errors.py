@@ -25,7 +25,14 @@ from ..errors import (
 
 
 class AnswerLost(ToolError):
-    """A change reached Cooked but its answer was lost: whether Cooked made it is unknown (writes.py)."""
+    """A change reached Cooked but its answer was lost: whether Cooked made it is unknown (writes.py).
+
+    Its message is the client's, next step included (for a change made straight away); ``summary``
+    is what happened alone, for writes.py, which gives its own single next step (look first)."""
+
+    def __init__(self, message: str, *, summary: str) -> None:
+        super().__init__(message)
+        self.summary = summary
 
 
 class RecipeGone(ToolError):
@@ -47,7 +54,9 @@ def cooked_errors(
     try:
         yield
     except CookedUnavailable as exc:
-        raise (AnswerLost if exc.may_have_changed else ToolError)(str(exc)) from None
+        if exc.may_have_changed:
+            raise AnswerLost(str(exc), summary=str(exc.with_next_step(""))) from None
+        raise ToolError(str(exc)) from None
     except CookedError as exc:
         hints: dict[type[CookedError], str | None] = {
             CookedNotFound: not_found,

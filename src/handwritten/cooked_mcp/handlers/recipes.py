@@ -242,7 +242,9 @@ class RecipeTools:
                 return await self._import_url(replace(write, reported_again=True), call, args.url)
             case SaveRecipeDraft():
                 return await self._writes.run(
-                    write, call, lambda: self._save_draft(args.draft_id, args.markdown, args.portions)
+                    replace(write, saves_draft=args.draft_id),
+                    call,
+                    lambda: self._save_draft(args.draft_id, args.markdown, args.portions),
                 )
             case SaveRecipeExisting():
                 write = _about_recipe(write, args.recipe_id)
@@ -511,7 +513,9 @@ def _about_recipe(write: Write, recipe_id: str) -> Write:
 def _still_running(age: float | None) -> ToolResult[SaveRecipeOutput]:
     """``age`` is how long ago an earlier call started the import; None for this call's own.
 
-    The promise made here (no second import) holds for as long as it says: writes.KEEP_SECONDS.
+    The promise made here (no second import) holds for as long as it says: writes.KEEP_SECONDS, in
+    this process. A stop waits for the import within its grace (transports.one_answer), and what is
+    kept is in memory only, so the text says both.
     """
     started = (
         "Cooked is importing the page"
@@ -519,15 +523,16 @@ def _still_running(age: float | None) -> ToolResult[SaveRecipeOutput]:
         else f"An earlier save_recipe call started importing this page {age:.0f} s ago"
     )
     notice = (
-        f"{started} and has not finished yet; the import goes on in the background and may still save "
-        "the recipe. Do NOT retry it or import the page again."
+        f"{started} and has not finished yet; the import goes on in the background while this server "
+        "process runs and may still save the recipe. Do NOT retry it or import the page again."
     )
     next_step = (
         f"In a minute, look for the recipe with {tool_call('read', target='recipes')} (newest first). "
         f"Until {KEEP_MINUTES} minutes after the import ends, calling save_recipe with this same URL starts "
-        "no second import: it reports this import's outcome (the saved recipe, the draft to review, or its "
-        "error; or, if Cooked's answer to it is lost, how to check whether it saved and import again on "
-        "purpose)."
+        "no second import while this server process runs: it reports this import's outcome (the saved "
+        "recipe, the draft to review, or its error; or, if Cooked's answer to it is lost, how to check "
+        "whether it saved and import again on purpose). If the server is stopped or restarted meanwhile, "
+        "it forgets the import: look with read target=recipes before importing the page again."
     )
     output = SaveRecipeOutput(
         source="url", saved=False, import_running=True, notice=notice, next_step=next_step

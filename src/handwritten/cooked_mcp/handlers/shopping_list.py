@@ -91,9 +91,10 @@ class ShoppingListTools:
 
     # implements: shopping-list.READ.1, shopping-list.READ.9
     async def read(self, args: ReadShoppingList, call: ToolCall) -> ToolResult[ReadOutput]:
-        """A read the agent receives is its look at list changes whose outcome is unknown (writes)."""
-        call.when_answered(lambda: self._writes.looked("shopping_list"))
+        """A read the agent receives is its look at list changes whose outcome is unknown (writes);
+        a read that failed showed nothing, so it is no look."""
         listing = await self._get_list()
+        call.when_answered(lambda: self._writes.looked("shopping_list"))
         output = ReadOutput(
             target=args.target,
             aisles=[_aisle(aisle) for aisle in listing.aisles],
@@ -110,6 +111,7 @@ class ShoppingListTools:
     async def change(self, args: ChangeShoppingListArguments, call: ToolCall) -> ToolResult[Output]:
         """add, remove and clear are made once (writes.py): each repeat would change the list again.
         The others set a state, so a repeat changes nothing and they go straight to Cooked."""
+        args = _as_sent(args)
         write = Write.of(call, args, area="shopping_list", look=READ_CALL)
         match args:
             case ChangeShoppingListAdd():
@@ -141,7 +143,7 @@ class ShoppingListTools:
 
     # implements: shopping-list.ADD.1, shopping-list.ADD.2, shopping-list.ADD.3
     async def _add(self, args: ChangeShoppingListAdd) -> ToolResult[Output]:
-        lines = [line.strip() for line in args.ingredients.splitlines() if line.strip()]
+        lines = args.ingredients.splitlines()  # one ingredient a line, as _as_sent made them
         not_found = (
             f"no saved recipe or import draft has ID {args.recipe_id!r}; "
             "use an ID from read target=recipes or a draft_id from save_recipe source=url, "
@@ -202,7 +204,7 @@ class ShoppingListTools:
 
     # implements: shopping-list.REMOVE.1
     async def _remove(self, args: ChangeShoppingListRemove) -> ToolResult[Output]:
-        asked = _unique(args.product_group_ids)
+        asked = args.product_group_ids  # each once, as _as_sent made them
         with cooked_errors():
             removed = await self._client.remove_product_groups(asked)
         gone = set(removed)
@@ -317,6 +319,19 @@ def _group(group: cooked.ProductGroup, aisle_id: str) -> ProductGroup:
 
 def _unique(ids: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(ids))
+
+
+def _as_sent(args: ChangeShoppingListArguments) -> ChangeShoppingListArguments:
+    """The arguments as Cooked gets them (stripped ingredient lines without blank ones, each ID
+    once): the request and the kept outcome's key (writes.Write) are both made of these, so two
+    calls that send the same request are identical calls."""
+    match args:
+        case ChangeShoppingListAdd():
+            lines = [line.strip() for line in args.ingredients.splitlines() if line.strip()]
+            return args.model_copy(update={"ingredients": "\n".join(lines)})
+        case ChangeShoppingListRemove():
+            return args.model_copy(update={"product_group_ids": _unique(args.product_group_ids)})
+    return args
 
 
 # --- text for the agent ------------------------------------------------------------------------

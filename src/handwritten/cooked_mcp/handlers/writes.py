@@ -21,8 +21,8 @@ and an identical call from any session is answered with it instead of sending th
 
 "Received" is decided by the dispatcher (``ToolCall.when_answered``): the answer was handed to
 the SDK and the request was not cancelled. Outcomes expire ``KEEP_SECONDS`` after the change
-ended, at most ``MAX_KEEP`` are kept, deleting a recipe forgets every outcome that names it, and
-nothing is kept beyond the process. Keys are digests: no argument text is kept, and outcomes hold
+ended, at most ``MAX_KEEP`` are kept, deleting a recipe (or saving an import's draft) forgets every
+known outcome that names it, and nothing is kept beyond the process. Keys are digests: no argument text is kept, and outcomes hold
 only what the tool answered, never a credential or cookie.
 """
 
@@ -79,6 +79,9 @@ class Write:
     recipe_ids: frozenset[str] = frozenset()
     #: delete_recipe: the recipe it deletes; when it succeeds every other outcome naming it goes.
     deletes: str | None = None
+    #: save_recipe source=draft: the draft it saves; when it succeeds the import that made it is
+    #: forgotten (its draft is gone), so that import no longer answers an identical call.
+    saves_draft: str | None = None
     #: URL imports: a success keeps answering identical calls after a call received it.
     reported_again: bool = False
 
@@ -158,14 +161,30 @@ class Writes:
             kept = None
         return kept
 
+    async def finished(self) -> None:
+        """Return once every change running now has ended: a stopping server waits for them (within
+        its grace, ``transports.one_answer``), so that a change is not broken off half-way."""
+        running = {kept.task for kept in self._kept.values() if kept.ended is None}
+        if running:
+            logger.info("stopping: waiting for %d change(s) sent to Cooked to end", len(running))
+            await asyncio.wait(running)
+            logger.info("stopping: every change sent to Cooked has ended")
+
     def looked(self, area: Area) -> None:
         """A read of ``area`` reached the agent: unknown outcomes it was told of may now be repeated."""
         self._looked[area] = next(self._events)
 
     def forget_recipe(self, recipe_id: str, *, but: _Kept | None = None) -> None:
-        """Deleting a recipe ends every ended outcome naming it (reporting a gone recipe helps no one)."""
+        """Deleting a recipe ends every ended outcome naming it (reporting a gone recipe helps no one),
+        and saving a draft every one naming the draft (a URL import's draft, gone once saved). An
+        unknown outcome stays: whether its change was made is still for the agent to look at."""
         for key, kept in list(self._kept.items()):
-            if kept is not but and kept.ended is not None and recipe_id in kept.names:
+            if (
+                kept is not but
+                and kept.ended is not None
+                and recipe_id in kept.names
+                and not _unknown(kept.task)
+            ):
                 del self._kept[key]
 
     # --- the life of one change ----------------------------------------------------------------
@@ -173,10 +192,14 @@ class Writes:
     def _start(self, write: Write, change: Callable[[], Awaitable[ToolResult[Any]]]) -> _Kept:
         running = sum(1 for kept in self._kept.values() if kept.ended is None)
         if running >= MAX_RUNNING:
+            imports = sum(
+                1 for kept in self._kept.values() if kept.ended is None and kept.write.reported_again
+            )
+            among = f" ({imports} of them URL imports)" if imports else ""
             raise ToolError(
-                f"Nothing was sent to Cooked: {running} changes sent to it (URL imports among them) are still "
-                "unanswered, the most this server runs at once. Wait a minute for them to finish (read shows "
-                "what they did), then try again."
+                f"Nothing was sent to Cooked: {running} changes sent to it{among} are still unanswered, the "
+                "most this server runs at once. Wait a minute for them to finish (read shows what they did), "
+                "then try again."
             )
         kept = _Kept(write, asyncio.create_task(_bounded(change)), started=self._clock())
         self._kept[write.key] = kept
@@ -194,8 +217,12 @@ class Writes:
             named = getattr(result.output, "recipe_id", None)
             if isinstance(named, str):
                 kept.names.add(named)
-            if kept.write.deletes is not None:
-                self.forget_recipe(kept.write.deletes, but=kept)
+            draft = getattr(getattr(result.output, "draft", None), "draft_id", None)
+            if isinstance(draft, str):
+                kept.names.add(draft)
+            for gone in (kept.write.deletes, kept.write.saves_draft):
+                if gone is not None:
+                    self.forget_recipe(gone, but=kept)
         elif isinstance(failure, ToolError):
             logger.info("a %s change ended with an error: %s", kept.write.tool, failure)
         elif failure is not None and not isinstance(failure, TimeoutError):
@@ -271,7 +298,9 @@ def _unknown(task: asyncio.Task[ToolResult[Any]]) -> bool:
 def _lost_how(write: Write, task: asyncio.Task[ToolResult[Any]]) -> str:
     failure = None if task.cancelled() else task.exception()
     if isinstance(failure, AnswerLost):
-        return str(failure)
+        return (
+            f"{failure.summary} Cooked may have made the change before its answer was lost, or may not have."
+        )
     if failure is None or isinstance(failure, TimeoutError):
         return (
             f"cooked-mcp could not tell whether Cooked made this {write.tool} change (it may or may not "
@@ -292,7 +321,7 @@ def _unknown_text(write: Write, how: str, age: float | None) -> str:
         f"like this: {how}"
     )
     return (
-        f"{head} Look before repeating it: {write.look}. If the change is there, do not make it again. If "
+        f"{head} Next step: look before you retry it: {write.look}. If the change is there, do not make it again. If "
         f"it is not, call {write.tool} again with the same arguments after that read: it is then carried out "
         f"again. Until such a read, identical calls send nothing and get this answer (for up to "
         f"{KEEP_SECONDS / 60:.0f} minutes)."
@@ -305,8 +334,11 @@ def _repeat_note(write: Write, age: float) -> str:
             f"This page was already imported {age:.0f} s ago by an earlier save_recipe call, so it was not "
             "imported again; that import's result follows."
         )
+    if write.deletes is not None:
+        again = "The recipe is gone: there is nothing to delete again."
+    else:
+        again = f"To make the change once more on purpose, call {write.tool} again with the same arguments."
     return (
         f"An identical {write.tool} call made {age:.0f} s ago already made this change, so nothing was sent "
-        f"to Cooked again (its answer may not have reached you); its result follows. To make the change once "
-        f"more on purpose, call {write.tool} again with the same arguments."
+        f"to Cooked again (its answer may not have reached you); its result follows. {again}"
     )

@@ -106,6 +106,7 @@ async def _serve(application: Application, open_files: int) -> int:
                 ),
                 sessions,
                 stop,
+                application.tools.changes_finished,
             )
             # Printed, not logged: the default log level shows warnings only, and a user who
             # started the server needs its address.

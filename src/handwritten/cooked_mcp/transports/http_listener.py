@@ -13,7 +13,7 @@ import contextlib
 import errno
 import logging
 import socket
-from collections.abc import Generator
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
 import anyio
@@ -46,11 +46,16 @@ class GracefulServer(uvicorn.Server):
     """
 
     def __init__(
-        self, config: uvicorn.Config, sessions: JsonWhenSilentSessionManager, stop: StopSignals
+        self,
+        config: uvicorn.Config,
+        sessions: JsonWhenSilentSessionManager,
+        stop: StopSignals,
+        changes: Callable[[], Awaitable[None]],
     ) -> None:
         super().__init__(config)
         self._sessions = sessions
         self._stop = stop
+        self._changes = changes
         # sse_starlette (the SDK's event streams) otherwise ends every stream the moment a
         # signal arrives, a progress stream's answer included; here they end as below.
         AppStatus.enable_automatic_graceful_drain = False  # what its untyped disable_…() does
@@ -73,6 +78,7 @@ class GracefulServer(uvicorn.Server):
             async with anyio.create_task_group() as grace:
                 grace.start_soon(_cancel_when_set, self._stop.now, grace.cancel_scope)
                 await super()._wait_tasks_to_complete()
+                await self._changes()  # those still running in the background: the same grace
                 grace.cancel_scope.cancel()
                 return
         interrupted = await self._sessions.interrupt_in_flight()

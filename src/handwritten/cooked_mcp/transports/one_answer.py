@@ -11,7 +11,9 @@ over HTTP each request has its own answer stream, ended by its first answer
 (``sdk_workarounds.http_transport``), and ``interrupted`` is the one answer both send.
 
 The grace: after the end of stdin, ``ANSWER_GRACE_SECONDS`` (the input may simply have been
-sent all at once); after a signal, ``SIGNAL_GRACE_SECONDS``; after a second signal, none.
+sent all at once); after a signal, ``SIGNAL_GRACE_SECONDS``; after a second signal, none. The
+same grace also waits for the changes sent to Cooked that still run in the background (a
+cancelled call's, a URL import answered "still running"): stopping would break them off.
 """
 
 from __future__ import annotations
@@ -96,18 +98,26 @@ class Unanswered:
     def running(self, request_id: types.RequestId) -> bool:
         return request_id in self._ids
 
-    async def settled(self, stop: StopSignals | None = None) -> None:
-        """Return once every request read has been answered, or its grace is over (see the
-        module docstring); a signal during the end of input's grace shortens it."""
-        if not self._ids:
+    async def settled(
+        self, stop: StopSignals | None = None, changes: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
+        """Return once every request read has been answered and ``changes()`` has returned (every
+        change sent to Cooked has ended, also those of calls already answered or cancelled), or
+        the grace is over (see the module docstring); a signal during the end of input's grace
+        shortens it."""
+        if not self._ids and changes is None:
             return
         logger.debug("input ended with %d request(s) still running; answering them first", len(self._ids))
         self._none_left = anyio.Event()
+        if not self._ids:
+            self._none_left.set()
         with anyio.move_on_after(ANSWER_GRACE_SECONDS):
             async with anyio.create_task_group() as group:
                 if stop is not None:
                     group.start_soon(_cancel_after_signal_grace, stop, group.cancel_scope)
                 await self._none_left.wait()
+                if changes is not None:
+                    await changes()
                 group.cancel_scope.cancel()
         if self._ids:
             logger.warning(

@@ -62,10 +62,11 @@ async def _serve(application: Application) -> int:
         await signals.start(stop.watch)
         async with application:
             server = application.server
+            changes = application.tools.changes_finished
             streams = (
-                event_loop_stdio(stop=stop)
+                event_loop_stdio(stop=stop, changes=changes)
                 if pollable(0) and pollable(1)
-                else answering_before_the_end(stdio_server(), stop=stop)
+                else answering_before_the_end(stdio_server(), stop=stop, changes=changes)
             )
             async with streams as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import AsyncIterator
 from functools import partial
 from http import HTTPStatus
 
@@ -40,6 +41,7 @@ from mcp_types import (
     ErrorData,
     JSONRPCError,
     JSONRPCMessage,
+    JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
     RequestId,
@@ -103,13 +105,56 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
                 self._remember_id(message.id)
                 if message.method == "initialize":
                     self.__dict__["_client_elicits"] = _declares_elicitation(message.params)
-            if self._answers_in_json(message, request):
-                assert isinstance(message, JSONRPCRequest)
-                initialize = message.method == "initialize"
-                if initialize or await self._validate_request_headers(request, send):
-                    await self._answer_in_json(message, request, scope, receive, send)
+                async with self._cancelled_when_client_leaves(message.id, receive):
+                    if not self._answers_in_json(message, request):
+                        await super()._handle_post_request(scope, request, receive, send)
+                    elif message.method == "initialize" or await self._validate_request_headers(
+                        request, send
+                    ):
+                        await self._answer_in_json(message, request, scope, receive, send)
                 return
         await super()._handle_post_request(scope, request, receive, send)
+
+    # Workaround (mcp 2.3.0, private ``_read_stream_writer`` and ``_request_streams``): a client
+    # whose connection drops while its request runs (an HTTP read timeout, such as LangChain's
+    # ``sse_read_timeout``) sends no notifications/cancelled, and the SDK runs the request on and
+    # writes its answer to the closed connection; the dispatcher then counts that answer as
+    # received (ToolCall.when_answered), and an identical retry would make a change again. No
+    # upstream issue found; re-check on upgrade.
+    @contextlib.asynccontextmanager
+    async def _cancelled_when_client_leaves(
+        self, request_id: RequestId, receive: Receive
+    ) -> AsyncIterator[None]:
+        """While the body runs, a client that goes before its answer cancels the request, exactly
+        as its notifications/cancelled would: an answer it never got is not counted as received."""
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._cancel_when_gone, request_id, receive)
+            try:
+                yield
+            finally:
+                group.cancel_scope.cancel()
+
+    async def _cancel_when_gone(self, request_id: RequestId, receive: Receive) -> None:
+        # The body has been read: the next message is the disconnect (the client went, or uvicorn
+        # says so once the response is complete, by when the request's stream is gone).
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        writer = self._read_stream_writer
+        if str(request_id) not in self._request_streams or writer is None:
+            return  # answered: its stream ends at its answer
+        logger.info(
+            "a client went away before the answer to its request %r: the request is cancelled", request_id
+        )
+        cancel = JSONRPCNotification(
+            jsonrpc="2.0",
+            method="notifications/cancelled",
+            params={"requestId": request_id, "reason": "the client's connection closed"},
+        )
+        with (
+            anyio.CancelScope(shield=True),
+            contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError),
+        ):
+            await writer.send(SessionMessage(cancel))
 
     def _refusal(self, message: JSONRPCMessage | JSONRPCError, body: bytes) -> JSONRPCError | None:
         """The error to answer ``message`` with instead of passing it on, or None."""

@@ -50,12 +50,14 @@ WriteStream = MemoryObjectSendStream[SessionMessage]
 # re-check on upgrade).
 @contextlib.asynccontextmanager
 async def event_loop_stdio(
-    max_message_bytes: int = MAX_MESSAGE_BYTES, stop: StopSignals | None = None
+    max_message_bytes: int = MAX_MESSAGE_BYTES,
+    stop: StopSignals | None = None,
+    changes: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
     """The SDK's ``stdio_server`` contract (newline-delimited JSON-RPC, streams of
     ``SessionMessage``), served by the running asyncio loop. stdin and stdout must be pipes,
     sockets or terminals. A stop ends reading as the end of stdin would, with the grace
-    ``one_answer`` gives the calls still running, and one answer for each."""
+    ``one_answer`` gives the calls still running (and ``changes``), and one answer for each."""
     loop = asyncio.get_running_loop()
     with claimed_stdio() as (wire_in, wire_out):
         reader = asyncio.StreamReader(limit=max_message_bytes, loop=loop)
@@ -98,7 +100,7 @@ async def event_loop_stdio(
         async def serve_input() -> None:
             async with read_send:
                 await until(None if stop is None else stop.requested, read_messages)
-                await unanswered.settled(stop)
+                await unanswered.settled(stop, changes)
                 for error in unanswered.cut_off():
                     await answer(error)
 
@@ -137,6 +139,7 @@ async def event_loop_stdio(
 async def answering_before_the_end(
     streams: contextlib.AbstractAsyncContextManager[tuple[ReadStream, WriteStream]],
     stop: StopSignals | None = None,
+    changes: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
     """The SDK transport's streams, relayed so that its end of input (and ``stop``) waits like
     ``event_loop_stdio``'s. Only for what the event loop cannot watch (a regular file), so the
@@ -155,7 +158,7 @@ async def answering_before_the_end(
         async def relay_in() -> None:
             async with read_send:
                 await until(None if stop is None else stop.requested, relay_messages)
-                await unanswered.settled(stop)
+                await unanswered.settled(stop, changes)
                 for error in unanswered.cut_off():
                     with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
                         await sdk_write.send(SessionMessage(error))
