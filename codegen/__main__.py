@@ -136,16 +136,11 @@ def _environment(table: Table) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         autoescape=False,  # noqa: S701 - renders Python and Markdown, never HTML
     )
-    types = {t.name: t for t in table.types}
     env.filters["pyrepr"] = _pyrepr
     env.globals.update(
-        input_schema=schemas.input_schema,
-        output_schema=lambda tool: schemas.output_schema(tool.output, types),
-        result_fields_schema=lambda: schemas.output_schema(table.result_fields, types)["properties"],
-        param_annotation=schemas.param_annotation,
-        param_field=schemas.param_field,
-        bound_constants=schemas.bound_constants,
-        mode_literal=schemas.mode_literal,
+        param_alias=schemas.param_alias,
+        param_type=schemas.param_type,
+        param_use=schemas.param_use,
         output_annotation=schemas.output_annotation,
         bounds=_bounds,
         pattern_hints=lambda tool: {p.name: p.pattern_hint for p in tool.params if p.pattern_hint},

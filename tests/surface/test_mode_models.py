@@ -44,8 +44,21 @@ def test_the_arguments_type_is_a_union_discriminated_by_the_mode() -> None:
 
 
 @pytest.mark.req("tools.READ_TOOL.5", "tools.READ_TOOL.6", "tools.SCHEMA.2")
-def test_bounds_are_named_constants_matching_the_served_schema() -> None:
-    limit = SPECS["read"].definition.input_schema["properties"]["limit"]
-    assert (limit["minimum"], limit["maximum"]) == (models.READ_LIMIT_MINIMUM, models.READ_LIMIT_MAXIMUM)
+def test_the_served_bounds_and_defaults_are_the_models_own() -> None:
+    """Each parameter is declared once (e.g. models.ReadLimitParam); the served schema is read off it."""
+    properties = SPECS["read"].definition.input_schema["properties"]
+    page, limit = properties["page"], properties["limit"]
+    assert (page["minimum"], page["maximum"], page["default"]) == (1, 10000, 1)
+    assert (limit["minimum"], limit["maximum"], limit["default"]) == (1, 30, 10)
+    parsed = models.ReadRecipes.model_validate({"target": "recipes"})
+    assert (parsed.page, parsed.limit) == (page["default"], limit["default"])
+    assert models.ReadRecipes.model_validate({"target": "recipes", "limit": limit["maximum"]}).limit == 30
+    for wrong in (limit["minimum"] - 1, limit["maximum"] + 1):
+        with pytest.raises(ValidationError):
+            models.ReadRecipes.model_validate({"target": "recipes", "limit": wrong})
     portions = SPECS["save_recipe"].definition.input_schema["properties"]["portions"]
-    assert models.SAVE_RECIPE_PORTIONS_MAXIMUM == portions["maximum"] == 1000
+    assert (portions["type"], portions["maximum"]) == (["integer", "null"], 1000)
+    prepared = {"source": "prepared", "title": "Soup", "markdown": "## Soup"}
+    assert models.SaveRecipePrepared.model_validate({**prepared, "portions": None}).portions is None
+    with pytest.raises(ValidationError):
+        models.SaveRecipePrepared.model_validate({**prepared, "portions": portions["maximum"] + 1})

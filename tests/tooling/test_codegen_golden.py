@@ -56,7 +56,7 @@ def test_check_prints_a_unified_diff_of_what_drifted(
     main(arguments)
     models = tmp_path / "src" / "generated" / "cooked_mcp_generated" / "models.py"
     models.write_text(
-        models.read_text().replace("LOOK_LIMIT_MAXIMUM: Final = 20", "LOOK_LIMIT_MAXIMUM: Final = 99")
+        models.read_text().replace("int, Field(default=5, ge=1, le=20,", "int, Field(default=5, ge=1, le=99,")
     )
     capsys.readouterr()
 
@@ -64,7 +64,10 @@ def test_check_prints_a_unified_diff_of_what_drifted(
 
     err = capsys.readouterr().err
     assert f"--- a/{models}\n+++ b/{models}\n" in err
-    assert "\n-LOOK_LIMIT_MAXIMUM: Final = 99\n+LOOK_LIMIT_MAXIMUM: Final = 20\n" in err
+    assert (
+        "\n-    int, Field(default=5, ge=1, le=99, " in err
+        and "\n+    int, Field(default=5, ge=1, le=20, " in err
+    )
     assert f"codegen: {models} is out of date" in err
 
 

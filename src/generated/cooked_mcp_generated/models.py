@@ -8,12 +8,14 @@
 #   features/cooked-mcp/tools.feature.yaml
 #   features/cooked-mcp-extensions/extensions.feature.yaml
 # Change those files and regenerate instead.
-"""Argument and structured-output models.
+"""Argument and structured-output models: every parameter and output field, once.
 
-A tool with a mode parameter has one argument model per mode, holding only that
-mode's parameters, and an ``...Arguments`` union of them discriminated by the mode
-parameter; handlers receive the mode's model. cooked_mcp_runtime.arguments turns a
-client's JSON into one of these.
+Each parameter is one annotated type (``ReadLimitParam``: type, bounds, default,
+description). A tool with a mode parameter has one argument model per mode, holding
+only that mode's parameters, and an ``...Arguments`` union of them discriminated by the
+mode parameter; handlers receive the mode's model. tools.py serves the JSON schemas
+cooked_mcp_runtime.schemas derives from these, and cooked_mcp_runtime.arguments turns
+a client's JSON into one of them.
 """
 
 from __future__ import annotations
@@ -104,14 +106,43 @@ class _Result(_Output):
 
 
 # --- read --------------------------------------------------------------------------------------
-READ_RECIPE_ID_MIN_LENGTH: Final = 1
-READ_RECIPE_ID_MAX_LENGTH: Final = 200
-READ_QUERY_MIN_LENGTH: Final = 1
-READ_QUERY_MAX_LENGTH: Final = 500
-READ_PAGE_MINIMUM: Final = 1
-READ_PAGE_MAXIMUM: Final = 10000
-READ_LIMIT_MINIMUM: Final = 1
-READ_LIMIT_MAXIMUM: Final = 30
+ReadTargetParam: TypeAlias = Annotated[
+    Literal["recipes", "recipe", "shopping_list"],
+    Field(description="What to read: recipes (list or search), recipe (one, by recipe_id) or shopping_list."),
+]
+ReadRecipeIdParam: TypeAlias = Annotated[
+    str, Field(min_length=1, max_length=200, description="The recipe to read. Required with target=recipe.")
+]
+ReadQueryParam: TypeAlias = Annotated[
+    str | None,
+    Field(
+        default=None,
+        min_length=1,
+        max_length=500,
+        description="Search text for target=recipes; without it the saved recipes are listed.",
+    ),
+]
+ReadPageParam: TypeAlias = Annotated[
+    int,
+    Field(
+        default=1,
+        ge=1,
+        le=10000,
+        description="Page number for target=recipes, starting at 1; page N holds results (N-1)*limit+1 to N*limit, so keep limit the same from page to page.",
+    ),
+]
+ReadLimitParam: TypeAlias = Annotated[
+    int, Field(default=10, ge=1, le=30, description="Most recipes to return for target=recipes (1 to 30).")
+]
+
+#: Every read parameter in the order served; tools.py derives the inputSchema from them.
+READ_PARAMETERS: Final = {
+    "target": ReadTargetParam,
+    "recipe_id": ReadRecipeIdParam,
+    "query": ReadQueryParam,
+    "page": ReadPageParam,
+    "limit": ReadLimitParam,
+}
 
 READ_MODES: Final = ModeRules(
     param="target",
@@ -133,49 +164,23 @@ READ_MODES: Final = ModeRules(
 class ReadRecipes(_Arguments):
     """read with target=recipes."""
 
-    target: Literal["recipes"] = Field(
-        description="What to read: recipes (list or search), recipe (one, by recipe_id) or shopping_list."
-    )
-    query: str | None = Field(
-        default=None,
-        min_length=READ_QUERY_MIN_LENGTH,
-        max_length=READ_QUERY_MAX_LENGTH,
-        description="Search text for target=recipes; without it the saved recipes are listed.",
-    )
-    page: int = Field(
-        default=1,
-        ge=READ_PAGE_MINIMUM,
-        le=READ_PAGE_MAXIMUM,
-        description="Page number for target=recipes, starting at 1; page N holds results (N-1)*limit+1 to N*limit, so keep limit the same from page to page.",
-    )
-    limit: int = Field(
-        default=10,
-        ge=READ_LIMIT_MINIMUM,
-        le=READ_LIMIT_MAXIMUM,
-        description="Most recipes to return for target=recipes (1 to 30).",
-    )
+    target: Literal["recipes"]
+    query: ReadQueryParam
+    page: ReadPageParam
+    limit: ReadLimitParam
 
 
 class ReadRecipe(_Arguments):
     """read with target=recipe."""
 
-    target: Literal["recipe"] = Field(
-        description="What to read: recipes (list or search), recipe (one, by recipe_id) or shopping_list."
-    )
-    recipe_id: str = Field(
-        ...,
-        min_length=READ_RECIPE_ID_MIN_LENGTH,
-        max_length=READ_RECIPE_ID_MAX_LENGTH,
-        description="The recipe to read. Required with target=recipe.",
-    )
+    target: Literal["recipe"]
+    recipe_id: ReadRecipeIdParam
 
 
 class ReadShoppingList(_Arguments):
     """read with target=shopping_list."""
 
-    target: Literal["shopping_list"] = Field(
-        description="What to read: recipes (list or search), recipe (one, by recipe_id) or shopping_list."
-    )
+    target: Literal["shopping_list"]
 
 
 ReadArguments: TypeAlias = Annotated[
@@ -214,27 +219,24 @@ class ReadOutput(_Result):
 
 
 # --- preview_recipe_text -----------------------------------------------------------------------
-PREVIEW_RECIPE_TEXT_TITLE_MIN_LENGTH: Final = 1
-PREVIEW_RECIPE_TEXT_TITLE_MAX_LENGTH: Final = 500
-PREVIEW_RECIPE_TEXT_TEXT_MIN_LENGTH: Final = 1
-PREVIEW_RECIPE_TEXT_TEXT_MAX_LENGTH: Final = 100000
+PreviewRecipeTextTitleParam: TypeAlias = Annotated[
+    str, Field(min_length=1, max_length=500, description="The recipe title.")
+]
+PreviewRecipeTextTextParam: TypeAlias = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=100000,
+        description="The raw recipe text (ingredients and steps, any format).",
+    ),
+]
 
 
 class PreviewRecipeTextArguments(_Arguments):
-    """Arguments of the preview_recipe_text tool."""
+    """Arguments of the preview_recipe_text tool, in the order served."""
 
-    title: str = Field(
-        ...,
-        min_length=PREVIEW_RECIPE_TEXT_TITLE_MIN_LENGTH,
-        max_length=PREVIEW_RECIPE_TEXT_TITLE_MAX_LENGTH,
-        description="The recipe title.",
-    )
-    text: str = Field(
-        ...,
-        min_length=PREVIEW_RECIPE_TEXT_TEXT_MIN_LENGTH,
-        max_length=PREVIEW_RECIPE_TEXT_TEXT_MAX_LENGTH,
-        description="The raw recipe text (ingredients and steps, any format).",
-    )
+    title: PreviewRecipeTextTitleParam
+    text: PreviewRecipeTextTextParam
 
 
 class PreviewRecipeTextOutput(_Result):
@@ -247,20 +249,70 @@ class PreviewRecipeTextOutput(_Result):
 
 
 # --- save_recipe -------------------------------------------------------------------------------
-SAVE_RECIPE_TITLE_MIN_LENGTH: Final = 1
-SAVE_RECIPE_TITLE_MAX_LENGTH: Final = 500
-SAVE_RECIPE_TEXT_MIN_LENGTH: Final = 1
-SAVE_RECIPE_TEXT_MAX_LENGTH: Final = 100000
-SAVE_RECIPE_MARKDOWN_MIN_LENGTH: Final = 1
-SAVE_RECIPE_MARKDOWN_MAX_LENGTH: Final = 100000
-SAVE_RECIPE_PORTIONS_MINIMUM: Final = 1
-SAVE_RECIPE_PORTIONS_MAXIMUM: Final = 1000
-SAVE_RECIPE_URL_MIN_LENGTH: Final = 1
-SAVE_RECIPE_URL_MAX_LENGTH: Final = 2000
-SAVE_RECIPE_DRAFT_ID_MIN_LENGTH: Final = 1
-SAVE_RECIPE_DRAFT_ID_MAX_LENGTH: Final = 200
-SAVE_RECIPE_RECIPE_ID_MIN_LENGTH: Final = 1
-SAVE_RECIPE_RECIPE_ID_MAX_LENGTH: Final = 200
+SaveRecipeSourceParam: TypeAlias = Annotated[
+    Literal["raw_text", "prepared", "url", "draft", "existing"],
+    Field(description="Where the recipe comes from: raw_text, prepared, url, draft or existing."),
+]
+SaveRecipeTitleParam: TypeAlias = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=500,
+        description="Recipe title. Required with source=raw_text and source=prepared.",
+    ),
+]
+SaveRecipeTextParam: TypeAlias = Annotated[
+    str, Field(min_length=1, max_length=100000, description="Raw recipe text. Required with source=raw_text.")
+]
+SaveRecipeMarkdownParam: TypeAlias = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=100000,
+        description="Recipe content as markdown. Required with source=prepared, draft and existing.",
+    ),
+]
+SaveRecipePortionsParam: TypeAlias = Annotated[
+    int | None,
+    Field(
+        ge=1,
+        le=1000,
+        description="Number of portions, a whole number from 1, or null when unknown. Required with source=prepared, draft and existing.",
+    ),
+]
+SaveRecipeUrlParam: TypeAlias = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=2000,
+        pattern="^https?://\\S+$",
+        description="The recipe page's http(s) URL. Required with source=url. Importing the same URL again within a few minutes reports the first import instead of starting another.",
+    ),
+]
+SaveRecipeDraftIdParam: TypeAlias = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=200,
+        description="The draft ID from a source=url result. Required with source=draft.",
+    ),
+]
+SaveRecipeRecipeIdParam: TypeAlias = Annotated[
+    str,
+    Field(min_length=1, max_length=200, description="The recipe to update. Required with source=existing."),
+]
+
+#: Every save_recipe parameter in the order served; tools.py derives the inputSchema from them.
+SAVE_RECIPE_PARAMETERS: Final = {
+    "source": SaveRecipeSourceParam,
+    "title": SaveRecipeTitleParam,
+    "text": SaveRecipeTextParam,
+    "markdown": SaveRecipeMarkdownParam,
+    "portions": SaveRecipePortionsParam,
+    "url": SaveRecipeUrlParam,
+    "draft_id": SaveRecipeDraftIdParam,
+    "recipe_id": SaveRecipeRecipeIdParam,
+}
 
 SAVE_RECIPE_MODES: Final = ModeRules(
     param="source",
@@ -290,114 +342,43 @@ SAVE_RECIPE_MODES: Final = ModeRules(
 class SaveRecipeRawText(_Arguments):
     """save_recipe with source=raw_text."""
 
-    source: Literal["raw_text"] = Field(
-        description="Where the recipe comes from: raw_text, prepared, url, draft or existing."
-    )
-    title: str = Field(
-        ...,
-        min_length=SAVE_RECIPE_TITLE_MIN_LENGTH,
-        max_length=SAVE_RECIPE_TITLE_MAX_LENGTH,
-        description="Recipe title. Required with source=raw_text and source=prepared.",
-    )
-    text: str = Field(
-        ...,
-        min_length=SAVE_RECIPE_TEXT_MIN_LENGTH,
-        max_length=SAVE_RECIPE_TEXT_MAX_LENGTH,
-        description="Raw recipe text. Required with source=raw_text.",
-    )
+    source: Literal["raw_text"]
+    title: SaveRecipeTitleParam
+    text: SaveRecipeTextParam
 
 
 class SaveRecipePrepared(_Arguments):
     """save_recipe with source=prepared."""
 
-    source: Literal["prepared"] = Field(
-        description="Where the recipe comes from: raw_text, prepared, url, draft or existing."
-    )
-    title: str = Field(
-        ...,
-        min_length=SAVE_RECIPE_TITLE_MIN_LENGTH,
-        max_length=SAVE_RECIPE_TITLE_MAX_LENGTH,
-        description="Recipe title. Required with source=raw_text and source=prepared.",
-    )
-    markdown: str = Field(
-        ...,
-        min_length=SAVE_RECIPE_MARKDOWN_MIN_LENGTH,
-        max_length=SAVE_RECIPE_MARKDOWN_MAX_LENGTH,
-        description="Recipe content as markdown. Required with source=prepared, draft and existing.",
-    )
-    portions: int | None = Field(
-        ...,
-        ge=SAVE_RECIPE_PORTIONS_MINIMUM,
-        le=SAVE_RECIPE_PORTIONS_MAXIMUM,
-        description="Number of portions, a whole number from 1, or null when unknown. Required with source=prepared, draft and existing.",
-    )
+    source: Literal["prepared"]
+    title: SaveRecipeTitleParam
+    markdown: SaveRecipeMarkdownParam
+    portions: SaveRecipePortionsParam
 
 
 class SaveRecipeUrl(_Arguments):
     """save_recipe with source=url."""
 
-    source: Literal["url"] = Field(
-        description="Where the recipe comes from: raw_text, prepared, url, draft or existing."
-    )
-    url: str = Field(
-        ...,
-        min_length=SAVE_RECIPE_URL_MIN_LENGTH,
-        max_length=SAVE_RECIPE_URL_MAX_LENGTH,
-        pattern="^https?://\\S+$",
-        description="The recipe page's http(s) URL. Required with source=url. Importing the same URL again within a few minutes reports the first import instead of starting another.",
-    )
+    source: Literal["url"]
+    url: SaveRecipeUrlParam
 
 
 class SaveRecipeDraft(_Arguments):
     """save_recipe with source=draft."""
 
-    source: Literal["draft"] = Field(
-        description="Where the recipe comes from: raw_text, prepared, url, draft or existing."
-    )
-    draft_id: str = Field(
-        ...,
-        min_length=SAVE_RECIPE_DRAFT_ID_MIN_LENGTH,
-        max_length=SAVE_RECIPE_DRAFT_ID_MAX_LENGTH,
-        description="The draft ID from a source=url result. Required with source=draft.",
-    )
-    markdown: str = Field(
-        ...,
-        min_length=SAVE_RECIPE_MARKDOWN_MIN_LENGTH,
-        max_length=SAVE_RECIPE_MARKDOWN_MAX_LENGTH,
-        description="Recipe content as markdown. Required with source=prepared, draft and existing.",
-    )
-    portions: int | None = Field(
-        ...,
-        ge=SAVE_RECIPE_PORTIONS_MINIMUM,
-        le=SAVE_RECIPE_PORTIONS_MAXIMUM,
-        description="Number of portions, a whole number from 1, or null when unknown. Required with source=prepared, draft and existing.",
-    )
+    source: Literal["draft"]
+    draft_id: SaveRecipeDraftIdParam
+    markdown: SaveRecipeMarkdownParam
+    portions: SaveRecipePortionsParam
 
 
 class SaveRecipeExisting(_Arguments):
     """save_recipe with source=existing."""
 
-    source: Literal["existing"] = Field(
-        description="Where the recipe comes from: raw_text, prepared, url, draft or existing."
-    )
-    recipe_id: str = Field(
-        ...,
-        min_length=SAVE_RECIPE_RECIPE_ID_MIN_LENGTH,
-        max_length=SAVE_RECIPE_RECIPE_ID_MAX_LENGTH,
-        description="The recipe to update. Required with source=existing.",
-    )
-    markdown: str = Field(
-        ...,
-        min_length=SAVE_RECIPE_MARKDOWN_MIN_LENGTH,
-        max_length=SAVE_RECIPE_MARKDOWN_MAX_LENGTH,
-        description="Recipe content as markdown. Required with source=prepared, draft and existing.",
-    )
-    portions: int | None = Field(
-        ...,
-        ge=SAVE_RECIPE_PORTIONS_MINIMUM,
-        le=SAVE_RECIPE_PORTIONS_MAXIMUM,
-        description="Number of portions, a whole number from 1, or null when unknown. Required with source=prepared, draft and existing.",
-    )
+    source: Literal["existing"]
+    recipe_id: SaveRecipeRecipeIdParam
+    markdown: SaveRecipeMarkdownParam
+    portions: SaveRecipePortionsParam
 
 
 SaveRecipeArguments: TypeAlias = Annotated[
@@ -422,19 +403,15 @@ class SaveRecipeOutput(_Result):
 
 
 # --- delete_recipe -----------------------------------------------------------------------------
-DELETE_RECIPE_RECIPE_ID_MIN_LENGTH: Final = 1
-DELETE_RECIPE_RECIPE_ID_MAX_LENGTH: Final = 200
+DeleteRecipeRecipeIdParam: TypeAlias = Annotated[
+    str, Field(min_length=1, max_length=200, description="The recipe to delete.")
+]
 
 
 class DeleteRecipeArguments(_Arguments):
-    """Arguments of the delete_recipe tool."""
+    """Arguments of the delete_recipe tool, in the order served."""
 
-    recipe_id: str = Field(
-        ...,
-        min_length=DELETE_RECIPE_RECIPE_ID_MIN_LENGTH,
-        max_length=DELETE_RECIPE_RECIPE_ID_MAX_LENGTH,
-        description="The recipe to delete.",
-    )
+    recipe_id: DeleteRecipeRecipeIdParam
 
 
 class DeleteRecipeOutput(_Result):
@@ -445,21 +422,86 @@ class DeleteRecipeOutput(_Result):
 
 
 # --- change_shopping_list ----------------------------------------------------------------------
-CHANGE_SHOPPING_LIST_INGREDIENTS_MIN_LENGTH: Final = 1
-CHANGE_SHOPPING_LIST_INGREDIENTS_MAX_LENGTH: Final = 20000
-CHANGE_SHOPPING_LIST_RECIPE_ID_MIN_LENGTH: Final = 1
-CHANGE_SHOPPING_LIST_RECIPE_ID_MAX_LENGTH: Final = 200
-CHANGE_SHOPPING_LIST_PRODUCT_GROUP_ID_MIN_LENGTH: Final = 1
-CHANGE_SHOPPING_LIST_PRODUCT_GROUP_ID_MAX_LENGTH: Final = 200
-CHANGE_SHOPPING_LIST_NAME_MIN_LENGTH: Final = 1
-CHANGE_SHOPPING_LIST_NAME_MAX_LENGTH: Final = 500
-CHANGE_SHOPPING_LIST_QUANTITY_MAX_LENGTH: Final = 500
-CHANGE_SHOPPING_LIST_AISLE_ID_MIN_LENGTH: Final = 1
-CHANGE_SHOPPING_LIST_AISLE_ID_MAX_LENGTH: Final = 200
-CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MIN_ITEMS: Final = 1
-CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MAX_ITEMS: Final = 500
-CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MIN_LENGTH: Final = 1
-CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MAX_LENGTH: Final = 200
+ChangeShoppingListActionParam: TypeAlias = Annotated[
+    Literal[
+        "add", "update_item", "replace_selection", "add_selection", "remove_selection", "remove", "clear"
+    ],
+    Field(
+        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
+    ),
+]
+ChangeShoppingListIngredientsParam: TypeAlias = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=20000,
+        pattern="\\S",
+        description='Ingredient lines to add, one per line (e.g. "4 eggs\\n1 can tomatoes"). Required with action=add.',
+    ),
+]
+ChangeShoppingListRecipeIdParam: TypeAlias = Annotated[
+    str | None,
+    Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="With action=add, the saved recipe or import draft the ingredients belong to.",
+    ),
+]
+ChangeShoppingListProductGroupIdParam: TypeAlias = Annotated[
+    str,
+    Field(min_length=1, max_length=200, description="The entry to change. Required with action=update_item."),
+]
+ChangeShoppingListNameParam: TypeAlias = Annotated[
+    str | None,
+    Field(
+        default=None,
+        min_length=1,
+        max_length=500,
+        description="With action=update_item, the new product name.",
+    ),
+]
+ChangeShoppingListQuantityParam: TypeAlias = Annotated[
+    str | None,
+    Field(
+        default=None,
+        max_length=500,
+        description='With action=update_item, the new quantity as free text (e.g. "2 cans"); "" (empty) removes the quantity; null or left out keeps it.',
+    ),
+]
+ChangeShoppingListAisleIdParam: TypeAlias = Annotated[
+    str | None,
+    Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="With action=update_item, the aisle to move the entry to.",
+    ),
+]
+ChangeShoppingListSelectedParam: TypeAlias = Annotated[
+    bool | None, Field(default=None, description="With action=update_item, whether the entry is ticked.")
+]
+ChangeShoppingListProductGroupIdsParam: TypeAlias = Annotated[
+    list[Annotated[str, StringConstraints(min_length=1, max_length=200)]],
+    Field(
+        min_length=1,
+        max_length=500,
+        description="Entry IDs. Required with replace_selection, add_selection, remove_selection and remove.",
+    ),
+]
+
+#: Every change_shopping_list parameter in the order served; tools.py derives the inputSchema from them.
+CHANGE_SHOPPING_LIST_PARAMETERS: Final = {
+    "action": ChangeShoppingListActionParam,
+    "ingredients": ChangeShoppingListIngredientsParam,
+    "recipe_id": ChangeShoppingListRecipeIdParam,
+    "product_group_id": ChangeShoppingListProductGroupIdParam,
+    "name": ChangeShoppingListNameParam,
+    "quantity": ChangeShoppingListQuantityParam,
+    "aisle_id": ChangeShoppingListAisleIdParam,
+    "selected": ChangeShoppingListSelectedParam,
+    "product_group_ids": ChangeShoppingListProductGroupIdsParam,
+}
 
 CHANGE_SHOPPING_LIST_MODES: Final = ModeRules(
     param="action",
@@ -493,56 +535,20 @@ CHANGE_SHOPPING_LIST_MODES: Final = ModeRules(
 class ChangeShoppingListAdd(_Arguments):
     """change_shopping_list with action=add."""
 
-    action: Literal["add"] = Field(
-        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
-    )
-    ingredients: str = Field(
-        ...,
-        min_length=CHANGE_SHOPPING_LIST_INGREDIENTS_MIN_LENGTH,
-        max_length=CHANGE_SHOPPING_LIST_INGREDIENTS_MAX_LENGTH,
-        pattern="\\S",
-        description='Ingredient lines to add, one per line (e.g. "4 eggs\\n1 can tomatoes"). Required with action=add.',
-    )
-    recipe_id: str | None = Field(
-        default=None,
-        min_length=CHANGE_SHOPPING_LIST_RECIPE_ID_MIN_LENGTH,
-        max_length=CHANGE_SHOPPING_LIST_RECIPE_ID_MAX_LENGTH,
-        description="With action=add, the saved recipe or import draft the ingredients belong to.",
-    )
+    action: Literal["add"]
+    ingredients: ChangeShoppingListIngredientsParam
+    recipe_id: ChangeShoppingListRecipeIdParam
 
 
 class ChangeShoppingListUpdateItem(_Arguments):
     """change_shopping_list with action=update_item."""
 
-    action: Literal["update_item"] = Field(
-        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
-    )
-    product_group_id: str = Field(
-        ...,
-        min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_ID_MIN_LENGTH,
-        max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_ID_MAX_LENGTH,
-        description="The entry to change. Required with action=update_item.",
-    )
-    name: str | None = Field(
-        default=None,
-        min_length=CHANGE_SHOPPING_LIST_NAME_MIN_LENGTH,
-        max_length=CHANGE_SHOPPING_LIST_NAME_MAX_LENGTH,
-        description="With action=update_item, the new product name.",
-    )
-    quantity: str | None = Field(
-        default=None,
-        max_length=CHANGE_SHOPPING_LIST_QUANTITY_MAX_LENGTH,
-        description='With action=update_item, the new quantity as free text (e.g. "2 cans"); "" (empty) removes the quantity; null or left out keeps it.',
-    )
-    aisle_id: str | None = Field(
-        default=None,
-        min_length=CHANGE_SHOPPING_LIST_AISLE_ID_MIN_LENGTH,
-        max_length=CHANGE_SHOPPING_LIST_AISLE_ID_MAX_LENGTH,
-        description="With action=update_item, the aisle to move the entry to.",
-    )
-    selected: bool | None = Field(
-        default=None, description="With action=update_item, whether the entry is ticked."
-    )
+    action: Literal["update_item"]
+    product_group_id: ChangeShoppingListProductGroupIdParam
+    name: ChangeShoppingListNameParam
+    quantity: ChangeShoppingListQuantityParam
+    aisle_id: ChangeShoppingListAisleIdParam
+    selected: ChangeShoppingListSelectedParam
 
     @model_validator(mode="after")
     def _something_to_change(self) -> ChangeShoppingListUpdateItem:
@@ -553,97 +559,35 @@ class ChangeShoppingListUpdateItem(_Arguments):
 class ChangeShoppingListReplaceSelection(_Arguments):
     """change_shopping_list with action=replace_selection."""
 
-    action: Literal["replace_selection"] = Field(
-        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
-    )
-    product_group_ids: list[
-        Annotated[
-            str,
-            StringConstraints(
-                min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MIN_LENGTH,
-                max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MAX_LENGTH,
-            ),
-        ]
-    ] = Field(
-        ...,
-        min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MIN_ITEMS,
-        max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MAX_ITEMS,
-        description="Entry IDs. Required with replace_selection, add_selection, remove_selection and remove.",
-    )
+    action: Literal["replace_selection"]
+    product_group_ids: ChangeShoppingListProductGroupIdsParam
 
 
 class ChangeShoppingListAddSelection(_Arguments):
     """change_shopping_list with action=add_selection."""
 
-    action: Literal["add_selection"] = Field(
-        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
-    )
-    product_group_ids: list[
-        Annotated[
-            str,
-            StringConstraints(
-                min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MIN_LENGTH,
-                max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MAX_LENGTH,
-            ),
-        ]
-    ] = Field(
-        ...,
-        min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MIN_ITEMS,
-        max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MAX_ITEMS,
-        description="Entry IDs. Required with replace_selection, add_selection, remove_selection and remove.",
-    )
+    action: Literal["add_selection"]
+    product_group_ids: ChangeShoppingListProductGroupIdsParam
 
 
 class ChangeShoppingListRemoveSelection(_Arguments):
     """change_shopping_list with action=remove_selection."""
 
-    action: Literal["remove_selection"] = Field(
-        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
-    )
-    product_group_ids: list[
-        Annotated[
-            str,
-            StringConstraints(
-                min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MIN_LENGTH,
-                max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MAX_LENGTH,
-            ),
-        ]
-    ] = Field(
-        ...,
-        min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MIN_ITEMS,
-        max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MAX_ITEMS,
-        description="Entry IDs. Required with replace_selection, add_selection, remove_selection and remove.",
-    )
+    action: Literal["remove_selection"]
+    product_group_ids: ChangeShoppingListProductGroupIdsParam
 
 
 class ChangeShoppingListRemove(_Arguments):
     """change_shopping_list with action=remove."""
 
-    action: Literal["remove"] = Field(
-        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
-    )
-    product_group_ids: list[
-        Annotated[
-            str,
-            StringConstraints(
-                min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MIN_LENGTH,
-                max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_ITEM_MAX_LENGTH,
-            ),
-        ]
-    ] = Field(
-        ...,
-        min_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MIN_ITEMS,
-        max_length=CHANGE_SHOPPING_LIST_PRODUCT_GROUP_IDS_MAX_ITEMS,
-        description="Entry IDs. Required with replace_selection, add_selection, remove_selection and remove.",
-    )
+    action: Literal["remove"]
+    product_group_ids: ChangeShoppingListProductGroupIdsParam
 
 
 class ChangeShoppingListClear(_Arguments):
     """change_shopping_list with action=clear."""
 
-    action: Literal["clear"] = Field(
-        description="What to change: add, update_item, replace_selection, add_selection, remove_selection, remove (destructive) or clear (destructive)."
-    )
+    action: Literal["clear"]
 
 
 ChangeShoppingListArguments: TypeAlias = Annotated[

@@ -2,12 +2,14 @@
 #   tests/tooling/golden/spec/tools.yaml
 #   tests/tooling/golden/spec/features/pantry.feature.yaml
 # Change those files and regenerate instead.
-"""Argument and structured-output models.
+"""Argument and structured-output models: every parameter and output field, once.
 
-A tool with a mode parameter has one argument model per mode, holding only that
-mode's parameters, and an ``...Arguments`` union of them discriminated by the mode
-parameter; handlers receive the mode's model. cooked_mcp_runtime.arguments turns a
-client's JSON into one of these.
+Each parameter is one annotated type (``ReadLimitParam``: type, bounds, default,
+description). A tool with a mode parameter has one argument model per mode, holding
+only that mode's parameters, and an ``...Arguments`` union of them discriminated by the
+mode parameter; handlers receive the mode's model. tools.py serves the JSON schemas
+cooked_mcp_runtime.schemas derives from these, and cooked_mcp_runtime.arguments turns
+a client's JSON into one of them.
 """
 
 from __future__ import annotations
@@ -39,10 +41,20 @@ class Jar(_Output):
 
 
 # --- look --------------------------------------------------------------------------------------
-LOOK_JAR_ID_MIN_LENGTH: Final = 1
-LOOK_JAR_ID_MAX_LENGTH: Final = 40
-LOOK_LIMIT_MINIMUM: Final = 1
-LOOK_LIMIT_MAXIMUM: Final = 20
+LookTargetParam: TypeAlias = Annotated[Literal["shelf", "jar"], Field(description="What to look at.")]
+LookJarIdParam: TypeAlias = Annotated[
+    str, Field(min_length=1, max_length=40, description="The jar to open. Required with target=jar.")
+]
+LookLimitParam: TypeAlias = Annotated[
+    int, Field(default=5, ge=1, le=20, description="Most jars to list for target=shelf.")
+]
+
+#: Every look parameter in the order served; tools.py derives the inputSchema from them.
+LOOK_PARAMETERS: Final = {
+    "target": LookTargetParam,
+    "jar_id": LookJarIdParam,
+    "limit": LookLimitParam,
+}
 
 LOOK_MODES: Final = ModeRules(
     param="target",
@@ -62,25 +74,15 @@ LOOK_MODES: Final = ModeRules(
 class LookShelf(_Arguments):
     """look with target=shelf."""
 
-    target: Literal["shelf"] = Field(description="What to look at.")
-    limit: int = Field(
-        default=5,
-        ge=LOOK_LIMIT_MINIMUM,
-        le=LOOK_LIMIT_MAXIMUM,
-        description="Most jars to list for target=shelf.",
-    )
+    target: Literal["shelf"]
+    limit: LookLimitParam
 
 
 class LookJar(_Arguments):
     """look with target=jar."""
 
-    target: Literal["jar"] = Field(description="What to look at.")
-    jar_id: str = Field(
-        ...,
-        min_length=LOOK_JAR_ID_MIN_LENGTH,
-        max_length=LOOK_JAR_ID_MAX_LENGTH,
-        description="The jar to open. Required with target=jar.",
-    )
+    target: Literal["jar"]
+    jar_id: LookJarIdParam
 
 
 LookArguments: TypeAlias = Annotated[
@@ -98,8 +100,18 @@ class LookOutput(_Output):
 
 
 # --- stock -------------------------------------------------------------------------------------
-STOCK_LABEL_MAX_LENGTH: Final = 80
-STOCK_JAR_ID_MIN_LENGTH: Final = 1
+StockActionParam: TypeAlias = Annotated[Literal["add", "remove"], Field(description="What to do.")]
+StockLabelParam: TypeAlias = Annotated[
+    str | None, Field(default=None, max_length=80, description="The new jar's label; null for none.")
+]
+StockJarIdParam: TypeAlias = Annotated[str, Field(min_length=1, description="The jar to remove.")]
+
+#: Every stock parameter in the order served; tools.py derives the inputSchema from them.
+STOCK_PARAMETERS: Final = {
+    "action": StockActionParam,
+    "label": StockLabelParam,
+    "jar_id": StockJarIdParam,
+}
 
 STOCK_MODES: Final = ModeRules(
     param="action",
@@ -119,17 +131,15 @@ STOCK_MODES: Final = ModeRules(
 class StockAdd(_Arguments):
     """stock with action=add."""
 
-    action: Literal["add"] = Field(description="What to do.")
-    label: str | None = Field(
-        default=None, max_length=STOCK_LABEL_MAX_LENGTH, description="The new jar's label; null for none."
-    )
+    action: Literal["add"]
+    label: StockLabelParam
 
 
 class StockRemove(_Arguments):
     """stock with action=remove."""
 
-    action: Literal["remove"] = Field(description="What to do.")
-    jar_id: str = Field(..., min_length=STOCK_JAR_ID_MIN_LENGTH, description="The jar to remove.")
+    action: Literal["remove"]
+    jar_id: StockJarIdParam
 
 
 StockArguments: TypeAlias = Annotated[

@@ -4,8 +4,9 @@
 # Change those files and regenerate instead.
 """The MCP tool surface: definitions, argument rules, and the handler interface.
 
-Listing, validation and dispatch are cooked_mcp_runtime.dispatch; this module holds
-what varies with the table.
+Listing, validation and dispatch are cooked_mcp_runtime.dispatch; the served schemas are
+derived from the models (cooked_mcp_runtime.schemas); this module holds what varies with
+the table.
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ from mcp.server import Server
 from cooked_mcp_runtime.arguments import ArgumentRules
 from cooked_mcp_runtime.dispatch import ToolSpec, build_server
 from cooked_mcp_runtime.results import ToolCall, ToolResult
+from cooked_mcp_runtime.schemas import input_schema, output_schema
 
 from .models import (
     LOOK_MODES,
+    LOOK_PARAMETERS,
     STOCK_MODES,
+    STOCK_PARAMETERS,
     LookArguments,
     LookJar,
     LookOutput,
@@ -45,62 +49,14 @@ class ToolHandlers(Protocol):
     async def stock(self, args: StockArguments, call: ToolCall) -> ToolResult[StockOutput]: ...
 
 
-LOOK_INPUT_SCHEMA: Final[dict[str, Any]] = {
-    "type": "object",
-    "properties": {
-        "target": {"type": "string", "enum": ["shelf", "jar"], "description": "What to look at."},
-        "jar_id": {
-            "type": ["string", "null"],
-            "minLength": 1,
-            "maxLength": 40,
-            "nullable": True,
-            "description": "The jar to open. Required with target=jar.",
-        },
-        "limit": {
-            "type": ["integer", "null"],
-            "minimum": 1,
-            "maximum": 20,
-            "nullable": True,
-            "description": "Most jars to list for target=shelf.",
-            "default": 5,
-        },
-    },
-    "required": ["target"],
-}
+LOOK_INPUT_SCHEMA: Final = input_schema(LOOK_PARAMETERS, mode="target")
 LOOK: Final = ToolSpec(
     definition=types.Tool(
         name="look",
         title="Look in the pantry",
         description="Read shelves (target=shelf) or one jar (target=jar).",
         input_schema=LOOK_INPUT_SCHEMA,
-        output_schema={
-            "type": "object",
-            "properties": {
-                "target": {"type": "string", "description": "The target looked at."},
-                "jars": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "id": {"type": "string", "description": "Jar ID."},
-                            "label": {"type": "string", "description": "The label, when it has one."},
-                        },
-                        "required": ["id"],
-                    },
-                    "description": "target=shelf: the jars.",
-                },
-                "jar": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"type": "string", "description": "Jar ID."},
-                        "label": {"type": "string", "description": "The label, when it has one."},
-                    },
-                    "required": ["id"],
-                    "description": "target=jar: the jar.",
-                },
-            },
-            "required": ["target"],
-        },
+        output_schema=output_schema(LookOutput),
         annotations=types.ToolAnnotations(
             title="Look in the pantry",
             read_only_hint=True,
@@ -124,36 +80,14 @@ LOOK: Final = ToolSpec(
 )
 
 
-STOCK_INPUT_SCHEMA: Final[dict[str, Any]] = {
-    "type": "object",
-    "properties": {
-        "action": {"type": "string", "enum": ["add", "remove"], "description": "What to do."},
-        "label": {
-            "type": ["string", "null"],
-            "maxLength": 80,
-            "nullable": True,
-            "description": "The new jar's label; null for none.",
-        },
-        "jar_id": {
-            "type": ["string", "null"],
-            "minLength": 1,
-            "nullable": True,
-            "description": "The jar to remove.",
-        },
-    },
-    "required": ["action"],
-}
+STOCK_INPUT_SCHEMA: Final = input_schema(STOCK_PARAMETERS, mode="action")
 STOCK: Final = ToolSpec(
     definition=types.Tool(
         name="stock",
         title="Stock the pantry",
         description="Add a jar (action=add) or remove one (action=remove).",
         input_schema=STOCK_INPUT_SCHEMA,
-        output_schema={
-            "type": "object",
-            "properties": {"jar_id": {"type": "string", "description": "The jar added or removed."}},
-            "required": ["jar_id"],
-        },
+        output_schema=output_schema(StockOutput),
         annotations=types.ToolAnnotations(
             title="Stock the pantry",
             read_only_hint=False,
