@@ -150,11 +150,7 @@ def _environment(table: Table) -> jinja2.Environment:
         model_names=[
             name
             for tool in table.tools
-            for name in (
-                *(tool.mode_class(m) for m in tool.modes),
-                f"{tool.class_prefix}Arguments",
-                f"{tool.class_prefix}Output",
-            )
+            for name in (f"{tool.class_prefix}Arguments", f"{tool.class_prefix}Output")
         ],
     )
     return env

@@ -6,8 +6,17 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 from strategies import SPECS
 
+from codegen.__main__ import FEATURES_DIRS
+from codegen.__main__ import TABLE as TABLE_PATH
+from codegen.spec import load_features, load_table
 from cooked_mcp_generated import models
 
+TABLE = {
+    tool.name: tool
+    for tool in load_table(
+        TABLE_PATH, {r.id for d in FEATURES_DIRS for f in load_features(d) for r in f.requirements}
+    ).tools
+}
 MODED = [name for name in sorted(SPECS) if SPECS[name].modes is not None]
 
 
@@ -23,13 +32,16 @@ MODE_RULES = {
     "tool", [pytest.param(tool, marks=pytest.mark.req(*MODE_RULES[tool]), id=tool) for tool in MODED]
 )
 def test_each_mode_model_has_exactly_its_parameters(tool: str) -> None:
+    """Against the table itself: the rules the validation step uses are read off these models."""
+    modes = {m.value: m for m in TABLE[tool].modes}
     rules = SPECS[tool].modes
-    assert rules is not None
+    assert rules is not None and list(rules.models) == list(modes)
     for value, model in SPECS[tool].arguments.models.items():
         fields = model.model_fields
-        assert set(fields) == {rules.param, *rules.requires[value], *rules.accepts[value]}, value
+        assert set(fields) == {rules.param, *modes[value].requires, *modes[value].accepts}, value
         required = {name for name, field in fields.items() if field.is_required()}
-        assert required == {rules.param, *rules.requires[value]}, value
+        assert required == {rules.param, *modes[value].requires}, value
+        assert (rules.requires[value], rules.accepts[value]) == (modes[value].requires, modes[value].accepts)
 
 
 @pytest.mark.req("tools.SCHEMA.1", "tools.SCHEMA.4", "tools.SAVE_RECIPE_TOOL.1")

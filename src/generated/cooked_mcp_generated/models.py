@@ -144,22 +144,6 @@ READ_PARAMETERS: Final = {
     "limit": ReadLimitParam,
 }
 
-READ_MODES: Final = ModeRules(
-    param="target",
-    requires={
-        "recipes": (),
-        "recipe": ("recipe_id",),
-        "shopping_list": (),
-    },
-    accepts={
-        "recipes": ("query", "page", "limit"),
-        "recipe": (),
-        "shopping_list": (),
-    },
-    requires_one_of={},
-    hints={},
-)
-
 
 class ReadRecipes(_Arguments):
     """read with target=recipes."""
@@ -187,6 +171,11 @@ ReadArguments: TypeAlias = Annotated[
     ReadRecipes | ReadRecipe | ReadShoppingList,
     Field(discriminator="target"),
 ]
+
+#: What each target requires and accepts, read off the models above.
+READ_MODES: Final = ModeRules.of(
+    ReadArguments,
+)
 
 
 class ReadOutput(_Result):
@@ -314,30 +303,6 @@ SAVE_RECIPE_PARAMETERS: Final = {
     "recipe_id": SaveRecipeRecipeIdParam,
 }
 
-SAVE_RECIPE_MODES: Final = ModeRules(
-    param="source",
-    requires={
-        "raw_text": ("title", "text"),
-        "prepared": ("title", "markdown", "portions"),
-        "url": ("url",),
-        "draft": ("draft_id", "markdown", "portions"),
-        "existing": ("recipe_id", "markdown", "portions"),
-    },
-    accepts={
-        "raw_text": (),
-        "prepared": (),
-        "url": (),
-        "draft": (),
-        "existing": (),
-    },
-    requires_one_of={},
-    hints={
-        "existing": {
-            "title": "Cooked's recipe update replaces only the markdown and portions, so a title cannot be changed this way (the recipe keeps its title)"
-        }
-    },
-)
-
 
 class SaveRecipeRawText(_Arguments):
     """save_recipe with source=raw_text."""
@@ -385,6 +350,16 @@ SaveRecipeArguments: TypeAlias = Annotated[
     SaveRecipeRawText | SaveRecipePrepared | SaveRecipeUrl | SaveRecipeDraft | SaveRecipeExisting,
     Field(discriminator="source"),
 ]
+
+#: What each source requires and accepts, read off the models above.
+SAVE_RECIPE_MODES: Final = ModeRules.of(
+    SaveRecipeArguments,
+    hints={
+        "existing": {
+            "title": "Cooked's recipe update replaces only the markdown and portions, so a title cannot be changed this way (the recipe keeps its title)"
+        }
+    },
+)
 
 
 class SaveRecipeOutput(_Result):
@@ -503,34 +478,6 @@ CHANGE_SHOPPING_LIST_PARAMETERS: Final = {
     "product_group_ids": ChangeShoppingListProductGroupIdsParam,
 }
 
-CHANGE_SHOPPING_LIST_MODES: Final = ModeRules(
-    param="action",
-    requires={
-        "add": ("ingredients",),
-        "update_item": ("product_group_id",),
-        "replace_selection": ("product_group_ids",),
-        "add_selection": ("product_group_ids",),
-        "remove_selection": ("product_group_ids",),
-        "remove": ("product_group_ids",),
-        "clear": (),
-    },
-    accepts={
-        "add": ("recipe_id",),
-        "update_item": ("name", "quantity", "aisle_id", "selected"),
-        "replace_selection": (),
-        "add_selection": (),
-        "remove_selection": (),
-        "remove": (),
-        "clear": (),
-    },
-    requires_one_of={"update_item": ("name", "quantity", "aisle_id", "selected")},
-    hints={
-        "replace_selection": {
-            "product_group_ids": "to untick everything, use action=remove_selection with the IDs ticked now (read target=shopping_list lists them)"
-        }
-    },
-)
-
 
 class ChangeShoppingListAdd(_Arguments):
     """change_shopping_list with action=add."""
@@ -600,6 +547,17 @@ ChangeShoppingListArguments: TypeAlias = Annotated[
     | ChangeShoppingListClear,
     Field(discriminator="action"),
 ]
+
+#: What each action requires and accepts, read off the models above.
+CHANGE_SHOPPING_LIST_MODES: Final = ModeRules.of(
+    ChangeShoppingListArguments,
+    requires_one_of={"update_item": ("name", "quantity", "aisle_id", "selected")},
+    hints={
+        "replace_selection": {
+            "product_group_ids": "to untick everything, use action=remove_selection with the IDs ticked now (read target=shopping_list lists them)"
+        }
+    },
+)
 
 
 class ChangeShoppingListOutput(_Result):

@@ -66,16 +66,47 @@ def shown_name(name: str) -> str:
 class ModeRules:
     """Which parameters each value of a tool's mode parameter requires or accepts.
 
-    ``requires_one_of`` lists, per mode, parameters of which at least one must be given
-    (update_item with nothing to change would write the same values back); ``hints`` adds,
-    per mode and parameter, the sentence an agent needs to recover from a problem with it.
+    Read off the mode's models (``ModeRules.of``): a required field is required, any other
+    accepted. ``requires_one_of`` lists, per mode, parameters of which at least one must be
+    given (update_item with nothing to change would write the same values back); ``hints``
+    adds, per mode and parameter, the sentence an agent needs to recover from a problem with it.
     """
 
     param: str
-    requires: Mapping[str, tuple[str, ...]]
-    accepts: Mapping[str, tuple[str, ...]]
+    #: Mode value -> the model of that mode, in the order of the mode parameter's enum.
+    models: Mapping[str, type[BaseModel]]
     requires_one_of: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     hints: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    requires: Mapping[str, tuple[str, ...]] = field(init=False)
+    accepts: Mapping[str, tuple[str, ...]] = field(init=False)
+
+    @classmethod
+    def of(
+        cls,
+        arguments: Any,
+        *,
+        requires_one_of: Mapping[str, tuple[str, ...]] | None = None,
+        hints: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> ModeRules:
+        """The rules of ``Annotated[ModelA | ModelB | ..., Field(discriminator=param)]``."""
+        union, info = get_args(arguments)
+        param = info.discriminator
+        models = {get_args(model.model_fields[param].annotation)[0]: model for model in get_args(union)}
+        return cls(param, models, requires_one_of or {}, hints or {})
+
+    def __post_init__(self) -> None:
+        used = {
+            mode: [(name, f.is_required()) for name, f in model.model_fields.items() if name != self.param]
+            for mode, model in self.models.items()
+        }
+        requires = {
+            mode: tuple(name for name, required in fields if required) for mode, fields in used.items()
+        }
+        accepts = {
+            mode: tuple(name for name, required in fields if not required) for mode, fields in used.items()
+        }
+        object.__setattr__(self, "requires", requires)
+        object.__setattr__(self, "accepts", accepts)
 
     def check_one_of(self, mode: str, given: Collection[str]) -> None:
         """Called by the mode's model: a mode that changes something needs something to change."""

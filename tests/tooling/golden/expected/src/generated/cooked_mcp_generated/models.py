@@ -56,20 +56,6 @@ LOOK_PARAMETERS: Final = {
     "limit": LookLimitParam,
 }
 
-LOOK_MODES: Final = ModeRules(
-    param="target",
-    requires={
-        "shelf": (),
-        "jar": ("jar_id",),
-    },
-    accepts={
-        "shelf": ("limit",),
-        "jar": (),
-    },
-    requires_one_of={},
-    hints={},
-)
-
 
 class LookShelf(_Arguments):
     """look with target=shelf."""
@@ -89,6 +75,11 @@ LookArguments: TypeAlias = Annotated[
     LookShelf | LookJar,
     Field(discriminator="target"),
 ]
+
+#: What each target requires and accepts, read off the models above.
+LOOK_MODES: Final = ModeRules.of(
+    LookArguments,
+)
 
 
 class LookOutput(_Output):
@@ -113,20 +104,6 @@ STOCK_PARAMETERS: Final = {
     "jar_id": StockJarIdParam,
 }
 
-STOCK_MODES: Final = ModeRules(
-    param="action",
-    requires={
-        "add": (),
-        "remove": ("jar_id",),
-    },
-    accepts={
-        "add": ("label",),
-        "remove": (),
-    },
-    requires_one_of={},
-    hints={},
-)
-
 
 class StockAdd(_Arguments):
     """stock with action=add."""
@@ -146,6 +123,11 @@ StockArguments: TypeAlias = Annotated[
     StockAdd | StockRemove,
     Field(discriminator="action"),
 ]
+
+#: What each action requires and accepts, read off the models above.
+STOCK_MODES: Final = ModeRules.of(
+    StockArguments,
+)
 
 
 class StockOutput(_Output):

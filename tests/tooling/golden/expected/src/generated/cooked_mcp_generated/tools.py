@@ -28,13 +28,9 @@ from .models import (
     STOCK_MODES,
     STOCK_PARAMETERS,
     LookArguments,
-    LookJar,
     LookOutput,
-    LookShelf,
-    StockAdd,
     StockArguments,
     StockOutput,
-    StockRemove,
 )
 
 SERVER_NAME: Final = "Pantry"
@@ -68,10 +64,7 @@ LOOK: Final = ToolSpec(
     arguments=ArgumentRules(
         tool="look",
         input_schema=LOOK_INPUT_SCHEMA,
-        models={
-            "shelf": LookShelf,
-            "jar": LookJar,
-        },
+        models=LOOK_MODES.models,
         modes=LOOK_MODES,
         pattern_hints={},
     ),
@@ -99,10 +92,7 @@ STOCK: Final = ToolSpec(
     arguments=ArgumentRules(
         tool="stock",
         input_schema=STOCK_INPUT_SCHEMA,
-        models={
-            "add": StockAdd,
-            "remove": StockRemove,
-        },
+        models=STOCK_MODES.models,
         modes=STOCK_MODES,
         pattern_hints={},
     ),
