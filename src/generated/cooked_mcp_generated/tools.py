@@ -96,7 +96,6 @@ READ: Final = ToolSpec(
         modes=READ_MODES,
         pattern_hints={},
     ),
-    read_only=True,
     invoke=lambda handlers, args, call: handlers.read(args, call),
 )
 
@@ -123,7 +122,6 @@ PREVIEW_RECIPE_TEXT: Final = ToolSpec(
         models={"": PreviewRecipeTextArguments},
         pattern_hints={},
     ),
-    read_only=True,
     invoke=lambda handlers, args, call: handlers.preview_recipe_text(args, call),
 )
 
@@ -151,7 +149,6 @@ SAVE_RECIPE: Final = ToolSpec(
         modes=SAVE_RECIPE_MODES,
         pattern_hints={"url": "an http:// or https:// URL without spaces"},
     ),
-    read_only=False,
     invoke=lambda handlers, args, call: handlers.save_recipe(args, call),
 )
 
@@ -178,7 +175,6 @@ DELETE_RECIPE: Final = ToolSpec(
         models={"": DeleteRecipeArguments},
         pattern_hints={},
     ),
-    read_only=False,
     invoke=lambda handlers, args, call: handlers.delete_recipe(args, call),
 )
 
@@ -206,7 +202,6 @@ CHANGE_SHOPPING_LIST: Final = ToolSpec(
         modes=CHANGE_SHOPPING_LIST_MODES,
         pattern_hints={"ingredients": "at least one line with text on it"},
     ),
-    read_only=False,
     invoke=lambda handlers, args, call: handlers.change_shopping_list(args, call),
 )
 

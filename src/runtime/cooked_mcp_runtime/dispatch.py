@@ -36,12 +36,17 @@ class ToolSpec:
 
     definition: types.Tool
     arguments: ArgumentRules
-    read_only: bool
     invoke: Callable[[Any, Any, ToolCall], Awaitable[ToolResult[Any]]]
 
     @property
     def name(self) -> str:
         return self.definition.name
+
+    @property
+    def read_only(self) -> bool:
+        """As the tool's annotations tell clients (served in read-only mode)."""
+        annotations = self.definition.annotations
+        return annotations is not None and annotations.read_only_hint is True
 
     @property
     def modes(self) -> ModeRules | None:

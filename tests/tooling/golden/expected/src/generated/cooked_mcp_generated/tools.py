@@ -68,7 +68,6 @@ LOOK: Final = ToolSpec(
         modes=LOOK_MODES,
         pattern_hints={},
     ),
-    read_only=True,
     invoke=lambda handlers, args, call: handlers.look(args, call),
 )
 
@@ -96,7 +95,6 @@ STOCK: Final = ToolSpec(
         modes=STOCK_MODES,
         pattern_hints={},
     ),
-    read_only=False,
     invoke=lambda handlers, args, call: handlers.stock(args, call),
 )
 
