@@ -297,6 +297,8 @@ def _param(name: str, body: Any, parent: Located) -> Param:
         raise body.error("enum", f"parameter {name}: enum must be a list of strings")
     if "patternHint" in body and "pattern" not in body:
         raise body.error("patternHint", f"parameter {name}: patternHint needs a pattern")
+    if "default" in body and body.get("required"):
+        raise body.error("default", f"parameter {name}: a required parameter takes no default")
     items = body.get("items", {})
     if base[0] == "array" and (not isinstance(items, dict) or items.get("type") != "string"):
         raise body.error("type", f"parameter {name}: arrays must have items of type string")
@@ -329,6 +331,9 @@ def _mode(value: str, body: Any, parent: Located, params: dict[str, Param], mode
     for pname in (*requires, *accepts):
         if pname not in params or pname == mode:
             raise body.error(None, f"mode {value}: {pname!r} is not a parameter")
+    for pname in requires:
+        if params[pname].default is not None:
+            raise body.error(None, f"mode {value}: {pname!r} has a default, so it can only be accepted")
     one_of = _names(body, "requires_one_of")
     for pname in one_of:
         if pname not in accepts:
