@@ -73,7 +73,7 @@ class ToolHandlers(Protocol):
     ) -> ToolResult[ChangeShoppingListOutput]: ...
 
 
-READ_INPUT_SCHEMA: Final = input_schema(READ_PARAMETERS, mode="target")
+READ_INPUT_SCHEMA: Final = input_schema(READ_PARAMETERS, mode=READ_MODES.param)
 READ: Final = ToolSpec(
     definition=types.Tool(
         name="read",
@@ -126,7 +126,7 @@ PREVIEW_RECIPE_TEXT: Final = ToolSpec(
 )
 
 
-SAVE_RECIPE_INPUT_SCHEMA: Final = input_schema(SAVE_RECIPE_PARAMETERS, mode="source")
+SAVE_RECIPE_INPUT_SCHEMA: Final = input_schema(SAVE_RECIPE_PARAMETERS, mode=SAVE_RECIPE_MODES.param)
 SAVE_RECIPE: Final = ToolSpec(
     definition=types.Tool(
         name="save_recipe",
@@ -179,7 +179,9 @@ DELETE_RECIPE: Final = ToolSpec(
 )
 
 
-CHANGE_SHOPPING_LIST_INPUT_SCHEMA: Final = input_schema(CHANGE_SHOPPING_LIST_PARAMETERS, mode="action")
+CHANGE_SHOPPING_LIST_INPUT_SCHEMA: Final = input_schema(
+    CHANGE_SHOPPING_LIST_PARAMETERS, mode=CHANGE_SHOPPING_LIST_MODES.param
+)
 CHANGE_SHOPPING_LIST: Final = ToolSpec(
     definition=types.Tool(
         name="change_shopping_list",

@@ -45,7 +45,7 @@ class ToolHandlers(Protocol):
     async def stock(self, args: StockArguments, call: ToolCall) -> ToolResult[StockOutput]: ...
 
 
-LOOK_INPUT_SCHEMA: Final = input_schema(LOOK_PARAMETERS, mode="target")
+LOOK_INPUT_SCHEMA: Final = input_schema(LOOK_PARAMETERS, mode=LOOK_MODES.param)
 LOOK: Final = ToolSpec(
     definition=types.Tool(
         name="look",
@@ -72,7 +72,7 @@ LOOK: Final = ToolSpec(
 )
 
 
-STOCK_INPUT_SCHEMA: Final = input_schema(STOCK_PARAMETERS, mode="action")
+STOCK_INPUT_SCHEMA: Final = input_schema(STOCK_PARAMETERS, mode=STOCK_MODES.param)
 STOCK: Final = ToolSpec(
     definition=types.Tool(
         name="stock",
