@@ -13,13 +13,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import pytest
 from mcp import Client
+from pydantic import BaseModel, Field
 
 from cooked_mcp_generated.tools import TOOLS, create_server
+from cooked_mcp_runtime.schemas import input_schema, output_schema
 
 pytestmark = pytest.mark.tooling
 
@@ -47,6 +49,19 @@ async def served() -> str:
 def test_the_served_tool_list_is_byte_for_byte_the_committed_one() -> None:
     text = anyio.run(served)
     assert text == GOLDEN.read_text("utf-8"), "the served tool list changed; see this module's docstring"
+
+
+def test_a_shape_the_table_cannot_declare_fails_at_import_instead_of_being_served_wrong() -> None:
+    with pytest.raises(TypeError, match="no served JSON schema"):
+        input_schema({"ratio": Annotated[float, Field(description="A ratio.")]})
+    with pytest.raises(TypeError, match=r"Annotated\[type, Field\(...\)\]"):
+        input_schema({"name": str})
+
+    class Odd(BaseModel):
+        ratio: float = Field(description="A ratio.")
+
+    with pytest.raises(TypeError, match="no served JSON schema"):
+        output_schema(Odd)
 
 
 if __name__ == "__main__":

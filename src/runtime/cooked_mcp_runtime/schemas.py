@@ -53,9 +53,9 @@ def input_schema(
 
 def _declared(annotation: Any) -> tuple[Any, FieldInfo]:
     """``Annotated[T, Field(...)]`` -> (T, the field): read as declared, without building a model."""
-    base, *metadata = get_args(annotation)
+    base, *metadata = get_args(annotation) if get_origin(annotation) is Annotated else (annotation,)
     fields = [item for item in metadata if isinstance(item, FieldInfo)]
-    if get_origin(annotation) is not Annotated or len(fields) != 1:
+    if len(fields) != 1:
         raise TypeError(f"a parameter is declared as Annotated[type, Field(...)], not {annotation!r}")
     return base, fields[0]
 
