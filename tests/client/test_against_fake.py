@@ -12,7 +12,7 @@ from sessions import client_for
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
 from cooked_mcp.cooked.bounds import MAX_ERROR_BODY_BYTES
-from cooked_mcp.errors import CookedAuthError, CookedError, CookedResponseError, CookedUnavailable
+from cooked_mcp.exceptions import CookedAuthError, CookedError, CookedResponseError, CookedUnavailable
 
 LOGIN = "/api/public/login"
 

@@ -11,7 +11,7 @@ from pydantic import SecretStr
 
 from cooked_mcp.config import DEFAULT_BASE_URL
 from cooked_mcp.cooked import CookedClient
-from cooked_mcp.errors import CookedUnavailable
+from cooked_mcp.exceptions import CookedUnavailable
 
 
 @pytest.mark.req("authentication.VERIFICATION.2", "api-client.VERIFICATION.2")

@@ -22,7 +22,7 @@ from sessions import client_for
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.cooked.client import CookedClient
-from cooked_mcp.errors import CookedUnavailable
+from cooked_mcp.exceptions import CookedUnavailable
 
 pytestmark = [pytest.mark.anyio, pytest.mark.req("api-client.VERIFICATION.1")]
 

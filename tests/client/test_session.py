@@ -14,7 +14,7 @@ from canaries import assert_no_canary
 from client_support import CANARIES, LOGIN_PATH, SESSION_COOKIE, login_response, make_client, user_path
 
 from cooked_mcp.cooked.session import LOGIN_BACKOFF_SECONDS
-from cooked_mcp.errors import CookedAuthError, CookedError
+from cooked_mcp.exceptions import CookedAuthError, CookedError
 
 SHOPPING = user_path("/shopping-list")
 

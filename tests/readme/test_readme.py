@@ -60,7 +60,7 @@ from mcp import Client, StdioServerParameters
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp import __version__, config
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 
 pytestmark = pytest.mark.tooling
 

@@ -1,7 +1,7 @@
 """The modules under src/ import one another without a cycle.
 
 A cycle makes the import order matter (a module half-initialised when its partner asks for a
-name) and means two modules are really one; the error tree in ``cooked_mcp.errors`` exists
+name) and means two modules are really one; the error tree in ``cooked_mcp.exceptions`` exists
 partly to break the one between the settings and the credential commands. Every import that
 runs counts, including those inside functions: a cycle hidden behind a lazy import is still
 two modules that cannot be understood apart. Imports under ``if TYPE_CHECKING:`` never run; an
@@ -97,7 +97,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_modules_under_src_import_one_another_without_a_cycle() -> None:
     modules = _modules()
     graph = {name: set(_imports(name, path, modules)) for name, path in modules.items()}
-    assert "cooked_mcp.config" in graph and "cooked_mcp.errors" in graph, (
+    assert "cooked_mcp.config" in graph and "cooked_mcp.exceptions" in graph, (
         "the walk found the product's modules"
     )
     assert _cycles(graph) == []

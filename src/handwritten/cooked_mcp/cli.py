@@ -21,7 +21,7 @@ from .config import (
     load_settings,
     schema_keys,
 )
-from .errors import ConfigError
+from .exceptions import ConfigError
 from .logging_setup import configure_logging
 
 EXIT_CONFIG = 2

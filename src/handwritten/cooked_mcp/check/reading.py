@@ -7,7 +7,7 @@ from collections.abc import Callable
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.models import RecipeSummary, ShoppingList
-from cooked_mcp.errors import CookedError
+from cooked_mcp.exceptions import CookedError
 
 from .steps import Outcome, Steps, step
 

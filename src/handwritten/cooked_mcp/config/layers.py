@@ -15,7 +15,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from cooked_mcp import credential_command
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import ASCII_WHITESPACE
 
 from .names import COMMAND_SETTINGS, ENVIRONMENT, FILE_KEYS

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import printable
 
 from . import layers

@@ -14,7 +14,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import printable
 
 from .origins import Origin

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.decoding import decode
 from cooked_mcp.cooked.endpoints import USERNAME_PARAM, Endpoint, Key, Query
-from cooked_mcp.cooked.errors import error_from_response
+from cooked_mcp.cooked.failures import error_from_response
 from cooked_mcp.cooked.models import (
     AddResult,
     Draft,
@@ -39,7 +39,7 @@ from cooked_mcp.cooked.models import (
 )
 from cooked_mcp.cooked.session import SecretLike, Session
 from cooked_mcp.cooked.wire import Reply, Timeouts, Wire
-from cooked_mcp.errors import CookedAuthError, CookedError, CookedRequestError, InvalidPathValue
+from cooked_mcp.exceptions import CookedAuthError, CookedError, CookedRequestError, InvalidPathValue
 
 if TYPE_CHECKING:
     from cooked_mcp.config import Settings

@@ -18,7 +18,7 @@ from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.cooked.models import RecipeList
 from cooked_mcp.cooked.shape import shape_of
 from cooked_mcp.cooked.wire import Reply
-from cooked_mcp.errors import CookedResponseError, UnexpectedAnswer
+from cooked_mcp.exceptions import CookedResponseError, UnexpectedAnswer
 
 __all__ = ["decode"]
 

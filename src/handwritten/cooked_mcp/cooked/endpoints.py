@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote
 
-from cooked_mcp.errors import InvalidPathValue
+from cooked_mcp.exceptions import InvalidPathValue
 
 __all__ = [
     "API_PREFIX",

@@ -35,10 +35,10 @@ import httpx
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.decoding import decode
 from cooked_mcp.cooked.endpoints import Key
-from cooked_mcp.cooked.errors import error_from_response
+from cooked_mcp.cooked.failures import error_from_response
 from cooked_mcp.cooked.models import LoginResult
 from cooked_mcp.cooked.wire import Reply, Wire, session_lost
-from cooked_mcp.errors import CookedAuthError, CookedError
+from cooked_mcp.exceptions import CookedAuthError, CookedError
 from cooked_mcp.redaction import redact
 
 __all__ = ["LOGIN_BACKOFF_SECONDS", "SecretLike", "Session", "login_hint"]

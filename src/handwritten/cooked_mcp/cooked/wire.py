@@ -41,8 +41,8 @@ from cooked_mcp.cooked.bounds import (
     read_bounded,
 )
 from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.cooked.errors import base_url_setting, connect_failure
-from cooked_mcp.errors import CookedResponseError, CookedUnavailable
+from cooked_mcp.cooked.failures import base_url_setting, connect_failure
+from cooked_mcp.exceptions import CookedResponseError, CookedUnavailable
 from cooked_mcp.logging_setup import quiet_library_loggers
 
 __all__ = [

@@ -42,8 +42,8 @@ from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from ..text import one_line
 from .confirmation import ASK, MAX_NAME_CHARS, Confirmation, Question, named
-from .errors import RecipeGone, cooked_errors
 from .formatting import fence, portions_phrase, tool_call
+from .tool_errors import RecipeGone, cooked_errors
 from .writes import KEEP_SECONDS, Write, Writes
 
 logger = logging.getLogger("cooked_mcp.handlers")

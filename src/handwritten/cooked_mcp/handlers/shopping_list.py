@@ -40,8 +40,8 @@ from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from ..text import one_line
 from .confirmation import ASK, Confirmation, Question, entries, names
-from .errors import cooked_errors
 from .formatting import fence, tool_call
+from .tool_errors import cooked_errors
 from .writes import Write, Writes
 
 #: Group lines shown in a read's text; the structured output always has every group.

@@ -43,7 +43,7 @@ from pydantic import BaseModel
 
 from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
-from .errors import AnswerLost
+from .tool_errors import AnswerLost
 
 logger = logging.getLogger("cooked_mcp.handlers")
 
