@@ -173,7 +173,7 @@ def connect_failure(exc: BaseException, setting: str) -> tuple[str, str]:
     httpx reports every connection failure as one ``ConnectError``; the cause is found in the
     exceptions it wraps. "Retry later" is offered only where time can fix the cause: a refused
     connection (Cooked restarting) or an unknown network trouble, never a name that does not exist
-    or a TLS mismatch. (A connect timeout is not a ``ConnectError``; the wire reports it itself.)
+    or a TLS mismatch. (A connect timeout is not a ``ConnectError``; the sender reports it itself.)
     ``setting`` names the base URL and its source (``base_url_setting``).
     """
     causes = list(_causes(exc))
