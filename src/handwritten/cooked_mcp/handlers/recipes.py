@@ -37,11 +37,10 @@ from cooked_mcp_generated.models import (
 )
 from cooked_mcp_runtime.results import ProgressReporter, ToolCall, ToolResult
 
-from ..config import DEFAULT_IMPORT_ANSWER_SECONDS
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from ..text import one_line
-from .confirmation import ASK, MAX_NAME_CHARS, Confirmation, Question, named
+from .confirmation import MAX_NAME_CHARS, Confirmation, Question, named
 from .formatting import fence, portions_phrase, tool_call
 from .tool_errors import RecipeGone, cooked_errors
 from .writes import KEEP_SECONDS, Write, Writes
@@ -92,8 +91,8 @@ class RecipeTools:
         *,
         writes: Writes,
         writable: bool = True,
-        import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
-        confirmation: Confirmation = ASK,
+        import_answer_seconds: float,
+        confirmation: Confirmation,
     ) -> None:
         self._client = client
         self._confirmation = confirmation

@@ -39,7 +39,7 @@ from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 from ..cooked import models as cooked
 from ..cooked.client import CookedClient
 from ..text import one_line
-from .confirmation import ASK, Confirmation, Question, entries, names
+from .confirmation import Confirmation, Question, entries, names
 from .formatting import fence, tool_call
 from .tool_errors import cooked_errors
 from .writes import Write, Writes
@@ -82,7 +82,7 @@ class ShoppingListTools:
         *,
         writes: Writes,
         writable: bool = True,
-        confirmation: Confirmation = ASK,
+        confirmation: Confirmation,
     ) -> None:
         self._client = client
         self._confirmation = confirmation
