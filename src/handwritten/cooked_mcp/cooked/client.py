@@ -24,14 +24,14 @@ from cooked_mcp.cooked.endpoints import USERNAME_PARAM, Endpoint, Key, Query
 from cooked_mcp.cooked.failures import error_from_response
 from cooked_mcp.cooked.models import (
     AddResult,
-    Draft,
+    CookedDraft,
+    CookedRecipe,
+    CookedRecipeSummary,
     Empty,
     GroupRef,
     ImportResult,
     Preview,
-    Recipe,
     RecipeList,
-    RecipeSummary,
     Removed,
     SavedRef,
     SelectedSet,
@@ -132,21 +132,21 @@ class CookedClient:
     # --- recipes -------------------------------------------------------------------------------
 
     # implements: recipes.PAGINATION.2
-    async def list_recipes(self, page: int, page_count: int) -> list[RecipeSummary]:
+    async def list_recipes(self, page: int, page_count: int) -> list[CookedRecipeSummary]:
         """Newest first; a full page means more may exist (Cooked does not say)."""
         if page < 1 or not 1 <= page_count <= MAX_PAGE_COUNT:
             raise ValueError(f"page must be >= 1 and page_count between 1 and {MAX_PAGE_COUNT}")
         params = {Query.PAGE: page, Query.PAGE_COUNT: page_count}
         return (await self._call(endpoints.LIST_RECIPES, RecipeList, params=params)).items
 
-    async def search_recipes(self, query: str, page: int) -> list[RecipeSummary]:
+    async def search_recipes(self, query: str, page: int) -> list[CookedRecipeSummary]:
         if page < 1:
             raise ValueError("page must be >= 1")
         params: dict[str, str | int] = {Query.QUERY: query, Query.PAGE: page}
         return (await self._call(endpoints.SEARCH_RECIPES, RecipeList, params=params)).items
 
-    async def get_recipe(self, recipe_id: str) -> Recipe:
-        return await self._call(endpoints.GET_RECIPE, Recipe, path={"recipe_id": recipe_id})
+    async def get_recipe(self, recipe_id: str) -> CookedRecipe:
+        return await self._call(endpoints.GET_RECIPE, CookedRecipe, path={"recipe_id": recipe_id})
 
     async def preview_recipe(self, title: str, text: str) -> Preview:
         return await self._call(endpoints.PREVIEW_RECIPE, Preview, body={Key.TITLE: title, Key.TEXT: text})
@@ -168,8 +168,8 @@ class CookedClient:
         """May take up to a minute; a saved recipe or an unsaved draft comes back."""
         return await self._call(endpoints.IMPORT_URL, ImportResult, body={Key.URL: url})
 
-    async def get_draft(self, extraction_id: str) -> Draft:
-        return await self._call(endpoints.GET_DRAFT, Draft, path={"extraction_id": extraction_id})
+    async def get_draft(self, extraction_id: str) -> CookedDraft:
+        return await self._call(endpoints.GET_DRAFT, CookedDraft, path={"extraction_id": extraction_id})
 
     async def save_draft(self, extraction_id: str, description: str, portions: int | None) -> str:
         body = {Key.DESCRIPTION: description, Key.PORTIONS: portions}

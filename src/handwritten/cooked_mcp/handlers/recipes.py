@@ -37,8 +37,8 @@ from cooked_mcp_generated.models import (
 )
 from cooked_mcp_runtime.results import ProgressReporter, ToolCall, ToolResult
 
-from ..cooked import models as cooked
 from ..cooked.client import CookedClient
+from ..cooked.models import CookedDraft, CookedRecipe, CookedRecipeSummary
 from ..text import one_line
 from .confirmation import MAX_NAME_CHARS, Confirmation, Question, named
 from .formatting import fence, portions_phrase, tool_call
@@ -141,7 +141,7 @@ class RecipeTools:
         start = (page - 1) * limit
         first = start // SEARCH_PAGE_SIZE + 1
         last = (start + limit - 1) // SEARCH_PAGE_SIZE + 1
-        fetched: list[cooked.RecipeSummary] = []
+        fetched: list[CookedRecipeSummary] = []
         with cooked_errors():
             for cooked_page in range(first, last + 1):
                 items = await self._client.search_recipes(query, cooked_page)
@@ -377,7 +377,7 @@ class _RecipePage:
     and the same call spelled out in the text. ``more`` says the next page may hold results.
     """
 
-    items: Sequence[cooked.RecipeSummary]
+    items: Sequence[CookedRecipeSummary]
     page: int
     limit: int
     query: str | None
@@ -463,7 +463,7 @@ def _saved(source: str, recipe_id: str, what: str) -> ToolResult[SaveRecipeOutpu
 
 
 # implements: recipes.SAVE.5, recipes.SAVE.12, recipes.SAVE.15
-def _draft_result(draft: cooked.Draft) -> ToolResult[SaveRecipeOutput]:
+def _draft_result(draft: CookedDraft) -> ToolResult[SaveRecipeOutput]:
     save = tool_call(
         "save_recipe",
         source="draft",
@@ -543,7 +543,7 @@ def _fenced_recipe(title: str | None, markdown: str) -> str:
     return "\n".join([fence(title or "(no title)", "Title"), fence(markdown, "Recipe markdown")])
 
 
-def _ownership(recipe: cooked.Recipe, writable: bool) -> str:
+def _ownership(recipe: CookedRecipe, writable: bool) -> str:
     owner = f"; owner {one_line(recipe.owner, '?')}" if recipe.owner is not None else ""
     if recipe.can_edit is None or not writable:
         return owner
