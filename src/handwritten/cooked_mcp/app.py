@@ -13,7 +13,7 @@ from mcp.server import Server
 from cooked_mcp_generated.tools import TOOLS, ToolHandlers, create_server
 
 from . import __version__
-from .config import DEFAULT_IMPORT_ANSWER_SECONDS, ENV_CONFIRM_CHANGES, Settings
+from .config import Settings, default, how_to_set
 from .logging_setup import register_secret_source
 from .prompts import register_prompts
 
@@ -40,7 +40,7 @@ def build_server(
     client: CookedClient,
     *,
     read_only_from: str | None = None,
-    import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
+    import_answer_seconds: float = default("import_answer_seconds"),
     confirm_changes: bool = True,
 ) -> Server[Any]:
     """``read_only_from`` is where read-only mode was switched on (``Settings.describe_source``);
@@ -61,7 +61,7 @@ def _confirmation(enabled: bool) -> Confirmation:
     """Asking on or off, and how the person turns it off, named wherever a question was declined."""
     from .handlers.confirmation import Confirmation
 
-    turn_off = f"{ENV_CONFIRM_CHANGES}=false (or mcp.confirm_changes = false in the config file)"
+    turn_off = how_to_set("confirm_changes", "false", "false", " in the config file")
     return Confirmation(enabled=enabled, turn_off=turn_off)
 
 
