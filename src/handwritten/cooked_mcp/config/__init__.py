@@ -23,9 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import table
 from .loading import load_settings
-from .settings import DECLARED, Settings, how_to_set
+from .settings import DECLARED, Settings, environment_variables, how_to_set, schema_keys
 from .warnings import format_warnings
 
 __all__ = [
@@ -52,13 +51,3 @@ def variable(setting: str) -> str:
 def default(setting: str) -> Any:
     """The value ``setting`` has when nothing sets it."""
     return DECLARED[setting].default
-
-
-def environment_variables() -> list[str]:
-    """Every variable cooked-mcp reads, for ``--help`` and the misspelling warning."""
-    return table.environment_variables(DECLARED.values())
-
-
-def schema_keys() -> list[str]:
-    """``table.key`` of every key the config file may hold, for ``--help``."""
-    return [f"{name}.{key}" for name, key in table.file_keys(DECLARED.values())]

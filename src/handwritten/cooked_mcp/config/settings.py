@@ -291,6 +291,17 @@ class Settings(BaseSettings):
 DECLARED: Final[dict[str, Declared]] = declared(Settings)
 
 
+def environment_variables() -> list[str]:
+    """Every variable cooked-mcp reads, for ``--help`` and the misspelling warning."""
+    return [d.env for d in DECLARED.values() if d.env]
+
+
+def schema_keys() -> list[str]:
+    """``table.key`` of every key the config file may hold (a ``*_cmd`` key after its own), for ``--help``."""
+    keys = [(d.file_key, d.command) for d in DECLARED.values() if d.file_key]
+    return [name for key, command in keys for name in ((key, f"{key}_cmd") if command else (key,))]
+
+
 def how_to_set(setting: str, env_value: str, file_value: str, where: str = "") -> str:
     """``VARIABLE=value (or table.key = value)``: both ways to give ``setting`` a value, for messages."""
     declaration = DECLARED[setting]

@@ -19,7 +19,6 @@ Adding a setting is adding one field (docs/configuration.md, "Adding a setting")
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -85,9 +84,8 @@ class Declared:
     command: bool
     secret: bool
     refusal: str
-    #: The TOML type the file's value must have, as pydantic checks it, and as a message names it.
-    file_type: Any
-    file_type_named: str
+    #: The field's Python type: the config file's value must have the matching TOML type.
+    annotation: Any
     default: Any
 
     @property
@@ -118,7 +116,6 @@ def _declared(name: str, info: FieldInfo) -> Declared:
     table, _, key = str(extra["file"]).partition(".") if "file" in extra else (None, "", None)
     annotation = info.annotation
     members = (annotation, *get_args(annotation))
-    file_type, named = _file_type(annotation)
     default = None if info.is_required() else info.default
     return Declared(
         name=name,
@@ -131,40 +128,10 @@ def _declared(name: str, info: FieldInfo) -> Declared:
         command=extra.get("command") is True,
         secret=SecretStr in members,
         refusal=_str(extra.get("refusal")) or (_BOOLEAN_REFUSAL if annotation is bool else _REFUSAL),
-        file_type=file_type,
-        file_type_named=named,
+        annotation=annotation,
         default=default,
     )
 
 
 def _str(value: object) -> str | None:
     return None if value is None else str(value)
-
-
-def _file_type(annotation: Any) -> tuple[Any, str]:
-    """The strict TOML type of a setting of this Python type, and how a message names it."""
-    if annotation is bool:
-        return bool | None, "a boolean (true or false)"
-    if annotation is float:
-        return float | None, "a number of seconds"
-    if annotation is int:
-        return int | None, "a whole number"
-    if getattr(annotation, "__origin__", None) is tuple:
-        return list[str] | None, "a list of strings"
-    return str | None, "a string"
-
-
-def environment_variables(settings: Iterable[Declared]) -> list[str]:
-    """Every variable among ``settings``, for ``--help`` and the misspelling warning."""
-    return [d.env for d in settings if d.env]
-
-
-def file_keys(settings: Iterable[Declared]) -> list[tuple[str, str]]:
-    """``(table, key)`` of every key the config file may hold, a ``*_cmd`` key after its own."""
-    keys: list[tuple[str, str]] = []
-    for d in settings:
-        if d.table and d.key:
-            keys.append((d.table, d.key))
-            if d.command:
-                keys.append((d.table, f"{d.key}_cmd"))
-    return keys

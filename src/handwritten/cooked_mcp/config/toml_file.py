@@ -34,12 +34,25 @@ def schema(settings: Iterable[Declared]) -> dict[str, type[_Table]]:
         if d.table is None or d.key is None:
             continue
         keys = tables.setdefault(d.table, {})
-        keys[d.key] = (Annotated[d.file_type, Field(description=d.file_type_named)], None)
+        keys[d.key] = _toml_type(d.annotation)
         if d.command:
-            keys[f"{d.key}_cmd"] = (Annotated[str | None, Field(description="a string")], None)
+            keys[f"{d.key}_cmd"] = _toml_type(str)
     return {
         table: create_model(f"_{table.title()}", __base__=_Table, **keys) for table, keys in tables.items()
     }
+
+
+def _toml_type(annotation: Any) -> tuple[Any, None]:
+    """The strict TOML type a setting of this Python type takes, named as a message names it."""
+    if annotation is bool:
+        return Annotated[bool | None, Field(description="a boolean (true or false)")], None
+    if annotation is float:
+        return Annotated[float | None, Field(description="a number of seconds")], None
+    if annotation is int:
+        return Annotated[int | None, Field(description="a whole number")], None
+    if getattr(annotation, "__origin__", None) is tuple:
+        return Annotated[list[str] | None, Field(description="a list of strings")], None
+    return Annotated[str | None, Field(description="a string")], None
 
 
 @dataclass(frozen=True)

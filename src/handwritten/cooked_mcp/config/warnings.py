@@ -8,8 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from cooked_mcp.text import printable
 
-from .settings import DECLARED
-from .table import environment_variables
+from .settings import DECLARED, environment_variables
 from .toml_file import TomlFile
 
 #: The file keys that hold a secret as plain text, and those that name a command to run.
@@ -50,7 +49,7 @@ def file_permission_warnings(file: TomlFile) -> list[str]:
 
 def misspelt_variables(environ: Mapping[str, str]) -> dict[str, str | None]:
     """Each ``COOKED_*`` variable that is no setting, with the setting's variable it is nearest to."""
-    known = environment_variables(DECLARED.values())
+    known = environment_variables()
     unknown = sorted(name for name in environ if name.startswith("COOKED_") and name not in known)
     if not unknown:
         return {}
