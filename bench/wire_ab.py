@@ -1,6 +1,6 @@
 """Section: what the Cooked client's HTTP layer costs for going through ``httpx.AsyncClient``.
 
-Until issue 19, ``cooked_mcp.cooked.wire`` sent straight to the httpx transport (about 0.5 ms
+Until issue 19, ``cooked_mcp.cooked.sender`` sent straight to the httpx transport (about 0.5 ms
 of CPU saved per request, it said) and so re-implemented proxy selection from the environment
 and cookie handling, with login and the re-login on a 401 spread over ``session.py`` and
 ``client.py``. The issue's rule: a real Cooked round trip is tens of ms, so prefer the library
@@ -11,7 +11,7 @@ login flow cost +0.07 to +0.10 ms, and the product moved to it.
 This section keeps measuring that decision on every run, against the fake Cooked on
 127.0.0.1, both sides in this process, in turn and in both orders (A,B,B,A...):
 
-- **product**: what ``CookedClient`` does per request, ``Session.current()`` then ``Wire.send()``
+- **product**: what ``CookedClient`` does per request, ``Session.current()`` then ``Sender.send()``
   through the ``httpx.AsyncClient`` with the session as its ``httpx.Auth`` flow;
 - **transport**: ``TransportDirect`` below, the pre-issue-19 hot path: one ``httpx.Request``
   handed to the transport, the cookie jar applied by hand, the same bounded read.
@@ -35,8 +35,8 @@ from cooked_mcp import __version__
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.bounds import MAX_SUCCESS_BODY_BYTES, read_bounded
 from cooked_mcp.cooked.endpoints import Endpoint, Key
+from cooked_mcp.cooked.sender import Answer, Sender, Timeouts
 from cooked_mcp.cooked.session import Session
-from cooked_mcp.cooked.wire import Reply, Timeouts, Wire
 
 from .context import Context
 from .measure import Stats, interleaved, ms
@@ -76,7 +76,7 @@ class TransportDirect:
         *,
         params: Mapping[str, str | int] | None = None,
         body: Mapping[str, Any] | None = None,
-    ) -> Reply:
+    ) -> Answer:
         request = httpx.Request(
             endpoint.method,
             httpx.URL(self._base_url + path, params=params),
@@ -94,17 +94,17 @@ class TransportDirect:
                 data, truncated = await read_bounded(response.aiter_bytes(), MAX_SUCCESS_BODY_BYTES)
             finally:
                 await response.aclose()
-        return Reply(response.status_code, data, truncated, None)
+        return Answer(response.status_code, data, truncated, None)
 
 
 class _Product:
     """What ``CookedClient._call`` does per request, short of decoding the answer."""
 
     def __init__(self, base_url: str) -> None:
-        self.wire = Wire(base_url)
+        self.wire = Sender(base_url)
         self.session = Session(self.wire, SEED_LOGIN, SecretStr(SEED_PASSWORD))
 
-    async def send(self, endpoint: Endpoint, path: Mapping[str, str]) -> Reply:
+    async def send(self, endpoint: Endpoint, path: Mapping[str, str]) -> Answer:
         _, username = await self.session.current()
         return await self.wire.send(endpoint, _path(endpoint, path, username), auth=self.session)
 
@@ -134,10 +134,10 @@ async def run(ctx: Context) -> None:
         await transport.login()
         for name, endpoint, path in WORKLOADS:
 
-            async def a(endpoint: Endpoint = endpoint, path: dict[str, str] = path) -> Reply:
+            async def a(endpoint: Endpoint = endpoint, path: dict[str, str] = path) -> Answer:
                 return await product.send(endpoint, path)
 
-            async def b(endpoint: Endpoint = endpoint, path: dict[str, str] = path) -> Reply:
+            async def b(endpoint: Endpoint = endpoint, path: dict[str, str] = path) -> Answer:
                 return await transport.send(endpoint, _path(endpoint, path, transport.username))
 
             first_a, first_b = await a(), await b()

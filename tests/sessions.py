@@ -16,7 +16,7 @@ from pydantic import SecretStr
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.app import build_server
-from cooked_mcp.config import DEFAULT_IMPORT_ANSWER_SECONDS
+from cooked_mcp.config import default
 from cooked_mcp.cooked.client import CookedClient
 
 
@@ -30,7 +30,7 @@ async def cooked_session(
     fake: FakeCooked,
     *,
     read_only_from: str | None = None,
-    import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
+    import_answer_seconds: float = default("import_answer_seconds"),
     **client_options: Any,
 ) -> AsyncIterator[Client]:
     """A connected MCP client whose server talks to ``fake`` as the seed user (read-only when

@@ -12,7 +12,8 @@ from sessions import client_for
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
 from cooked_mcp.cooked.bounds import MAX_ERROR_BODY_BYTES
-from cooked_mcp.errors import CookedAuthError, CookedError, CookedResponseError, CookedUnavailable
+from cooked_mcp.exceptions import CookedAuthError, CookedError, CookedResponseError, CookedUnavailable
+from cooked_mcp.logging_setup import quiet_library_loggers
 
 LOGIN = "/api/public/login"
 
@@ -118,11 +119,12 @@ async def test_debug_logs_over_real_http_hold_no_username_password_or_cookie(
     fake: FakeCooked, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    quiet_library_loggers()  # as the entry point's configure_logging does: the client leaves global logging alone
     async with client_for(fake) as client:
         await client.get_shopping_list()
         fake.expire_sessions()
         await client.list_recipes(1, 3)
-        cookies = client._wire.cookie_values()
+        cookies = client._sender.cookie_values()
 
     assert cookies
     logged = "\n".join(f"{record.name} {record.getMessage()}" for record in caplog.records)

@@ -15,7 +15,7 @@ from servers import free_port
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
 from cooked_mcp.config import Settings, load_settings
 from cooked_mcp.cooked import CookedClient
-from cooked_mcp.errors import CookedAuthError, CookedUnavailable
+from cooked_mcp.exceptions import CookedAuthError, CookedUnavailable
 
 pytestmark = pytest.mark.anyio
 

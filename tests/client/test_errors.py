@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator
 
@@ -13,7 +12,7 @@ from canaries import assert_no_canary
 from client_support import CANARIES, LOGIN_NAME, PASSWORD, SESSION_COOKIE, make_client, user_path
 
 from cooked_mcp.cooked.bounds import MAX_ERROR_BODY_BYTES
-from cooked_mcp.errors import (
+from cooked_mcp.exceptions import (
     CookedAuthError,
     CookedError,
     CookedForbidden,
@@ -26,6 +25,7 @@ from cooked_mcp.errors import (
     CookedUnavailable,
     CookedUnprocessable,
 )
+from cooked_mcp.logging_setup import quiet_library_loggers
 
 #: Status, Cooked's code and message, Retry-After, a piece of the next step, and the error's kind.
 CONTRACT_ERRORS = [
@@ -441,14 +441,17 @@ async def test_errors_carry_no_secrets_in_any_form(router: respx.MockRouter) -> 
 
 @pytest.mark.req("authentication.SECRETS.1")
 def test_the_http_stack_cannot_log_urls_or_headers_even_at_debug() -> None:
-    """httpx logs full URLs (with the username) at INFO and httpcore raw headers at DEBUG."""
+    """httpx logs full URLs (with the username) at INFO and httpcore raw headers at DEBUG.
+
+    The entry point's ``configure_logging`` quiets them (tests/hardening/test_secrets.py); the
+    client itself leaves global logging alone."""
     root = logging.getLogger()
     previous = root.level
     root.setLevel(logging.DEBUG)
     for name in ("httpx", "httpcore"):
         logging.getLogger(name).setLevel(logging.NOTSET)  # as in a fresh process
     try:
-        asyncio.run(make_client(respx.MockRouter(base_url="https://cooked.test")).aclose())
+        quiet_library_loggers()
         for name in ("httpx", "httpcore", "httpcore.http11", "httpcore.connection"):
             assert not logging.getLogger(name).isEnabledFor(logging.INFO), name
     finally:

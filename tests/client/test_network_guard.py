@@ -9,16 +9,16 @@ from client_support import BASE_URL, PASSWORD
 from netguard import loopback_only
 from pydantic import SecretStr
 
-from cooked_mcp.config import DEFAULT_BASE_URL
+from cooked_mcp.config import default
 from cooked_mcp.cooked import CookedClient
-from cooked_mcp.errors import CookedUnavailable
+from cooked_mcp.exceptions import CookedUnavailable
 
 
 @pytest.mark.req("authentication.VERIFICATION.2", "api-client.VERIFICATION.2")
 @pytest.mark.anyio
 async def test_the_real_cooked_is_unreachable_from_these_tests() -> None:
     assert "cooked.wiki" not in BASE_URL
-    async with CookedClient(DEFAULT_BASE_URL, "someone", SecretStr(PASSWORD)) as client:
+    async with CookedClient(default("base_url"), "someone", SecretStr(PASSWORD)) as client:
         with pytest.raises(CookedUnavailable) as caught:
             await client.list_recipes(1, 1)
 

@@ -1,6 +1,6 @@
 """The Cooked client honours the proxy environment variables, as any httpx.AsyncClient does.
 
-The client is an ``httpx.AsyncClient(trust_env=True)`` (cooked/wire.py), built at the first
+The client is an ``httpx.AsyncClient(trust_env=True)`` (cooked/sender.py), built at the first
 request: ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY`` and ``NO_PROXY`` are read then, once.
 A recording forward proxy on 127.0.0.1 relays to the fake Cooked: a name that exists
 nowhere (``cooked.test``) can only be reached through it.
@@ -22,7 +22,7 @@ from sessions import client_for
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.cooked.client import CookedClient
-from cooked_mcp.errors import CookedUnavailable
+from cooked_mcp.exceptions import CookedUnavailable
 
 pytestmark = [pytest.mark.anyio, pytest.mark.req("api-client.VERIFICATION.1")]
 

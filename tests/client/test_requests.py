@@ -16,7 +16,7 @@ from client_support import CANONICAL_USERNAME, LOGIN_NAME, LOGIN_PATH, PASSWORD,
 
 from cooked_mcp.cooked import CookedClient
 from cooked_mcp.cooked.endpoints import API_PREFIX, ENDPOINTS
-from cooked_mcp.errors import CookedRequestError
+from cooked_mcp.exceptions import CookedRequestError
 
 USER = user_path()
 

@@ -24,7 +24,7 @@ from cooked_fake import SEED_USERNAME, FakeCooked
 from cooked_mcp.cooked import CookedClient
 from cooked_mcp.cooked.bounds import MAX_COOKIE_BYTES, MAX_COOKIES
 from cooked_mcp.cooked.session import LOGIN_BACKOFF_SECONDS
-from cooked_mcp.errors import CookedAuthError, CookedError, CookedResponseError, CookedUnavailable
+from cooked_mcp.exceptions import CookedAuthError, CookedError, CookedResponseError, CookedUnavailable
 
 SHOPPING = f"/api/user/{SEED_USERNAME}/shopping-list"
 

@@ -14,7 +14,7 @@ from canaries import assert_no_canary
 from client_support import CANARIES, LOGIN_PATH, SESSION_COOKIE, login_response, make_client, user_path
 
 from cooked_mcp.cooked.session import LOGIN_BACKOFF_SECONDS
-from cooked_mcp.errors import CookedAuthError, CookedError
+from cooked_mcp.exceptions import CookedAuthError, CookedError
 
 SHOPPING = user_path("/shopping-list")
 
@@ -229,7 +229,7 @@ async def test_the_session_lives_in_memory_only_and_a_new_process_logs_in_again(
 
     async with make_client(router) as first:
         await first.get_shopping_list()
-        jar = first._wire._http.cookies.jar
+        jar = first._sender._http.cookies.jar
         assert isinstance(jar, CookieJar) and not isinstance(jar, FileCookieJar)
     async with make_client(router) as restarted:
         await restarted.get_shopping_list()

@@ -9,7 +9,7 @@ from servers import MODULE, run_server
 
 from cooked_mcp import PROJECT_URL
 from cooked_mcp.config import environment_variables, load_settings, schema_keys
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 

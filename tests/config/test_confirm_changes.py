@@ -10,7 +10,7 @@ from config_support import write
 from servers import run_server
 
 from cooked_mcp.config import load_settings
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 
 
 @pytest.mark.req("extensions.CONFIRMATION.10", "server.CONFIG.1", "server.CONFIG.2", "server.CONFIG.3")

@@ -14,7 +14,7 @@ import pytest
 from config_support import PASSWORD
 
 from cooked_mcp.credential_command import run_secret_command
-from cooked_mcp.errors import ConfigError, CredentialCommandError
+from cooked_mcp.exceptions import ConfigError, CredentialCommandError
 
 SETTING = "user.password_cmd"
 STDERR_CANARY = "STDERR-CANARY-88aa"

@@ -10,7 +10,7 @@ from canaries import assert_no_canary
 from config_support import CANARIES, PASSWORD, USERNAME, write
 
 from cooked_mcp.config import Settings, load_settings
-from cooked_mcp.errors import ConfigError, CredentialCommandError
+from cooked_mcp.exceptions import ConfigError, CredentialCommandError
 
 
 def _marker_command(marker: Path, output: str) -> str:

@@ -18,7 +18,7 @@ from servers import python_command
 
 from cooked_mcp import credential_command
 from cooked_mcp.config import Settings, load_settings
-from cooked_mcp.errors import ConfigError, CredentialCommandError
+from cooked_mcp.exceptions import ConfigError, CredentialCommandError
 from cooked_mcp.transports.http import transport_security
 
 PRINT_PADDED_TOKEN = f"print(' \\t{TOKEN}  ')"

@@ -11,7 +11,7 @@ from servers import server_env, stdio_client
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.config import load_settings
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 
 pytestmark = pytest.mark.anyio
 

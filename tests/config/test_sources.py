@@ -8,7 +8,7 @@ import pytest
 from config_support import PASSWORD, USERNAME, write
 
 from cooked_mcp.config import load_settings
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 
 FULL_TOML = """
 [cooked]

@@ -10,7 +10,7 @@ from config_support import CANARIES, PASSWORD, USERNAME, write
 from servers import MODULE, run_server
 
 from cooked_mcp.config import load_settings
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 
 
 @pytest.mark.req("server.CONFIG.5", "server.CONFIG.4-1")

@@ -10,7 +10,7 @@ from canaries import assert_no_canary
 from config_support import CANARIES, PASSWORD, write
 
 from cooked_mcp.config import load_settings
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 
 
 @pytest.mark.req("server.CONFIG.4-1", "server.CONFIG.5")

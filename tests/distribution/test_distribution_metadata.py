@@ -65,10 +65,10 @@ def test_server_json_passes_the_registry_schema(meta: metadata.Metadata) -> None
     assert package["transport"] == {"type": "stdio"}
     secret = {v["name"]: v["isSecret"] for v in package["environmentVariables"]}
     assert secret == {
-        config.ENV_USERNAME: False,
-        config.ENV_PASSWORD: True,
-        config.ENV_BASE_URL: False,
-        config.ENV_READ_ONLY: False,
+        config.variable("username"): False,
+        config.variable("password"): True,
+        config.variable("base_url"): False,
+        config.variable("read_only"): False,
     }
 
 
@@ -90,10 +90,10 @@ def test_the_bundle_manifest_passes_the_mcpb_schema_and_maps_every_setting(meta:
     assert manifest["manifest_version"] == "0.4" and manifest["server"]["type"] == "uv"
     env = manifest["server"]["mcp_config"]["env"]
     assert env == {
-        config.ENV_USERNAME: "${user_config.username}",
-        config.ENV_PASSWORD: "${user_config.password}",
-        config.ENV_BASE_URL: "${user_config.base_url}",
-        config.ENV_READ_ONLY: "${user_config.read_only}",
+        config.variable("username"): "${user_config.username}",
+        config.variable("password"): "${user_config.password}",
+        config.variable("base_url"): "${user_config.base_url}",
+        config.variable("read_only"): "${user_config.read_only}",
     }
     user_config = manifest["user_config"]
     assert user_config["password"]["sensitive"] is True
@@ -115,7 +115,7 @@ def test_server_json_and_the_manifest_describe_the_same_settings(meta: metadata.
 
 
 def test_every_setting_is_an_environment_variable_cooked_mcp_reads(meta: metadata.Metadata) -> None:
-    read = {value for name, value in vars(config).items() if name.startswith("ENV_")}
+    read = set(config.environment_variables())
     assert {s.env for s in meta.settings} <= read
 
 

@@ -41,7 +41,7 @@ from cooked_fake import (
     control,
 )
 from cooked_fake import faults as fault_module
-from cooked_fake.wire import Incoming
+from cooked_fake.exchange import Incoming
 
 LIST = f"/api/user/{SEED_USERNAME}/shopping-list"
 LOGIN = "/api/public/login"

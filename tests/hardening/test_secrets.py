@@ -62,7 +62,7 @@ from cooked_mcp import logging_setup
 from cooked_mcp.app import build_application
 from cooked_mcp.config import load_settings
 from cooked_mcp.cooked.client import CookedClient
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.logging_setup import REDACTED, RedactionFilter, configure_logging
 from cooked_mcp.redaction import redact
 

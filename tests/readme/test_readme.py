@@ -60,7 +60,7 @@ from mcp import Client, StdioServerParameters
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp import __version__, config
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 
 pytestmark = pytest.mark.tooling
 
@@ -298,7 +298,7 @@ def check_toml(block: Block, folder: Path) -> None:
         "COOKED_LOGIN_PASSWORD": SEED_PASSWORD,
     }
     if "http_token_cmd" in data.get("mcp", {}):
-        environ[config.ENV_HTTP_TOKEN] = "readme-test-token"  # wins, so the command is not run either
+        environ[config.variable("http_token")] = "readme-test-token"  # wins, so the command is not run either
     try:
         # As the http transport: its extra rules (a token for non-loopback addresses and for
         # allowed_hosts/origins) apply on top of everything a stdio config must satisfy.

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 import cooked_mcp.handlers.writes as writes
-from cooked_mcp.handlers.errors import AnswerLost
+from cooked_mcp.handlers.tool_errors import AnswerLost
 from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
 pytestmark = pytest.mark.anyio

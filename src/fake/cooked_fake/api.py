@@ -10,9 +10,9 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 from . import text, variants
+from .exchange import ApiError, Incoming, Reply, error_reply, json_reply
 from .sessions import COOKIE_NAME, Sessions
 from .state import State
-from .wire import ApiError, Incoming, Reply, error_reply, json_reply
 
 SEARCH_PAGE_SIZE = 20
 DEFAULT_PAGE_COUNT = 20

@@ -6,12 +6,34 @@ Never recorded, never delayed, never faulted, and needs no session: it is the te
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .wire import Incoming, Reply, error_reply, json_reply
+from .exchange import Incoming, Reply, error_reply, json_reply
+from .faults import Fault
+from .recording import RecordedRequest
+from .state import ImportResult
 
-if TYPE_CHECKING:
-    from .fake import FakeCooked
+
+class Controls(Protocol):
+    """What the control surface reaches in the fake (``FakeCooked`` has it all), so the fake can
+    route ``/_fake/`` here without the two modules importing each other."""
+
+    delay: float
+    reject_sessions: bool
+    variants: frozenset[str]
+
+    @property
+    def requests(self) -> list[RecordedRequest]: ...
+    @property
+    def login_count(self) -> int: ...
+    def clear_requests(self) -> None: ...
+    def reset(self) -> None: ...
+    def expire_sessions(self) -> None: ...
+    def fail(self, *args: Any, **kwargs: Any) -> Fault: ...
+    def fail_with(self, *args: Any, **kwargs: Any) -> Fault: ...
+    def clear_faults(self) -> None: ...
+    def use_variants(self, *names: str) -> None: ...
+    def set_import_result(self, url: str, result: ImportResult) -> None: ...
 
 
 #: Every control endpoint and what it does; ``GET /_fake/`` answers with this list, so the URL
@@ -35,7 +57,7 @@ class _NoSuchAction(Exception):
     pass
 
 
-def handle(fake: FakeCooked, incoming: Incoming) -> Reply:
+def handle(fake: Controls, incoming: Incoming) -> Reply:
     action = (incoming.method, incoming.path.removeprefix("/_fake/").rstrip("/"))
     try:
         body: Any = json.loads(incoming.body) if incoming.body.strip() else {}
@@ -52,7 +74,7 @@ def handle(fake: FakeCooked, incoming: Incoming) -> Reply:
         return error_reply(400, "INVALID_REQUEST", f"{type(err).__name__}: {err}")
 
 
-def _act(fake: FakeCooked, action: tuple[str, str], body: dict[str, Any]) -> Any:
+def _act(fake: Controls, action: tuple[str, str], body: dict[str, Any]) -> Any:
     match action:
         case ("GET", ""):
             return {

@@ -9,12 +9,12 @@ from typing import Any
 
 from . import api, control, faults
 from . import variants as _variants
+from .exchange import Incoming, Reply
 from .faults import Fault, JsonBody
 from .recording import LOGIN_PATH, RecordedRequest, Recorder
 from .server import Server
 from .sessions import Sessions
 from .state import ImportResult, State
-from .wire import Incoming, Reply
 
 CONTROL_PREFIX = "/_fake/"
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 from urllib.parse import unquote
 
-from .wire import Incoming, Reply, error_reply, json_reply
+from .exchange import Incoming, Reply, error_reply, json_reply
 
 FaultKind = Literal[
     "malformed_json",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
-from .wire import Incoming
+from .exchange import Incoming
 
 LOGIN_PATH = "/api/public/login"
 

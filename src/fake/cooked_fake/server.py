@@ -9,7 +9,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .wire import Incoming, Reply, error_reply
+from .exchange import Incoming, Reply, error_reply
 
 App = Callable[[Incoming], Reply]
 

@@ -8,9 +8,9 @@ import threading
 from typing import Any, Literal
 
 from . import seed
+from .exchange import ApiError
 from .models import Aisle, Draft, ProductGroup, Recipe
 from .text import DEFAULT_AISLE, aisle_for, parse_ingredient, title_from_url
-from .wire import ApiError
 
 ImportResult = Literal["saved", "draft", "fail"]
 

@@ -13,12 +13,13 @@ from mcp.server import Server
 from cooked_mcp_generated.tools import TOOLS, ToolHandlers, create_server
 
 from . import __version__
-from .config import DEFAULT_IMPORT_ANSWER_SECONDS, Settings
+from .config import Settings, default, how_to_set
 from .logging_setup import register_secret_source
 from .prompts import register_prompts
 
 if TYPE_CHECKING:
     from .cooked.client import CookedClient
+    from .handlers.confirmation import Confirmation
 
 
 def read_only_tool_names() -> list[str]:
@@ -39,7 +40,7 @@ def build_server(
     client: CookedClient,
     *,
     read_only_from: str | None = None,
-    import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
+    import_answer_seconds: float = default("import_answer_seconds"),
     confirm_changes: bool = True,
 ) -> Server[Any]:
     """``read_only_from`` is where read-only mode was switched on (``Settings.describe_source``);
@@ -50,9 +51,18 @@ def build_server(
         client,
         writable=read_only_from is None,
         import_answer_seconds=import_answer_seconds,
-        confirm_changes=confirm_changes,
+        confirmation=_confirmation(confirm_changes),
     )
     return _server(tools, read_only_from, lambda: client)
+
+
+# implements: extensions.CONFIRMATION.10
+def _confirmation(enabled: bool) -> Confirmation:
+    """Asking on or off, and how the person turns it off, named wherever a question was declined."""
+    from .handlers.confirmation import Confirmation
+
+    turn_off = how_to_set("confirm_changes", "false", "false", " in the config file")
+    return Confirmation(enabled=enabled, turn_off=turn_off)
 
 
 def _server(
@@ -104,7 +114,7 @@ class ToolsOnFirstCall:
                 client,
                 writable=not settings.read_only,
                 import_answer_seconds=settings.import_answer_seconds,
-                confirm_changes=settings.confirm_changes,
+                confirmation=_confirmation(settings.confirm_changes),
             )
             self.client, self._tools = client, tools
             self._changes_finished = tools.changes_finished

@@ -14,14 +14,15 @@ from pathlib import Path
 
 from . import __version__, docs_url
 from .config import (
-    ENV_CONFIRM_CHANGES,
+    DECLARED,
     Settings,
     environment_variables,
     format_warnings,
     load_settings,
     schema_keys,
+    variable,
 )
-from .errors import ConfigError
+from .exceptions import ConfigError
 from .logging_setup import configure_logging
 
 EXIT_CONFIG = 2
@@ -37,18 +38,23 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _epilog() -> str:
-    """Every setting on one screen: the names come from config's own tables, so this cannot drift."""
+    """Every setting on one screen: the names come from the settings' declarations, so this cannot drift."""
     return "\n".join(
         [
             "environment variables (they win over the config file):",
-            *(f"  {a:<28}{b}".rstrip() for a, b in _pairs(environment_variables())),
+            *_lines(_pairs(environment_variables())),
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
-            *(f"  {a:<28}{b}".rstrip() for a, b in _columns(schema_keys())),
-            f"{ENV_CONFIRM_CHANGES}=false: no questions before changes that lose data",
+            *_lines(_columns(schema_keys())),
+            f"{variable('confirm_changes')}=false: no questions before changes that lose data",
             "Each setting explained:",
             f"  {docs_url('configuration.md')}",
         ]
     )
+
+
+def _lines(rows: list[tuple[str, str]]) -> list[str]:
+    width = max(len(left) for left, _ in rows) + 2
+    return [f"  {left:<{width}}{right}".rstrip() for left, right in rows]
 
 
 def _pairs(items: Sequence[str]) -> list[tuple[str, str]]:
@@ -73,12 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--transport", metavar="stdio|http", help="MCP transport (default: stdio)")
-    parser.add_argument(
-        "--http-addr",
-        metavar="HOST:PORT",
-        help="serve HTTP here (default: 127.0.0.1:8123); implies --transport http",
-    )
+    for declared in (DECLARED[name] for name in Settings.model_fields if name in DECLARED):
+        if declared.flag:
+            parser.add_argument(
+                declared.flag, dest=declared.name, metavar=declared.metavar, help=declared.help
+            )
     parser.add_argument(
         "--config",
         metavar="PATH",
@@ -146,11 +151,10 @@ def _transport(transport: str | None, http_addr: str | None) -> str | None:
 
 # implements: authentication.SECRETS.1, server.SECURITY.2
 def _secrets(settings: Settings) -> list[str]:
-    """What the log redaction filter must never let through; cookie values are added once a client exists."""
-    values = [settings.username, settings.password.get_secret_value()]
-    if settings.http_token is not None:
-        values.append(settings.http_token.get_secret_value())
-    return values
+    """What the log redaction filter must never let through: the username and every secret setting
+    (a ``SecretStr`` field); cookie values are added once a client exists."""
+    secrets = (getattr(settings, d.name) for d in DECLARED.values() if d.secret)
+    return [settings.username, *(secret.get_secret_value() for secret in secrets if secret is not None)]
 
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import CookedError
+from .exceptions import CookedError
 from .text import one_line
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import time
 
-from cooked_mcp.errors import CredentialCommandError
+from cooked_mcp.exceptions import CredentialCommandError
 from cooked_mcp.text import ASCII_WHITESPACE
 
 __all__ = ["run_secret_command"]

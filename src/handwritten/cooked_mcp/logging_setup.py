@@ -128,9 +128,10 @@ def configure_logging(level: str, secrets: Iterable[str] = ()) -> RedactionFilte
 def quiet_library_loggers() -> None:
     """Raise each of ``QUIET_LIBRARY_LOGGERS`` to WARNING unless it is already quieter.
 
-    Called by ``configure_logging`` and by every Cooked client, so embedded uses of the client
-    (tests, a host application) get the same protection. Setting the parent loggers' level is
-    enough: their child loggers (``httpcore.http11``...) inherit it.
+    Called by ``configure_logging`` at the entry point: nothing below the handlers touches
+    global logging, so a host application embedding the client calls this itself if it wants
+    the same protection. Setting the parent loggers' level is enough: their child loggers
+    (``httpcore.http11``...) inherit it.
     """
     for name in QUIET_LIBRARY_LOGGERS:
         library_logger = logging.getLogger(name)

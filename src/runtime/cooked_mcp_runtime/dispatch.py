@@ -53,7 +53,7 @@ class ToolSpec:
         return self.arguments.modes
 
 
-def build_server(
+def dispatching_server(
     specs: Collection[ToolSpec],
     handlers: Any,
     *,

@@ -21,7 +21,7 @@ import anyio
 from cooked_mcp.config import Settings
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
-from cooked_mcp.errors import CookedAuthError, CookedError
+from cooked_mcp.exceptions import CookedAuthError, CookedError
 
 from .reading import read_checks
 from .report import print_endpoints, verdicts, write_report

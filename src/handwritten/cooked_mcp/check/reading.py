@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
-from cooked_mcp.cooked.models import RecipeSummary, ShoppingList
-from cooked_mcp.errors import CookedError
+from cooked_mcp.cooked.models import CookedRecipeSummary, ShoppingList
+from cooked_mcp.exceptions import CookedError
 
 from .steps import Outcome, Steps, step
 
@@ -26,8 +26,8 @@ async def read_checks(
         return False
     found: list[str] = []  # a recipe ID to read: from the list, or from the search when listing failed
 
-    def remember(what: str) -> Callable[[list[RecipeSummary]], str]:
-        def describe(items: list[RecipeSummary]) -> str:
+    def remember(what: str) -> Callable[[list[CookedRecipeSummary]], str]:
+        def describe(items: list[CookedRecipeSummary]) -> str:
             found.extend(item.id for item in items[:1])
             return f"{len(items)} {what}"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from cooked_mcp import __version__, docs_url
-from cooked_mcp.config import DEFAULT_BASE_URL
+from cooked_mcp.config import default
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.endpoints import ENDPOINTS, Endpoint
 
@@ -98,7 +98,7 @@ def write_report(
         "python": platform.python_version(),
         "mode": mode,
         "cooked": "cooked.wiki (default)"
-        if base_url.rstrip("/") == DEFAULT_BASE_URL
+        if base_url.rstrip("/") == default("base_url")
         else "a custom base URL",
         "passed": all(o.ok for o in outcomes),
         "steps": [

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.models import Preview, ShoppingList
-from cooked_mcp.errors import CookedError, CookedNotFound
+from cooked_mcp.exceptions import CookedError, CookedNotFound
 
 from .steps import Failed, Mismatch, Outcome, Steps, safe_code, step
 

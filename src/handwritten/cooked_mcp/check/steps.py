@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO, TypeVar
 
 from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.errors import CookedError, CookedRequestError, CookedUnavailable, UnexpectedAnswer
+from cooked_mcp.exceptions import CookedError, CookedRequestError, CookedUnavailable, UnexpectedAnswer
 
 __all__ = ["Failed", "Mismatch", "Outcome", "Steps", "mismatch_of", "safe_code", "step"]
 

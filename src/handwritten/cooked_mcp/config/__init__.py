@@ -6,66 +6,48 @@ answers anything, and reported as one line that says what is wrong and how to fi
 but never a credential value. An environment variable set to the empty string counts as
 unset, except ``COOKED_MCP_HTTP_TOKEN``: an empty bearer token is always a mistake.
 
-The modules, one job each:
+Each setting is declared once, as a field of ``Settings`` (docs/configuration.md, "Adding a
+setting"). The modules, one job each:
 
-- ``names``: every variable, file key and default (what ``--help`` lists);
-- ``toml_file``: the file, its schema and the ``path:line`` locator;
+- ``table``: how a setting is declared (``setting(...)``) and read back (``Declared``);
+- ``settings``: the ``Settings`` model, whose fields are the table, and the rules between them;
+- ``toml_file``: the file, its schema (from the table) and the ``path:line`` locator;
 - ``origins``: where a value came from, the one way messages name a source;
 - ``layers``: flags, environment and file as pydantic-settings sources;
 - ``values``: the shape of our own values (base URL, address, hosts, token);
-- ``settings``: the ``Settings`` model, the rules between settings, the ``*_cmd`` commands last;
 - ``warnings``: set-ups that work but are unsafe or probably mistaken;
 - ``loading``: ``load_settings``, and every refusal worded as one line.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from .loading import load_settings
-from .names import (
-    DEFAULT_BASE_URL,
-    DEFAULT_HTTP_ADDR,
-    DEFAULT_IMPORT_ANSWER_SECONDS,
-    DEFAULT_LOG_LEVEL,
-    ENV_ALLOW_INSECURE_HTTP,
-    ENV_BASE_URL,
-    ENV_CONFIRM_CHANGES,
-    ENV_HTTP_ADDR,
-    ENV_HTTP_TOKEN,
-    ENV_IMPORT_ANSWER,
-    ENV_LOG_LEVEL,
-    ENV_PASSWORD,
-    ENV_READ_ONLY,
-    ENV_USERNAME,
-    LOG_LEVELS,
-    MAX_IMPORT_ANSWER_SECONDS,
-    Transport,
-    environment_variables,
-)
-from .settings import Settings
-from .toml_file import schema_keys
+from .settings import DECLARED, Settings, environment_variables, how_to_set, schema_keys
 from .warnings import format_warnings
 
 __all__ = [
-    "DEFAULT_BASE_URL",
-    "DEFAULT_HTTP_ADDR",
-    "DEFAULT_IMPORT_ANSWER_SECONDS",
-    "DEFAULT_LOG_LEVEL",
-    "ENV_ALLOW_INSECURE_HTTP",
-    "ENV_BASE_URL",
-    "ENV_CONFIRM_CHANGES",
-    "ENV_HTTP_ADDR",
-    "ENV_HTTP_TOKEN",
-    "ENV_IMPORT_ANSWER",
-    "ENV_LOG_LEVEL",
-    "ENV_PASSWORD",
-    "ENV_READ_ONLY",
-    "ENV_USERNAME",
-    "LOG_LEVELS",
-    "MAX_IMPORT_ANSWER_SECONDS",
+    "DECLARED",
     "Settings",
-    "Transport",
+    "default",
     "environment_variables",
     "format_warnings",
+    "how_to_set",
     "load_settings",
     "schema_keys",
+    "variable",
 ]
+
+
+def variable(setting: str) -> str:
+    """The environment variable of ``setting`` (a ``Settings`` field name)."""
+    name = DECLARED[setting].env
+    if name is None:
+        raise KeyError(f"{setting} is not set by an environment variable")
+    return name
+
+
+def default(setting: str) -> Any:
+    """The value ``setting`` has when nothing sets it."""
+    return DECLARED[setting].default

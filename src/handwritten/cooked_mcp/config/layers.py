@@ -15,11 +15,11 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from cooked_mcp import credential_command
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import ASCII_WHITESPACE
 
-from .names import COMMAND_SETTINGS, ENVIRONMENT, FILE_KEYS
 from .origins import Origin
+from .table import declared
 from .toml_file import TomlFile
 
 
@@ -52,13 +52,14 @@ class Layer(PydanticBaseSettingsSource):
         return dict(self.values)
 
 
-def flags(settings_cls: type[BaseSettings], *, transport: str | None, http_addr: str | None) -> Layer:
-    given = {"transport": ("--transport", transport), "http_addr": ("--http-addr", http_addr)}
-    chosen = {setting: (flag, value) for setting, (flag, value) in given.items() if value is not None}
+def flags(settings_cls: type[BaseSettings], given: Mapping[str, str | None]) -> Layer:
+    """``given``: each flag's value (None when not given) by setting name."""
+    chosen = {setting: value for setting, value in given.items() if value is not None}
+    settings = declared(settings_cls)
     return Layer(
         settings_cls,
-        {setting: value for setting, (_, value) in chosen.items()},
-        {setting: Origin(flag, "flag") for setting, (flag, _) in chosen.items()},
+        chosen,
+        {setting: Origin(str(settings[setting].flag), "flag") for setting in chosen},
     )
 
 
@@ -66,7 +67,8 @@ def flags(settings_cls: type[BaseSettings], *, transport: str | None, http_addr:
 def environment(settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> Layer:
     """An empty variable counts as unset, except the bearer token: an empty one is always a mistake."""
     values: dict[str, object] = {}
-    for setting, name in ENVIRONMENT.items():
+    variables = {d.name: d.env for d in declared(settings_cls).values() if d.env}
+    for setting, name in variables.items():
         value = environ.get(name, "")
         if setting == "username":
             # Like a command's output: a username never has surrounding whitespace, a paste often does.
@@ -74,22 +76,24 @@ def environment(settings_cls: type[BaseSettings], environ: Mapping[str, str]) ->
         if value or (setting == "http_token" and name in environ):
             values[setting] = value
     return Layer(
-        settings_cls, values, {setting: Origin(ENVIRONMENT[setting], "environment") for setting in values}
+        settings_cls, values, {setting: Origin(variables[setting], "environment") for setting in values}
     )
 
 
 def config_file(settings_cls: type[BaseSettings], file: TomlFile) -> Layer:
     values: dict[str, object] = {}
     origins: dict[str, Origin] = {}
-    for setting, (table, key) in FILE_KEYS.items():
+    for d in declared(settings_cls).values():
+        if d.table is None or d.key is None:
+            continue
         # Each origin is a search of the file: only for the keys it sets.
-        if setting in COMMAND_SETTINGS:
-            found = _value_or_command(file, table, key)
+        if d.command:
+            found = _value_or_command(file, d.table, d.key)
         else:
-            value = file.get(table, key)
-            found = None if value is None else (value, file.origin(table, key))
+            value = file.get(d.table, d.key)
+            found = None if value is None else (value, file.origin(d.table, d.key))
         if found is not None:
-            values[setting], origins[setting] = found
+            values[d.name], origins[d.name] = found
     return Layer(settings_cls, values, origins)
 
 

@@ -13,44 +13,17 @@ from collections.abc import Mapping
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import printable
 
 from . import layers
-from .names import (
-    DEFAULT_IMPORT_ANSWER_SECONDS,
-    ENVIRONMENT,
-    FILE_KEYS,
-    LOG_LEVELS,
-    MAX_IMPORT_ANSWER_SECONDS,
-)
 from .origins import DEFAULT, Origin
-from .settings import Settings
+from .settings import DECLARED, Settings
 from .toml_file import TomlFile, default_config_path, read_file
 from .warnings import file_permission_warnings, misspelt_variables, unknown_variable_warnings
 
-_BOOLEAN = "{source} must be true or false (1/0, yes/no, on/off); fix or unset it"
 #: The credentials, in the order a missing-credentials message names them.
 _CREDENTIALS = ("username", "password")
-
-#: How a refused value is reported: ``source`` is where it came from (``COOKED_BASE_URL``,
-#: ``cooked.base_url in path:line``, ``--http-addr``), ``problem`` what the check found.
-_REFUSALS = {
-    "transport": "unknown transport '{input}': use --transport stdio or --transport http",
-    "base_url": "invalid Cooked base URL from {source}: {problem}; use the form https://cooked.wiki "
-    "(scheme and host, optional port, nothing else)",
-    "allow_insecure_http": _BOOLEAN,
-    "http_addr": "invalid HTTP address from {source}: {problem}; use HOST:PORT such as 127.0.0.1:8123 "
-    "or [::1]:8123",
-    "read_only": _BOOLEAN,
-    "confirm_changes": _BOOLEAN,
-    "log_level": f"invalid log level from {{source}}: use one of {', '.join(LOG_LEVELS)}",
-    "import_answer_seconds": f"{{source}} must be a number of seconds above 0 and at most "
-    f"{MAX_IMPORT_ANSWER_SECONDS:.0f} (default {DEFAULT_IMPORT_ANSWER_SECONDS:.0f}); fix or remove it",
-    "allowed_hosts": "{where}: {name} {problem}",
-    "allowed_origins": "{where}: {name} {problem}",
-    "http_token": "{source} {problem}",
-}
 
 
 # implements: server.CONFIG.1, server.CONFIG.2
@@ -68,8 +41,8 @@ def load_settings(
     exists. ``environ`` is passed in rather than read from ``os.environ`` so that the
     caller, and tests, decide exactly what the process sees.
     """
-    file = read_file(config_path, environ)
-    flags = layers.flags(Settings, transport=transport, http_addr=http_addr)
+    file = read_file(config_path, environ, DECLARED.values())
+    flags = layers.flags(Settings, {"transport": transport, "http_addr": http_addr})
     from_file = layers.config_file(Settings, file)
     if transport != "http":
         # A stdio server has no use for the file's token: past the checks every transport shares
@@ -123,11 +96,11 @@ def _missing_credentials(missing: list[str], location: object, environ: Mapping[
     The misspelling warning alone would never be seen here: a refusal stops before warnings print.
     """
     nouns = " or ".join(missing)
-    variables = " and ".join(ENVIRONMENT[s] for s in missing)
-    keys = " and ".join(".".join(FILE_KEYS[s]) for s in missing)
-    commands = " and ".join(".".join(FILE_KEYS[s]) + "_cmd" for s in missing)
+    variables = " and ".join(str(DECLARED[s].env) for s in missing)
+    keys = " and ".join(str(DECLARED[s].file_key) for s in missing)
+    commands = " and ".join(f"{DECLARED[s].file_key}_cmd" for s in missing)
     message = f"no Cooked {nouns} configured: set {variables}, or {keys} (or {commands}) in {location}"
-    wanted = {ENVIRONMENT[s] for s in missing}
+    wanted = {DECLARED[s].env for s in missing}
     for name, nearest in misspelt_variables(environ).items():
         if nearest in wanted:
             message += f"; {printable(name)} is set but is not a cooked-mcp setting (did you mean {nearest}?)"
@@ -142,10 +115,12 @@ def _value_refusal(error: ErrorDetails, sources: Mapping[str, Origin]) -> str:
         return problem  # a rule between settings: its validator wrote the whole sentence
     setting = str(error["loc"][0])
     origin = sources.get(setting, DEFAULT)
-    return _REFUSALS.get(setting, "{source}: {problem}").format(
+    declared = DECLARED.get(setting)
+    return (declared.refusal if declared else "{source}: {problem}").format(
         source=origin,
         where=origin.where,
         name=origin.name,
         problem=problem,
         input=printable(error.get("input")),
+        default=declared.default if declared else None,
     )

@@ -9,7 +9,7 @@ commands, which run last, only once every other check passed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Final, Literal, Self, get_args
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -27,27 +27,20 @@ from cooked_mcp.text import ASCII_WHITESPACE, printable
 
 from . import values
 from .layers import Command
-from .names import (
-    COMMAND_SETTINGS,
-    DEFAULT_BASE_URL,
-    DEFAULT_HTTP_ADDR,
-    DEFAULT_IMPORT_ANSWER_SECONDS,
-    DEFAULT_LOG_LEVEL,
-    ENV_ALLOW_INSECURE_HTTP,
-    ENV_HTTP_TOKEN,
-    MAX_IMPORT_ANSWER_SECONDS,
-    LogLevel,
-    Transport,
-)
 from .origins import DEFAULT, Origin
+from .table import Declared, declared, setting
 from .values import Address, is_loopback
 
-_NEEDS_A_TOKEN = f"set {ENV_HTTP_TOKEN} (or mcp.http_token / mcp.http_token_cmd)"
+Transport = Literal["stdio", "http"]
+LogLevel = Literal["debug", "info", "warning", "error"]
+#: save_recipe source=url answers by at most this many seconds (the default is on the field).
+MAX_IMPORT_ANSWER_SECONDS = 600.0
 
 
 # implements: server.SINGLE_USER.1, server.SINGLE_USER.3
 class Settings(BaseSettings):
-    """Everything the process needs, for exactly one Cooked account.
+    """Everything the process needs, for exactly one Cooked account; each field with
+    ``setting(...)`` is one setting, declared once (``table``).
 
     ``password`` and ``http_token`` are ``SecretStr`` so that no repr, log line or
     traceback shows them; ``username`` is left out of the repr because it is treated as
@@ -60,23 +53,68 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(extra="forbid", frozen=True, validate_default=True)
 
-    # In the order the checks run: of several mistakes, the first field's is reported.
+    # In the order the checks run: of several mistakes, the first field's is reported. The
+    # config file lists its keys in this order too, table by table (table.TABLES).
     # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2, server.TRANSPORT.4
-    transport: Transport = "stdio"
-    base_url: str = DEFAULT_BASE_URL
-    allow_insecure_http: bool = False
-    http_addr: Address = values.http_addr(DEFAULT_HTTP_ADDR)
-    read_only: bool = False
-    confirm_changes: bool = True
-    log_level: LogLevel = DEFAULT_LOG_LEVEL
-    import_answer_seconds: float = Field(
-        DEFAULT_IMPORT_ANSWER_SECONDS, gt=0, le=MAX_IMPORT_ANSWER_SECONDS, allow_inf_nan=False
+    transport: Transport = setting(
+        "stdio",
+        flag="--transport",
+        metavar="stdio|http",
+        help="MCP transport (default: stdio)",
+        refusal="unknown transport '{input}': use --transport stdio or --transport http",
     )
-    allowed_hosts: tuple[str, ...] = ()
-    allowed_origins: tuple[str, ...] = ()
-    username: str = Field(repr=False)
-    password: SecretStr
-    http_token: SecretStr | None = None
+    base_url: str = setting(
+        "https://cooked.wiki",
+        env="COOKED_BASE_URL",
+        file="cooked.base_url",
+        refusal="invalid Cooked base URL from {source}: {problem}; use the form https://cooked.wiki "
+        "(scheme and host, optional port, nothing else)",
+    )
+    allow_insecure_http: bool = setting(
+        False, env="COOKED_ALLOW_INSECURE_HTTP", file="cooked.allow_insecure_http"
+    )
+    http_addr: Address = setting(
+        values.http_addr("127.0.0.1:8123"),
+        env="COOKED_MCP_HTTP_ADDR",
+        file="mcp.http_addr",
+        flag="--http-addr",
+        metavar="HOST:PORT",
+        help="serve HTTP here (default: 127.0.0.1:8123); implies --transport http",
+        refusal="invalid HTTP address from {source}: {problem}; use HOST:PORT such as 127.0.0.1:8123 "
+        "or [::1]:8123",
+    )
+    http_token: SecretStr | None = setting(
+        None, env="COOKED_MCP_HTTP_TOKEN", file="mcp.http_token", command=True, refusal="{source} {problem}"
+    )
+    read_only: bool = setting(False, env="COOKED_MCP_READ_ONLY", file="mcp.read_only")
+    #: Off: changes that lose data are not confirmed with the person first (some clients answer no unasked).
+    confirm_changes: bool = setting(True, env="COOKED_MCP_CONFIRM_CHANGES", file="mcp.confirm_changes")
+    log_level: LogLevel = setting(
+        "warning",
+        env="COOKED_MCP_LOG_LEVEL",
+        file="log.level",
+        refusal=f"invalid log level from {{source}}: use one of {', '.join(get_args(LogLevel))}",
+    )
+    #: save_recipe source=url answers by this many seconds (the TypeScript SDK gives up at 60; the OpenAI
+    #: Agents SDK at 5, so a user of it sets this lower or raises that: README, client timeouts).
+    import_answer_seconds: float = setting(
+        50.0,
+        env="COOKED_MCP_IMPORT_ANSWER_SECONDS",
+        file="mcp.import_answer_seconds",
+        refusal="{source} must be a number of seconds above 0 and at most "
+        f"{MAX_IMPORT_ANSWER_SECONDS:.0f} (default {{default:.0f}}); fix or remove it",
+        gt=0,
+        le=MAX_IMPORT_ANSWER_SECONDS,
+        allow_inf_nan=False,
+    )
+    allowed_hosts: tuple[str, ...] = setting(
+        (), file="mcp.allowed_hosts", refusal="{where}: {name} {problem}"
+    )
+    allowed_origins: tuple[str, ...] = setting(
+        (), file="mcp.allowed_origins", refusal="{where}: {name} {problem}"
+    )
+    username: str = setting(env="COOKED_LOGIN_USERNAME", file="user.name", command=True, repr=False)
+    password: SecretStr = setting(env="COOKED_LOGIN_PASSWORD", file="user.password", command=True)
     config_file: Path | None = None
     #: Where each setting's value came from (see ``describe_source``); never the value itself.
     sources: dict[str, InstanceOf[Origin]] = Field(default_factory=dict)
@@ -158,8 +196,8 @@ class Settings(BaseSettings):
         if plain and not self.allow_insecure_http and not is_loopback(urlsplit(self.base_url).hostname or ""):
             raise ValueError(
                 f"refusing the plain-http Cooked base URL from {self.origin('base_url')}: the password would "
-                f"cross the network unencrypted; use https://, or set {ENV_ALLOW_INSECURE_HTTP}=1 (or "
-                "cooked.allow_insecure_http = true) if the network is yours"
+                f"cross the network unencrypted; use https://, or set {how_to_set('allow_insecure_http', '1', 'true')} "
+                "if the network is yours"
             )
         return self
 
@@ -172,14 +210,14 @@ class Settings(BaseSettings):
         if not is_loopback(self.http_host):
             raise ValueError(
                 f"refusing to serve HTTP on non-loopback address {printable(self.http_addr.shown())} "
-                f"without a bearer token: {_NEEDS_A_TOKEN}, or listen on 127.0.0.1"
+                f"without a bearer token: {_needs_a_token()}, or listen on 127.0.0.1"
             )
         for key in ("allowed_hosts", "allowed_origins"):
             if getattr(self, key):
                 where = self.origin(key).where
                 raise ValueError(
                     f"{where + ': ' if where else ''}mcp.{key} needs a bearer token: without one, any web "
-                    f"page the browser lets reach such a name could drive the server; {_NEEDS_A_TOKEN}, "
+                    f"page the browser lets reach such a name could drive the server; {_needs_a_token()}, "
                     f"or remove mcp.{key}"
                 )
         return self
@@ -193,17 +231,17 @@ class Settings(BaseSettings):
         only widens exposure (and may prompt for a passphrase)."""
         if self.transport != "http":
             object.__setattr__(self, "http_token", None)  # frozen to everyone else: this is construction
-        for setting in COMMAND_SETTINGS:
-            pending = getattr(self, setting)
+        for name in (d.name for d in DECLARED.values() if d.command):
+            pending = getattr(self, name)
             if not isinstance(pending, Command):
                 continue
             output = pending.run()
-            if setting == "http_token":
+            if name == "http_token":
                 try:
                     output = values.token(output)
                 except ValueError as exc:
                     raise ValueError(f"{pending.origin} {exc}") from None
-            object.__setattr__(self, setting, output if setting == "username" else SecretStr(output))
+            object.__setattr__(self, name, output if name == "username" else SecretStr(output))
         return self
 
     # --- where the values came from ---------------------------------------------------------
@@ -247,3 +285,29 @@ class Settings(BaseSettings):
             f"the username from {self.describe_origin('username')} "
             f"and the password from {self.describe_origin('password')}"
         )
+
+
+#: Every setting as declared on ``Settings``, in the config file's order: what the rest reads.
+DECLARED: Final[dict[str, Declared]] = declared(Settings)
+
+
+def environment_variables() -> list[str]:
+    """Every variable cooked-mcp reads, for ``--help`` and the misspelling warning."""
+    return [d.env for d in DECLARED.values() if d.env]
+
+
+def schema_keys() -> list[str]:
+    """``table.key`` of every key the config file may hold (a ``*_cmd`` key after its own), for ``--help``."""
+    keys = [(d.file_key, d.command) for d in DECLARED.values() if d.file_key]
+    return [name for key, command in keys for name in ((key, f"{key}_cmd") if command else (key,))]
+
+
+def how_to_set(setting: str, env_value: str, file_value: str, where: str = "") -> str:
+    """``VARIABLE=value (or table.key = value)``: both ways to give ``setting`` a value, for messages."""
+    declaration = DECLARED[setting]
+    return f"{declaration.env}={env_value} (or {declaration.file_key} = {file_value}{where})"
+
+
+def _needs_a_token() -> str:
+    token = DECLARED["http_token"]
+    return f"set {token.env} (or {token.file_key} / {token.file_key}_cmd)"

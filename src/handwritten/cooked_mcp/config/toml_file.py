@@ -1,28 +1,24 @@
 """The TOML config file: found, read, checked against its schema, and able to say where a key is.
 
-The schema is a pydantic model per table (strict types, ``extra="forbid"``); what is ours is
-the wording: every mistake names ``path:line`` first and never quotes a value from the file.
+The schema is a pydantic model per table (strict types, ``extra="forbid"``), built from the
+settings' declarations (``table``); what is ours is the wording: every mistake names ``path:line`` first and never quotes a value from the file.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from cooked_mcp.errors import ConfigError
+from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import printable
 
 from .origins import Origin
-
-String = Annotated[str | None, Field(description="a string")]
-Boolean = Annotated[bool | None, Field(description="a boolean (true or false)")]
-Strings = Annotated[list[str] | None, Field(description="a list of strings")]
-Seconds = Annotated[float | None, Field(description="a number of seconds")]
+from .table import Declared
 
 
 class _Table(BaseModel):
@@ -30,41 +26,33 @@ class _Table(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 
-class _Cooked(_Table):
-    base_url: String = None
-    allow_insecure_http: Boolean = None
-
-
-class _User(_Table):
-    name: String = None
-    name_cmd: String = None
-    password: String = None
-    password_cmd: String = None
-
-
-class _Mcp(_Table):
-    http_addr: String = None
-    http_token: String = None
-    http_token_cmd: String = None
-    read_only: Boolean = None
-    confirm_changes: Boolean = None
-    allowed_hosts: Strings = None
-    allowed_origins: Strings = None
-    import_answer_seconds: Seconds = None
-
-
-class _Log(_Table):
-    level: String = None
-
-
-#: Every table and key the file may hold, with the type each must have.
 # implements: authentication.CREDENTIALS.13, authentication.CREDENTIALS.14, authentication.CREDENTIALS.15
-SCHEMA: dict[str, type[_Table]] = {"cooked": _Cooked, "user": _User, "mcp": _Mcp, "log": _Log}
+def schema(settings: Iterable[Declared]) -> dict[str, type[_Table]]:
+    """Every table and key the file may hold, with the type each must have, in the file's order."""
+    tables: dict[str, dict[str, Any]] = {}
+    for d in settings:
+        if d.table is None or d.key is None:
+            continue
+        keys = tables.setdefault(d.table, {})
+        keys[d.key] = _toml_type(d.annotation)
+        if d.command:
+            keys[f"{d.key}_cmd"] = _toml_type(str)
+    return {
+        table: create_model(f"_{table.title()}", __base__=_Table, **keys) for table, keys in tables.items()
+    }
 
 
-def schema_keys() -> list[str]:
-    """``table.key`` of every key the config file may hold, for ``--help``."""
-    return [f"{table}.{key}" for table, model in SCHEMA.items() for key in model.model_fields]
+def _toml_type(annotation: Any) -> tuple[Any, None]:
+    """The strict TOML type a setting of this Python type takes, named as a message names it."""
+    if annotation is bool:
+        return Annotated[bool | None, Field(description="a boolean (true or false)")], None
+    if annotation is float:
+        return Annotated[float | None, Field(description="a number of seconds")], None
+    if annotation is int:
+        return Annotated[int | None, Field(description="a whole number")], None
+    if getattr(annotation, "__origin__", None) is tuple:
+        return Annotated[list[str] | None, Field(description="a list of strings")], None
+    return Annotated[str | None, Field(description="a string")], None
 
 
 @dataclass(frozen=True)
@@ -100,8 +88,9 @@ def default_config_path(environ: Mapping[str, str]) -> Path | None:
 
 
 # implements: server.CONFIG.2, server.CONFIG.6
-def read_file(config_path: str | None, environ: Mapping[str, str]) -> TomlFile:
-    """The file ``--config`` names (it must exist), else the default one if it exists."""
+def read_file(config_path: str | None, environ: Mapping[str, str], settings: Iterable[Declared]) -> TomlFile:
+    """The file ``--config`` names (it must exist), else the default one if it exists, checked
+    against the keys ``settings`` declare."""
     if config_path is not None:
         path = Path(config_path)
         if not path.exists():
@@ -129,7 +118,7 @@ def read_file(config_path: str | None, environ: Mapping[str, str]) -> TomlFile:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(_syntax_message(path, str(exc))) from None
     file = TomlFile(path=path, text=text, data=data)
-    _check_schema(file, data)
+    _check_schema(file, data, schema(settings))
     return file
 
 
@@ -146,11 +135,11 @@ def _syntax_message(path: Path, message: str) -> str:
     return f"{where}: invalid TOML: {printable(reason)}; fix the syntax there"
 
 
-def _check_schema(file: TomlFile, data: Mapping[str, object]) -> None:
+def _check_schema(file: TomlFile, data: Mapping[str, object], tables: Mapping[str, type[_Table]]) -> None:
     """The first mistake in document order, as ``path:line: what is wrong, how to fix it``."""
-    known_tables = ", ".join(f"[{name}]" for name in SCHEMA)
+    known_tables = ", ".join(f"[{name}]" for name in tables)
     for table, content in data.items():
-        model = SCHEMA.get(table)
+        model = tables.get(table)
         if model is None and isinstance(content, dict):
             raise ConfigError(
                 f"{file.where(table, None)}: unknown table [{printable(table)}]: remove it or fix its name "

@@ -8,12 +8,12 @@ from collections.abc import Mapping, Sequence
 
 from cooked_mcp.text import printable
 
-from .names import environment_variables
+from .settings import DECLARED, environment_variables
 from .toml_file import TomlFile
 
 #: The file keys that hold a secret as plain text, and those that name a command to run.
-_PLAINTEXT_SECRETS = (("user", "password"), ("mcp", "http_token"))
-_COMMANDS = (("user", "name_cmd"), ("user", "password_cmd"), ("mcp", "http_token_cmd"))
+_PLAINTEXT_SECRETS = [(d.table, d.key) for d in DECLARED.values() if d.secret and d.table and d.key]
+_COMMANDS = [(d.table, f"{d.key}_cmd") for d in DECLARED.values() if d.command and d.table]
 
 
 def file_permission_warnings(file: TomlFile) -> list[str]:

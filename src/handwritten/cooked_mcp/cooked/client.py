@@ -21,25 +21,25 @@ from pydantic import BaseModel
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.decoding import decode
 from cooked_mcp.cooked.endpoints import USERNAME_PARAM, Endpoint, Key, Query
-from cooked_mcp.cooked.errors import error_from_response
+from cooked_mcp.cooked.failures import error_from_response
 from cooked_mcp.cooked.models import (
     AddResult,
-    Draft,
+    CookedDraft,
+    CookedRecipe,
+    CookedRecipeSummary,
     Empty,
     GroupRef,
     ImportResult,
     Preview,
-    Recipe,
     RecipeList,
-    RecipeSummary,
     Removed,
     SavedRef,
     SelectedSet,
     ShoppingList,
 )
+from cooked_mcp.cooked.sender import Answer, Sender, Timeouts
 from cooked_mcp.cooked.session import SecretLike, Session
-from cooked_mcp.cooked.wire import Reply, Timeouts, Wire
-from cooked_mcp.errors import CookedAuthError, CookedError, CookedRequestError, InvalidPathValue
+from cooked_mcp.exceptions import CookedAuthError, CookedError, CookedRequestError, InvalidPathValue
 
 if TYPE_CHECKING:
     from cooked_mcp.config import Settings
@@ -81,14 +81,14 @@ class CookedClient:
         """``credentials_from`` and ``base_url_from`` name where the credentials and the base URL
         came from, for the hints that ask to check them; ``clock`` (monotonic seconds) times the
         login back-off."""
-        self._wire = Wire(
+        self._sender = Sender(
             base_url,
             transport=transport,
             timeouts=Timeouts(connect=connect_timeout, read=read_timeout, slow_read=import_read_timeout),
             base_url_from=base_url_from,
         )
         self._session = Session(
-            self._wire, username, password, credentials_from=credentials_from, clock=clock
+            self._sender, username, password, credentials_from=credentials_from, clock=clock
         )
 
     @classmethod
@@ -104,7 +104,7 @@ class CookedClient:
 
     @property
     def base_url(self) -> str:
-        return self._wire.base_url
+        return self._sender.base_url
 
     async def __aenter__(self) -> CookedClient:
         return self
@@ -115,7 +115,7 @@ class CookedClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._wire.aclose()
+        await self._sender.aclose()
 
     async def ensure_session(self) -> None:
         """Log in now unless a session exists (lets a startup check surface bad credentials early)."""
@@ -123,7 +123,7 @@ class CookedClient:
 
     def answer_deadline(self, endpoint: Endpoint) -> float:
         """Seconds a request to ``endpoint`` may take in all before it is given up."""
-        return self._wire.timeouts.deadline(endpoint)
+        return self._sender.timeouts.deadline(endpoint)
 
     def secret_values(self) -> list[str]:
         """The values no log line may show (login name, password, username, cookies), for redaction."""
@@ -132,21 +132,21 @@ class CookedClient:
     # --- recipes -------------------------------------------------------------------------------
 
     # implements: recipes.PAGINATION.2
-    async def list_recipes(self, page: int, page_count: int) -> list[RecipeSummary]:
+    async def list_recipes(self, page: int, page_count: int) -> list[CookedRecipeSummary]:
         """Newest first; a full page means more may exist (Cooked does not say)."""
         if page < 1 or not 1 <= page_count <= MAX_PAGE_COUNT:
             raise ValueError(f"page must be >= 1 and page_count between 1 and {MAX_PAGE_COUNT}")
         params = {Query.PAGE: page, Query.PAGE_COUNT: page_count}
         return (await self._call(endpoints.LIST_RECIPES, RecipeList, params=params)).items
 
-    async def search_recipes(self, query: str, page: int) -> list[RecipeSummary]:
+    async def search_recipes(self, query: str, page: int) -> list[CookedRecipeSummary]:
         if page < 1:
             raise ValueError("page must be >= 1")
         params: dict[str, str | int] = {Query.QUERY: query, Query.PAGE: page}
         return (await self._call(endpoints.SEARCH_RECIPES, RecipeList, params=params)).items
 
-    async def get_recipe(self, recipe_id: str) -> Recipe:
-        return await self._call(endpoints.GET_RECIPE, Recipe, path={"recipe_id": recipe_id})
+    async def get_recipe(self, recipe_id: str) -> CookedRecipe:
+        return await self._call(endpoints.GET_RECIPE, CookedRecipe, path={"recipe_id": recipe_id})
 
     async def preview_recipe(self, title: str, text: str) -> Preview:
         return await self._call(endpoints.PREVIEW_RECIPE, Preview, body={Key.TITLE: title, Key.TEXT: text})
@@ -168,8 +168,8 @@ class CookedClient:
         """May take up to a minute; a saved recipe or an unsaved draft comes back."""
         return await self._call(endpoints.IMPORT_URL, ImportResult, body={Key.URL: url})
 
-    async def get_draft(self, extraction_id: str) -> Draft:
-        return await self._call(endpoints.GET_DRAFT, Draft, path={"extraction_id": extraction_id})
+    async def get_draft(self, extraction_id: str) -> CookedDraft:
+        return await self._call(endpoints.GET_DRAFT, CookedDraft, path={"extraction_id": extraction_id})
 
     async def save_draft(self, extraction_id: str, description: str, portions: int | None) -> str:
         body = {Key.DESCRIPTION: description, Key.PORTIONS: portions}
@@ -231,7 +231,7 @@ class CookedClient:
                 status=401,
                 code=error.code,
                 cooked_message=error.cooked_message,
-                next_step=_session_rejected_hint(self._wire.base_url_setting),
+                next_step=_session_rejected_hint(self._sender.base_url_setting),
             )
         if not reply.ok:
             raise self._error(endpoint, reply)
@@ -247,7 +247,7 @@ class CookedClient:
         path_params: Mapping[str, str] | None,
         params: Mapping[str, str | int] | None,
         body: Mapping[str, Any] | None,
-    ) -> Reply:
+    ) -> Answer:
         values = dict(path_params or {})
 
         def path_for(username: str) -> str:
@@ -261,11 +261,11 @@ class CookedClient:
             raise CookedRequestError(
                 f"Nothing was sent to Cooked: {exc}", next_step="use an ID exactly as Cooked returned it"
             ) from None
-        return await self._wire.send(
+        return await self._sender.send(
             endpoint, path, params=params, body=body, auth=self._session, repath=path_for
         )
 
-    def _error(self, endpoint: Endpoint, reply: Reply) -> CookedError:
+    def _error(self, endpoint: Endpoint, reply: Answer) -> CookedError:
         return error_from_response(
             reply.status, reply.body, reply.retry_after, endpoint=endpoint, redact=self._session.redact
         )

@@ -16,9 +16,9 @@ from pydantic import BaseModel, ValidationError
 from cooked_mcp.cooked.bounds import MAX_SUCCESS_BODY_BYTES
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.cooked.models import RecipeList
+from cooked_mcp.cooked.sender import Answer
 from cooked_mcp.cooked.shape import shape_of
-from cooked_mcp.cooked.wire import Reply
-from cooked_mcp.errors import CookedResponseError, UnexpectedAnswer
+from cooked_mcp.exceptions import CookedResponseError, UnexpectedAnswer
 
 __all__ = ["decode"]
 
@@ -32,7 +32,7 @@ _NEXT_STEP = "retry once; if it happens again, Cooked's API has changed and cook
 
 # implements: api-client.RESPONSES.1, api-client.RESPONSES.3
 def decode(
-    model: type[M], reply: Reply, endpoint: Endpoint, secrets: Callable[[], Iterable[str]] = tuple
+    model: type[M], reply: Answer, endpoint: Endpoint, secrets: Callable[[], Iterable[str]] = tuple
 ) -> M:
     """``secrets()`` (asked only when an answer is refused) are kept out of its shape (``shape.shape_of``)."""
     data: Any = None

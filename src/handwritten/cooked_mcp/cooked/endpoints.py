@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote
 
-from cooked_mcp.errors import InvalidPathValue
+from cooked_mcp.exceptions import InvalidPathValue
 
 __all__ = [
     "API_PREFIX",
@@ -121,7 +121,6 @@ class Endpoint:
     method: str
     path_template: str
     provenance: Provenance
-    authenticated: bool = True
     slow: bool = False
     query: tuple[str, ...] = ()
     changes: bool = False
@@ -156,7 +155,7 @@ class Endpoint:
         return path
 
 
-LOGIN: Final = Endpoint("login", "POST", "/api/public/login", CONFIRMED, authenticated=False)
+LOGIN: Final = Endpoint("login", "POST", "/api/public/login", CONFIRMED)
 LIST_RECIPES: Final = Endpoint(
     "list recipes", "GET", "/api/user/{username}/recipes", RECONSTRUCTED, query=(Query.PAGE, Query.PAGE_COUNT)
 )

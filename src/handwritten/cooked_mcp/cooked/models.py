@@ -22,17 +22,17 @@ from cooked_mcp.cooked.endpoints import Key
 
 __all__ = [
     "AddResult",
-    "Aisle",
-    "Draft",
+    "CookedAisle",
+    "CookedDraft",
+    "CookedProductGroup",
+    "CookedRecipe",
+    "CookedRecipeSummary",
     "Empty",
     "GroupRef",
     "ImportResult",
     "LoginResult",
     "Preview",
-    "ProductGroup",
-    "Recipe",
     "RecipeList",
-    "RecipeSummary",
     "Removed",
     "SavedRef",
     "SelectedSet",
@@ -62,7 +62,7 @@ class LoginResult(_CookedModel):
 
 
 # implements: recipes.READ.4, tools.RESPONSES.3
-class RecipeSummary(_CookedModel):
+class CookedRecipeSummary(_CookedModel):
     id: str = Field(alias=Key.ID, min_length=1)
     title: str | None = Field(default=None, alias=Key.TITLE)
 
@@ -70,7 +70,7 @@ class RecipeSummary(_CookedModel):
 class RecipeList(_CookedModel):
     """``{"items": [...]}`` or the bare array, both seen from Cooked."""
 
-    items: list[RecipeSummary] = Field(alias=Key.ITEMS)
+    items: list[CookedRecipeSummary] = Field(alias=Key.ITEMS)
 
     @model_validator(mode="before")
     @classmethod
@@ -79,7 +79,7 @@ class RecipeList(_CookedModel):
 
 
 # implements: recipes.READ.9
-class Recipe(_CookedModel):
+class CookedRecipe(_CookedModel):
     id: str = Field(alias=Key.ID, min_length=1)
     title: str | None = Field(default=None, alias=Key.TITLE)
     description: str = Field(alias=Key.DESCRIPTION)
@@ -118,7 +118,7 @@ class ImportResult(_CookedModel):
         return self
 
 
-class Draft(_CookedModel):
+class CookedDraft(_CookedModel):
     id: str = Field(
         alias=Key.ID, validation_alias=AliasChoices(Key.ID, Key.EXTRACT_ID, Key.EXTRACTION_ID), min_length=1
     )
@@ -127,21 +127,21 @@ class Draft(_CookedModel):
     portions: int | None = Field(default=None, alias=Key.PORTIONS)
 
 
-class ProductGroup(_CookedModel):
+class CookedProductGroup(_CookedModel):
     id: str = Field(alias=Key.ID, min_length=1)
     name: str = Field(alias=Key.NAME)
     quantity: str | None = Field(default=None, alias=Key.QUANTITY)
     selected: bool = Field(alias=Key.SELECTED)
 
 
-class Aisle(_CookedModel):
+class CookedAisle(_CookedModel):
     id: str = Field(alias=Key.ID, min_length=1)
     name: str = Field(alias=Key.NAME)
-    product_groups: list[ProductGroup] = Field(alias=Key.PRODUCT_GROUPS)
+    product_groups: list[CookedProductGroup] = Field(alias=Key.PRODUCT_GROUPS)
 
 
 class ShoppingList(_CookedModel):
-    aisles: list[Aisle] = Field(alias=Key.AISLES)
+    aisles: list[CookedAisle] = Field(alias=Key.AISLES)
     recipe_ids: list[str] | None = Field(default=None, alias=Key.RECIPE_IDS)
 
 

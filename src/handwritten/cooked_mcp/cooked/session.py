@@ -12,7 +12,7 @@ counter (finished login attempts) makes that precise: a caller remembers the gen
 session came from, and only a caller whose generation is still current logs in; everyone
 else just picks up the newer session, or the error of the login attempt they waited for.
 
-The session is the in-memory cookie jar of the ``Wire`` plus the canonical username Cooked
+The session is the in-memory cookie jar of the ``Sender`` plus the canonical username Cooked
 returned; nothing is ever written to disk, so a restarted process logs in afresh.
 
 Credentials cannot change without a restart, so once Cooked rejects them (401, or 403 at
@@ -35,10 +35,10 @@ import httpx
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.decoding import decode
 from cooked_mcp.cooked.endpoints import Key
-from cooked_mcp.cooked.errors import error_from_response
+from cooked_mcp.cooked.failures import error_from_response
 from cooked_mcp.cooked.models import LoginResult
-from cooked_mcp.cooked.wire import Reply, Wire, session_lost
-from cooked_mcp.errors import CookedAuthError, CookedError
+from cooked_mcp.cooked.sender import Answer, Sender, session_lost
+from cooked_mcp.exceptions import CookedAuthError, CookedError
 from cooked_mcp.redaction import redact
 
 __all__ = ["LOGIN_BACKOFF_SECONDS", "SecretLike", "Session", "login_hint"]
@@ -75,14 +75,14 @@ class SecretLike(Protocol):
 class Session(httpx.Auth):
     def __init__(
         self,
-        wire: Wire,
+        sender: Sender,
         login_name: str,
         password: SecretLike,
         *,
         credentials_from: str | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._wire = wire
+        self._sender = sender
         self._login_name = login_name
         self._password = password
         self._credentials_from = credentials_from
@@ -119,15 +119,15 @@ class Session(httpx.Auth):
         """
         generation = self._generation if self._username is not None else None
         if generation is None:  # a login failed or was cancelled since the request was built
-            self._wire.pause_deadline(request)
+            self._sender.pause_deadline(request)
             generation, username = await self.current()
-            request = self._wire.readdress(request, username)
+            request = self._sender.readdress(request, username)
         response = yield request
         if not session_lost(request, response):
             return
-        self._wire.pause_deadline(request)
+        self._sender.pause_deadline(request)
         _, username = await self.renew(generation)
-        yield self._wire.readdress(request, username)
+        yield self._sender.readdress(request, username)
 
     # implements: api-client.ERRORS.6, authentication.SECRETS.3
     def redact(self, text: str) -> str:
@@ -148,7 +148,7 @@ class Session(httpx.Auth):
         secrets = [
             self._login_name,
             self._password.get_secret_value(),
-            *self._wire.cookie_values(),
+            *self._sender.cookie_values(),
             *self._retired_cookies,
         ]
         if self._last_username is not None:
@@ -185,9 +185,9 @@ class Session(httpx.Auth):
         that looks while it is in flight waits for it instead of starting another one."""
         self._username = None
         self._failure = None
-        retired = [value for value in self._wire.cookie_values() if value not in self._retired_cookies]
+        retired = [value for value in self._sender.cookie_values() if value not in self._retired_cookies]
         self._retired_cookies = [*self._retired_cookies, *retired][-_RETIRED_COOKIES_KEPT:]
-        self._wire.clear_cookies()
+        self._sender.clear_cookies()
         try:
             self._username = self._last_username = await self._post_login()
             self._rejected_at = None
@@ -202,7 +202,7 @@ class Session(httpx.Auth):
     # implements: authentication.LOGIN.2, authentication.LOGIN.4, authentication.LOGIN.5
     async def _post_login(self) -> str:
         endpoint = endpoints.LOGIN
-        reply = await self._wire.send(
+        reply = await self._sender.send(
             endpoint,
             endpoint.path(),
             body={Key.USERNAME: self._login_name, Key.PASSWORD: self._password.get_secret_value()},
@@ -219,7 +219,7 @@ class Session(httpx.Auth):
             raise self._error(reply)
         return decode(LoginResult, reply, endpoint).username
 
-    def _error(self, reply: Reply) -> CookedError:
+    def _error(self, reply: Answer) -> CookedError:
         return error_from_response(
             reply.status, reply.body, reply.retry_after, endpoint=endpoints.LOGIN, redact=self.redact
         )

@@ -17,7 +17,6 @@ from cooked_mcp_generated.models import (
 )
 from cooked_mcp_runtime.results import ToolCall, ToolResult
 
-from ..config import DEFAULT_IMPORT_ANSWER_SECONDS
 from ..cooked.client import CookedClient
 from .confirmation import Confirmation
 from .recipes import RecipeTools
@@ -33,13 +32,12 @@ class CookedTools:
         client: CookedClient,
         *,
         writable: bool = True,
-        import_answer_seconds: float = DEFAULT_IMPORT_ANSWER_SECONDS,
-        confirm_changes: bool = True,
+        import_answer_seconds: float,
+        confirmation: Confirmation,
     ) -> None:
         # writable=False (read-only mode): results suggest no follow-up call to a write tool.
         # One Writes for both: an outcome kept for one tool is checked by a read of the other's kind.
         writes = Writes()
-        confirmation = Confirmation(enabled=confirm_changes)
         self.changes_finished = writes.finished
         self._recipes = RecipeTools(
             client,

@@ -16,17 +16,12 @@ from dataclasses import dataclass
 
 from cooked_mcp_runtime.results import ToolCall, ToolError
 
-from ..config import ENV_CONFIRM_CHANGES
 from ..text import one_line
 
 #: Names spelled out in one question; the rest are counted ("and 5 more").
 MAX_NAMED = 10
 #: Characters of one title or entry name in a question.
 MAX_NAME_CHARS = 80
-
-#: How the person turns the questions off, named wherever a question was declined.
-# implements: extensions.CONFIRMATION.10
-OFF_SETTING = f"{ENV_CONFIRM_CHANGES}=false (or mcp.confirm_changes = false in the config file)"
 
 
 @dataclass(frozen=True)
@@ -42,7 +37,11 @@ Confirm = Callable[[], Awaitable[None]]
 
 @dataclass(frozen=True)
 class Confirmation:
-    enabled: bool = True
+    """``turn_off`` is how the person turns the questions off, named wherever one was declined; the
+    entry point words it from the settings, which the handlers never read."""
+
+    enabled: bool
+    turn_off: str
 
     # implements: extensions.CONFIRMATION.1, extensions.CONFIRMATION.10, extensions.CONFIRMATION.11, extensions.CONFIRMATION.12
     def before(self, call: ToolCall, question: Callable[[], Awaitable[Question | None]]) -> Confirm | None:
@@ -58,28 +57,23 @@ class Confirmation:
                 return
             answer = await call.asker.ask(asked.text)
             if answer != "accept":
-                raise ToolError(declined(call.tool, asked.unchanged, cancelled=answer == "cancel"))
+                raise ToolError(self.declined(call.tool, asked.unchanged, cancelled=answer == "cancel"))
 
         return confirm
 
-
-#: Ask (the default) wherever the client can.
-ASK = Confirmation()
-
-
-# implements: extensions.CONFIRMATION.5, extensions.CONFIRMATION.8
-def declined(tool: str, unchanged: str, *, cancelled: bool) -> str:
-    """Opens, like every write's error, by saying nothing was sent (for clients that drop isError)."""
-    how = (
-        "the person closed the question in their client without answering"
-        if cancelled
-        else "the person said no when their client asked them to confirm"
-    )
-    return (
-        f"Nothing was sent to Cooked: {how}, so {unchanged}. Do not call {tool} for this again unless the "
-        f"person asks for it again. (If their client answers no without showing a question, the person can "
-        f"turn these questions off with {OFF_SETTING}.)"
-    )
+    # implements: extensions.CONFIRMATION.5, extensions.CONFIRMATION.8
+    def declined(self, tool: str, unchanged: str, *, cancelled: bool) -> str:
+        """Opens, like every write's error, by saying nothing was sent (for clients that drop isError)."""
+        how = (
+            "the person closed the question in their client without answering"
+            if cancelled
+            else "the person said no when their client asked them to confirm"
+        )
+        return (
+            f"Nothing was sent to Cooked: {how}, so {unchanged}. Do not call {tool} for this again unless the "
+            f"person asks for it again. (If their client answers no without showing a question, the person can "
+            f"turn these questions off with {self.turn_off}.)"
+        )
 
 
 def named(text: str | None, fallback: str) -> str:

@@ -36,12 +36,12 @@ from cooked_mcp_generated.models import (
 )
 from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
-from ..cooked import models as cooked
 from ..cooked.client import CookedClient
+from ..cooked.models import CookedAisle, CookedProductGroup, ShoppingList
 from ..text import one_line
-from .confirmation import ASK, Confirmation, Question, entries, names
-from .errors import cooked_errors
+from .confirmation import Confirmation, Question, entries, names
 from .formatting import fence, tool_call
+from .tool_errors import cooked_errors
 from .writes import Write, Writes
 
 #: Group lines shown in a read's text; the structured output always has every group.
@@ -82,7 +82,7 @@ class ShoppingListTools:
         *,
         writes: Writes,
         writable: bool = True,
-        confirmation: Confirmation = ASK,
+        confirmation: Confirmation,
     ) -> None:
         self._client = client
         self._confirmation = confirmation
@@ -254,7 +254,7 @@ class ShoppingListTools:
 
     # --- the one read and the one selection write ----------------------------------------------
 
-    async def _get_list(self) -> cooked.ShoppingList:
+    async def _get_list(self) -> ShoppingList:
         with cooked_errors():
             return await self._client.get_shopping_list()
 
@@ -287,17 +287,17 @@ class ShoppingListTools:
 # --- shaping Cooked's list ---------------------------------------------------------------------
 
 
-def _groups(listing: cooked.ShoppingList) -> list[cooked.ProductGroup]:
+def _groups(listing: ShoppingList) -> list[CookedProductGroup]:
     return [group for aisle in listing.aisles for group in aisle.product_groups]
 
 
-def _selected_ids(listing: cooked.ShoppingList) -> list[str]:
+def _selected_ids(listing: ShoppingList) -> list[str]:
     """Ticked IDs in list order, so a union or difference keeps Cooked's order stable."""
     return [group.id for aisle in listing.aisles for group in aisle.product_groups if group.selected]
 
 
 # implements: shopping-list.READ.2, shopping-list.READ.3
-def _aisle(aisle: cooked.Aisle) -> Aisle:
+def _aisle(aisle: CookedAisle) -> Aisle:
     return Aisle(
         id=aisle.id,
         name=one_line(aisle.name, "", MAX_VALUE_CHARS),
@@ -306,7 +306,7 @@ def _aisle(aisle: cooked.Aisle) -> Aisle:
 
 
 # implements: shopping-list.READ.4, shopping-list.READ.5, shopping-list.READ.6, shopping-list.READ.7, shopping-list.READ.8
-def _group(group: cooked.ProductGroup, aisle_id: str) -> ProductGroup:
+def _group(group: CookedProductGroup, aisle_id: str) -> ProductGroup:
     """Cooked nests groups in aisles instead of naming the aisle; the agent gets it flat."""
     return ProductGroup(
         id=group.id,

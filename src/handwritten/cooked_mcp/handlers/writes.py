@@ -43,7 +43,7 @@ from pydantic import BaseModel
 
 from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
-from .errors import AnswerLost
+from .tool_errors import AnswerLost
 
 logger = logging.getLogger("cooked_mcp.handlers")
 
@@ -61,7 +61,7 @@ MAX_KEEP_CHARS = 16 * 1024 * 1024
 #: Changes running at once (waited on or in the background); one more is refused before Cooked.
 MAX_RUNNING = 16
 #: A change still unanswered after this long is cancelled and its outcome is unknown. Each Cooked
-#: exchange already ends by its own deadline (cooked.wire.Timeouts: 100 s for an import, 40 s for
+#: exchange already ends by its own deadline (cooked.sender.Timeouts: 100 s for an import, 40 s for
 #: the rest); this bounds their sum, when logins and retries pile up.
 BACKGROUND_LIMIT_SECONDS = 300.0
 

@@ -38,7 +38,7 @@ from starlette.types import ASGIApp
 
 from ..app import Application
 from ..config import Settings
-from ..errors import ListenError
+from ..exceptions import ListenError
 from .auth import BearerTokenMiddleware
 from .host_check_messages import NameTheSetting
 from .http_connections import (

@@ -20,7 +20,7 @@ import anyio
 import uvicorn
 from sse_starlette.sse import AppStatus
 
-from ..errors import ListenError
+from ..exceptions import ListenError
 from .http_connections import ACCEPT_BURST
 from .sdk_workarounds.http_sessions import JsonWhenSilentSessionManager
 from .stop_signals import StopSignals

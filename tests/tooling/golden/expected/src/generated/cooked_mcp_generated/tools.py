@@ -18,7 +18,7 @@ import mcp_types as types
 from mcp.server import Server
 
 from cooked_mcp_runtime.arguments import ArgumentRules
-from cooked_mcp_runtime.dispatch import ToolSpec, build_server
+from cooked_mcp_runtime.dispatch import ToolSpec, dispatching_server
 from cooked_mcp_runtime.results import ToolCall, ToolResult
 from cooked_mcp_runtime.schemas import input_schema, output_schema
 
@@ -115,7 +115,7 @@ def create_server(
 
     ``withheld_because`` is what a call to a tool left out of ``tool_names`` is told.
     """
-    return build_server(
+    return dispatching_server(
         TOOLS,
         handlers,
         name=SERVER_NAME,

@@ -1,6 +1,6 @@
 """From what Cooked answered (or failed to) to the kind of ``CookedError`` that says so.
 
-The error classes are drawn in ``cooked_mcp.errors``; this module decides which one an
+The error classes are drawn in ``cooked_mcp.exceptions``; this module decides which one an
 answer is and what the agent should do next. Tool handlers turn these into MCP tool errors,
 so each error carries the facts an agent can act on (status, Cooked's code and message,
 Retry-After) plus a ``next_step`` hint. Nothing here ever sees cookies, credentials or
@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 import anyio
 
 from cooked_mcp.cooked.endpoints import Endpoint, Key
-from cooked_mcp.errors import (
+from cooked_mcp.exceptions import (
     CookedError,
     CookedForbidden,
     CookedInvalidRequest,
@@ -173,7 +173,7 @@ def connect_failure(exc: BaseException, setting: str) -> tuple[str, str]:
     httpx reports every connection failure as one ``ConnectError``; the cause is found in the
     exceptions it wraps. "Retry later" is offered only where time can fix the cause: a refused
     connection (Cooked restarting) or an unknown network trouble, never a name that does not exist
-    or a TLS mismatch. (A connect timeout is not a ``ConnectError``; the wire reports it itself.)
+    or a TLS mismatch. (A connect timeout is not a ``ConnectError``; the sender reports it itself.)
     ``setting`` names the base URL and its source (``base_url_setting``).
     """
     causes = list(_causes(exc))

@@ -41,14 +41,13 @@ from cooked_mcp.cooked.bounds import (
     read_bounded,
 )
 from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.cooked.errors import base_url_setting, connect_failure
-from cooked_mcp.errors import CookedResponseError, CookedUnavailable
-from cooked_mcp.logging_setup import quiet_library_loggers
+from cooked_mcp.cooked.failures import base_url_setting, connect_failure
+from cooked_mcp.exceptions import CookedResponseError, CookedUnavailable
 
 __all__ = [
-    "Reply",
+    "Answer",
+    "Sender",
     "Timeouts",
-    "Wire",
     "session_lost",
 ]
 
@@ -77,7 +76,7 @@ class Timeouts:
 
 
 @dataclass(frozen=True)
-class Reply:
+class Answer:
     """A received answer: status, the (bounded) body, and whether the body was cut short."""
 
     status: int
@@ -107,7 +106,9 @@ def session_lost(request: httpx.Request, response: httpx.Response) -> bool:
     return "cookie" in request.headers and _refused_for_size(response.status_code, body)
 
 
-class Wire:
+class Sender:
+    """One per Cooked client, so every call shares its connection pool, cookie jar and bounds."""
+
     def __init__(
         self,
         base_url: str,
@@ -117,7 +118,6 @@ class Wire:
         base_url_from: str | None = None,
     ) -> None:
         """``base_url_from`` is where the base URL was set, for the messages that ask to check it."""
-        quiet_library_loggers()
         self.base_url = base_url.rstrip("/")
         #: The base URL and its source, as messages that point at the setting name it.
         self.base_url_setting = base_url_setting(self.base_url, base_url_from)
@@ -174,7 +174,7 @@ class Wire:
         body: Mapping[str, Any] | None = None,
         auth: httpx.Auth | None = None,
         repath: Callable[[str], str] | None = None,
-    ) -> Reply:
+    ) -> Answer:
         """Send one request and return its answer; only transport trouble raises here
         (and whatever ``auth`` raises when it cannot log in).
 
@@ -223,7 +223,7 @@ class Wire:
         except httpx.TransportError:
             raise self._unavailable(endpoint, "broke off the connection", answer_lost=True) from None
         _log(endpoint, str(response.status_code))
-        return Reply(
+        return Answer(
             status=response.status_code,
             body=data,
             truncated=truncated,

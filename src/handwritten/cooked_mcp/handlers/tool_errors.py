@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 from cooked_mcp_runtime.results import ToolError
 
-from ..errors import (
+from ..exceptions import (
     CookedError,
     CookedForbidden,
     CookedInvalidRequest,

@@ -1,0 +1,137 @@
+"""How a setting is declared once, and the one reading of those declarations everything else uses.
+
+A setting is one field of ``Settings`` (settings.py) whose default is ``setting(...)``: the
+field gives its name, type, default and checks; ``setting`` adds, in pydantic's own
+``json_schema_extra``, the environment variable, the ``table.key`` in the config file, the
+command-line flag and how a refused value is worded. ``declared(Settings)`` reads them back
+as ``Declared`` records, and every other part reads only those: the environment and file
+layers, the file's schema and its messages, ``--help``, the misspelling warning, the
+plain-text-secret warning (a ``SecretStr`` field is a secret) and every refusal.
+
+Adding a setting is adding one field (docs/configuration.md, "Adding a setting")::
+
+    grace_seconds: float = setting(
+        5.0, env="COOKED_MCP_GRACE_SECONDS", file="mcp.grace_seconds", gt=0,
+        refusal="{source} must be a number of seconds above 0 (default {default}); fix or remove it",
+    )
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, get_args
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic.config import JsonDict
+from pydantic.fields import FieldInfo
+
+#: The config file's tables, in the order its messages and ``--help`` list them.
+TABLES = ("cooked", "user", "mcp", "log")
+
+#: What a refused value of each kind is told when its declaration says nothing more.
+_BOOLEAN_REFUSAL = "{source} must be true or false (1/0, yes/no, on/off); fix or unset it"
+_REFUSAL = "{source}: {problem}"
+
+_MARK = "cooked_mcp_setting"
+
+
+def setting(
+    default: Any = ...,
+    *,
+    env: str | None = None,
+    file: str | None = None,
+    flag: str | None = None,
+    metavar: str | None = None,
+    help: str | None = None,
+    command: bool = False,
+    refusal: str | None = None,
+    **field: Any,
+) -> Any:
+    """A ``Settings`` field that users set: ``pydantic.Field(default, **field)`` plus where it is set.
+
+    ``env``: the environment variable; ``file``: ``"table.key"`` in the config file;
+    ``command``: a ``table.key_cmd`` key may run a command that prints the value instead;
+    ``flag``, ``metavar`` and ``help``: a command-line flag as ``--help`` shows it;
+    ``refusal``: how a refused value is worded, with ``{source}`` (where it came from),
+    ``{problem}``, ``{where}``, ``{name}``, ``{input}`` and ``{default}``. A setting with no
+    ``default`` is required.
+    """
+    extra: JsonDict = {_MARK: True, "command": command}
+    for key, value in (
+        ("env", env),
+        ("file", file),
+        ("flag", flag),
+        ("metavar", metavar),
+        ("refusal", refusal),
+    ):
+        if value is not None:
+            extra[key] = value
+    return Field(default, description=help, json_schema_extra=extra, **field)
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One setting as declared: what every place that reads, checks or names it reads."""
+
+    name: str
+    env: str | None
+    table: str | None
+    key: str | None
+    flag: str | None
+    metavar: str | None
+    help: str | None
+    command: bool
+    secret: bool
+    refusal: str
+    #: The field's Python type: the config file's value must have the matching TOML type.
+    annotation: Any
+    default: Any
+
+    @property
+    def file_key(self) -> str | None:
+        """``table.key``, as messages and ``--help`` name it."""
+        return f"{self.table}.{self.key}" if self.table else None
+
+
+@functools.cache
+def declared(model: type[BaseModel]) -> dict[str, Declared]:
+    """Every setting of ``model`` by field name, in the order the config file lists them.
+
+    Fields without ``setting(...)`` (provenance, warnings) are not settings and are left out.
+    """
+    found = [_declared(name, info) for name, info in model.model_fields.items() if _is_setting(info)]
+    order = {table: index for index, table in enumerate(TABLES)}
+    found.sort(key=lambda d: order.get(d.table, len(TABLES)) if d.table else len(TABLES) + 1)
+    return {d.name: d for d in found}
+
+
+def _is_setting(info: FieldInfo) -> bool:
+    return isinstance(info.json_schema_extra, dict) and info.json_schema_extra.get(_MARK) is True
+
+
+def _declared(name: str, info: FieldInfo) -> Declared:
+    extra = info.json_schema_extra
+    assert isinstance(extra, dict)
+    table, _, key = str(extra["file"]).partition(".") if "file" in extra else (None, "", None)
+    annotation = info.annotation
+    members = (annotation, *get_args(annotation))
+    default = None if info.is_required() else info.default
+    return Declared(
+        name=name,
+        env=_str(extra.get("env")),
+        table=table,
+        key=key,
+        flag=_str(extra.get("flag")),
+        metavar=_str(extra.get("metavar")),
+        help=info.description,
+        command=extra.get("command") is True,
+        secret=SecretStr in members,
+        refusal=_str(extra.get("refusal")) or (_BOOLEAN_REFUSAL if annotation is bool else _REFUSAL),
+        annotation=annotation,
+        default=default,
+    )
+
+
+def _str(value: object) -> str | None:
+    return None if value is None else str(value)
