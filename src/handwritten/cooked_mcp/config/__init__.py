@@ -12,6 +12,7 @@ The modules, one job each:
 - ``toml_file``: the file, its schema and the ``path:line`` locator;
 - ``origins``: where a value came from, the one way messages name a source;
 - ``layers``: flags, environment and file as pydantic-settings sources;
+- ``limits``: the transports' time bounds (``[mcp.limits]``);
 - ``values``: the shape of our own values (base URL, address, hosts, token);
 - ``settings``: the ``Settings`` model, the rules between settings, the ``*_cmd`` commands last;
 - ``warnings``: set-ups that work but are unsafe or probably mistaken;

@@ -17,6 +17,7 @@ from cooked_mcp.errors import ConfigError
 from cooked_mcp.text import printable
 
 from . import layers
+from .limits import Limits
 from .names import (
     DEFAULT_IMPORT_ANSWER_SECONDS,
     ENVIRONMENT,
@@ -47,6 +48,9 @@ _REFUSALS = {
     "log_level": f"invalid log level from {{source}}: use one of {', '.join(LOG_LEVELS)}",
     "import_answer_seconds": f"{{source}} must be a number of seconds above 0 and at most "
     f"{MAX_IMPORT_ANSWER_SECONDS:.0f} (default {DEFAULT_IMPORT_ANSWER_SECONDS:.0f}); fix or remove it",
+    "limits": "{source}: {problem}; its keys are "
+    + ", ".join(Limits.model_fields)
+    + ", each a number of seconds above 0 and at most 3600",
     "allowed_hosts": "{where}: {name} {problem}",
     "allowed_origins": "{where}: {name} {problem}",
     "http_token": "{source} {problem}",

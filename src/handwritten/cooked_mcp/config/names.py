@@ -56,6 +56,7 @@ FILE_KEYS: Final[dict[str, tuple[str, str]]] = {
     "allowed_origins": ("mcp", "allowed_origins"),
     "import_answer_seconds": ("mcp", "import_answer_seconds"),
     "confirm_changes": ("mcp", "confirm_changes"),
+    "limits": ("mcp", "limits"),
     "log_level": ("log", "level"),
 }
 

@@ -27,6 +27,7 @@ from cooked_mcp.text import ASCII_WHITESPACE, printable
 
 from . import values
 from .layers import Command
+from .limits import Limits
 from .names import (
     COMMAND_SETTINGS,
     DEFAULT_BASE_URL,
@@ -74,6 +75,7 @@ class Settings(BaseSettings):
     )
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
+    limits: Limits = Limits()
     username: str = Field(repr=False)
     password: SecretStr
     http_token: SecretStr | None = None

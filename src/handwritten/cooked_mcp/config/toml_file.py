@@ -23,6 +23,7 @@ String = Annotated[str | None, Field(description="a string")]
 Boolean = Annotated[bool | None, Field(description="a boolean (true or false)")]
 Strings = Annotated[list[str] | None, Field(description="a list of strings")]
 Seconds = Annotated[float | None, Field(description="a number of seconds")]
+SecondsTable = Annotated[dict[str, float] | None, Field(description="a table of numbers of seconds")]
 
 
 class _Table(BaseModel):
@@ -51,6 +52,7 @@ class _Mcp(_Table):
     allowed_hosts: Strings = None
     allowed_origins: Strings = None
     import_answer_seconds: Seconds = None
+    limits: SecondsTable = None  # checked key by key by config.limits.Limits
 
 
 class _Log(_Table):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import math
 import os
 import sys
 
@@ -47,12 +48,12 @@ from .http_connections import (
     raise_open_files_limit,
     rate_limited_accept_errors,
 )
-from .http_listener import SHUTDOWN_GRACE_SECONDS, GracefulServer, listen
+from .http_listener import GracefulServer, listen
 from .http_middleware import CloseWhenBodyUnread, DeclaredSizeLimit
 from .sdk_workarounds.http_sessions import JsonWhenSilentSessionManager
 from .stop_signals import StopSignals
 
-__all__ = ["MCP_PATH", "SHUTDOWN_GRACE_SECONDS", "serve_http", "transport_security"]
+__all__ = ["MCP_PATH", "serve_http", "transport_security"]
 
 # implements: server.TRANSPORT.5
 MCP_PATH = "/mcp"
@@ -95,18 +96,19 @@ async def _serve(application: Application, open_files: int) -> int:
                     log_config=None,
                     log_level=None,
                     access_log=False,
-                    http=bounded_protocol(open_files),
+                    http=bounded_protocol(open_files, settings.limits),
                     backlog=ACCEPT_BURST,
                     ws="none",
                     lifespan="on",
                     proxy_headers=False,
                     server_header=False,
                     # the grace, then a second for the interrupted requests' answers
-                    timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS + 2,
+                    timeout_graceful_shutdown=math.ceil(settings.limits.stop_grace_seconds) + 2,
                 ),
                 sessions,
                 stop,
                 application.tools.changes_finished,
+                settings.limits.stop_grace_seconds,
             )
             # Printed, not logged: the default log level shows warnings only, and a user who
             # started the server needs its address.

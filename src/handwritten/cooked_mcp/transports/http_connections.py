@@ -5,8 +5,9 @@ or body trickle in without a deadline. Each holds a file descriptor, so about a 
 silent sockets (the usual open-files limit) stop the server accepting anyone, and asyncio
 then logs a traceback for every failed ``accept`` many thousand times a second. Here:
 
-* a connection must deliver its request head within ``HEAD_SECONDS`` of connecting (or of
-  its previous answer), and its body within ``BODY_SECONDS`` of the head; else it is closed;
+* a connection must deliver its request head within ``http_head_seconds`` (``config.Limits``)
+  of connecting (or of its previous answer), and its body within ``http_body_seconds`` of the
+  head; else it is closed;
   at shutdown, one that has not delivered its whole request is closed at once;
 * at most ``connection_cap()`` connections are open. A new one beyond the cap first
   closes the connection that has waited longest without a request in progress (an idle
@@ -31,10 +32,10 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from ..config.limits import Limits
+
 __all__ = [
     "ACCEPT_BURST",
-    "BODY_SECONDS",
-    "HEAD_SECONDS",
     "MAX_CONNECTIONS",
     "BoundedH11Protocol",
     "connection_cap",
@@ -44,10 +45,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: From connecting (or the end of the previous answer) to the end of the request head.
-HEAD_SECONDS = 5.0
-#: From the end of the head to the end of the body (4 MiB at 140 KB/s).
-BODY_SECONDS = 30.0
 #: Connections open at once, whatever the open-files limit allows: one user's clients need a few.
 MAX_CONNECTIONS = 200
 #: File descriptors kept free of client connections (Cooked connections, logs, the event loop).
@@ -84,10 +81,11 @@ def connection_cap(open_files: int) -> int:
 class BoundedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with the deadlines and the connection cap of the module docstring.
 
-    ``cap`` is set on the class by ``bounded_protocol`` before serving.
+    ``cap`` and ``limits`` are set on the class by ``bounded_protocol`` before serving.
     """
 
     cap = MAX_CONNECTIONS
+    limits = Limits()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -124,7 +122,7 @@ class BoundedH11Protocol(H11Protocol):
         super().handle_events()
         if self.cycle is not before and self.cycle is not None and not self.cycle.response_complete:
             self._busy = True
-            self._arm(BODY_SECONDS, self._body_overdue)
+            self._arm(self.limits.http_body_seconds, self._body_overdue)
 
     def on_response_complete(self) -> None:
         self._busy = False
@@ -134,16 +132,16 @@ class BoundedH11Protocol(H11Protocol):
 
     def _wait_for_head(self) -> None:
         self._waiting_since = time.monotonic()
-        self._arm(HEAD_SECONDS, self._head_overdue)
+        self._arm(self.limits.http_head_seconds, self._head_overdue)
 
     def _head_overdue(self) -> None:
         if not self._busy:
-            self._close("no complete request head within %.0f s", HEAD_SECONDS)
+            self._close("no complete request head within %.1f s", self.limits.http_head_seconds)
 
     def _body_overdue(self) -> None:
         cycle = self.cycle
         if self._busy and cycle is not None and cycle.more_body and not cycle.response_started:
-            self._close("request body not complete within %.0f s", BODY_SECONDS)
+            self._close("request body not complete within %.1f s", self.limits.http_body_seconds)
 
     def _make_room(self) -> bool:
         """Close the connection that has waited longest for a request; False if all are busy."""
@@ -180,9 +178,11 @@ class BoundedH11Protocol(H11Protocol):
             self._timer = None
 
 
-def bounded_protocol(open_files: int) -> type[BoundedH11Protocol]:
+def bounded_protocol(open_files: int, limits: Limits) -> type[BoundedH11Protocol]:
     """The protocol class to serve with, its cap fitted to ``open_files``."""
-    return type("BoundedH11Protocol", (BoundedH11Protocol,), {"cap": connection_cap(open_files)})
+    return type(
+        "BoundedH11Protocol", (BoundedH11Protocol,), {"cap": connection_cap(open_files), "limits": limits}
+    )
 
 
 def rate_limited_accept_errors(loop: asyncio.AbstractEventLoop, every: float = 1.0) -> None:

@@ -25,12 +25,9 @@ from .http_connections import ACCEPT_BURST
 from .sdk_workarounds.http_sessions import JsonWhenSilentSessionManager
 from .stop_signals import StopSignals
 
-__all__ = ["SHUTDOWN_GRACE_SECONDS", "GracefulServer", "listen"]
+__all__ = ["GracefulServer", "listen"]
 
 logger = logging.getLogger("cooked_mcp.transports.http")
-
-#: How long in-flight requests (and open event streams) get after a signal before they are cut.
-SHUTDOWN_GRACE_SECONDS = 3
 
 
 class GracefulServer(uvicorn.Server):
@@ -51,8 +48,10 @@ class GracefulServer(uvicorn.Server):
         sessions: JsonWhenSilentSessionManager,
         stop: StopSignals,
         changes: Callable[[], Awaitable[None]],
+        grace: float,
     ) -> None:
         super().__init__(config)
+        self._grace = grace  # in-flight requests' (and open event streams') after a signal
         self._sessions = sessions
         self._stop = stop
         self._changes = changes
@@ -74,7 +73,7 @@ class GracefulServer(uvicorn.Server):
     # if an uvicorn upgrade stops calling it.
     async def _wait_tasks_to_complete(self) -> None:
         self._sessions.close_listening_streams()  # they carry nothing cooked-mcp needs to finish
-        with anyio.move_on_after(SHUTDOWN_GRACE_SECONDS):
+        with anyio.move_on_after(self._grace):
             async with anyio.create_task_group() as grace:
                 grace.start_soon(_cancel_when_set, self._stop.now, grace.cancel_scope)
                 await super()._wait_tasks_to_complete()

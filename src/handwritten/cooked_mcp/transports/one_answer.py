@@ -10,8 +10,9 @@ Over stdio, ``Unanswered`` keeps the rule on the message streams (``sdk_workarou
 over HTTP each request has its own answer stream, ended by its first answer
 (``sdk_workarounds.http_transport``), and ``interrupted`` is the one answer both send.
 
-The grace: after the end of stdin, ``ANSWER_GRACE_SECONDS`` (the input may simply have been
-sent all at once); after a signal, ``SIGNAL_GRACE_SECONDS``; after a second signal, none. The
+The grace (``config.Limits``): after the end of stdin, ``input_end_grace_seconds`` (the input
+may simply have been sent all at once); after a signal, ``stop_grace_seconds``; after a second
+signal, none. The
 same grace also waits for the changes sent to Cooked that still run in the background (a
 cancelled call's, a URL import answered "still running"): stopping would break them off.
 """
@@ -24,26 +25,18 @@ from collections.abc import Awaitable, Callable
 import anyio
 import mcp_types as types
 
+from ..config.limits import Limits
 from .jsonrpc_checks import answer_from_here
 from .stop_signals import StopSignals
 
 __all__ = [
-    "ANSWER_GRACE_SECONDS",
     "INTERRUPTED",
-    "SIGNAL_GRACE_SECONDS",
     "Unanswered",
     "interrupted",
     "until",
 ]
 
 logger = logging.getLogger("cooked_mcp.transports.stdio")
-
-#: How long requests read before the end of stdin may still run: the slowest tool call (a URL
-#: import, up to 90 s at Cooked, after a login) fits. A client that closed stdin to stop the
-#: server usually has nothing in flight, and ends the process itself if it will not wait.
-ANSWER_GRACE_SECONDS = 120.0
-#: How long calls still running may take to finish after SIGINT or SIGTERM.
-SIGNAL_GRACE_SECONDS = 3.0
 
 #: What a request cut off by a stop is told: a write may have reached Cooked.
 INTERRUPTED = (
@@ -61,7 +54,8 @@ class Unanswered:
     """The requests read and not yet answered: each may be answered once, and the end of
     input waits for them."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: Limits) -> None:
+        self._limits = limits
         self._ids: set[types.RequestId] = set()
         self._none_left: anyio.Event | None = None  # made by settled(), once input has ended
 
@@ -111,10 +105,12 @@ class Unanswered:
         self._none_left = anyio.Event()
         if not self._ids:
             self._none_left.set()
-        with anyio.move_on_after(ANSWER_GRACE_SECONDS):
+        with anyio.move_on_after(self._limits.input_end_grace_seconds):
             async with anyio.create_task_group() as group:
                 if stop is not None:
-                    group.start_soon(_cancel_after_signal_grace, stop, group.cancel_scope)
+                    group.start_soon(
+                        _cancel_after_grace, stop, self._limits.stop_grace_seconds, group.cancel_scope
+                    )
                 await self._none_left.wait()
                 if changes is not None:
                     await changes()
@@ -131,9 +127,9 @@ class Unanswered:
             self._none_left.set()
 
 
-async def _cancel_after_signal_grace(stop: StopSignals, scope: anyio.CancelScope) -> None:
+async def _cancel_after_grace(stop: StopSignals, grace: float, scope: anyio.CancelScope) -> None:
     await stop.requested.wait()
-    with anyio.move_on_after(SIGNAL_GRACE_SECONDS):
+    with anyio.move_on_after(grace):
         await stop.now.wait()
     scope.cancel()
 

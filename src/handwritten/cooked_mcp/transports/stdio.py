@@ -18,7 +18,7 @@ can reach the request that sent it, so the session ends with a message on stderr
 than leave the client waiting for ever.
 
 SIGINT and SIGTERM (``stop_signals``) end the session the same way as the end of stdin,
-with a short grace (``SIGNAL_GRACE_SECONDS``; a second signal ends it at once) after which
+with a short grace (``stop_grace_seconds`` in ``config.Limits``; a second signal ends it at once) after which
 calls still running get their one answer, an error saying their change may or may not have
 been made (``one_answer``); the exit status is then 128 + the first signal. A terminal is
 served by the event loop too, through its own file description (opened by name), so Ctrl-C
@@ -34,12 +34,11 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from ..app import Application
-from .one_answer import SIGNAL_GRACE_SECONDS
 from .sdk_workarounds.stdio import MAX_MESSAGE_BYTES, answering_before_the_end, event_loop_stdio
 from .stdio_pipes import pollable
 from .stop_signals import StopSignals
 
-__all__ = ["MAX_MESSAGE_BYTES", "SIGNAL_GRACE_SECONDS", "serve_stdio"]
+__all__ = ["MAX_MESSAGE_BYTES", "serve_stdio"]
 
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1
@@ -63,10 +62,11 @@ async def _serve(application: Application) -> int:
         async with application:
             server = application.server
             changes = application.tools.changes_finished
+            limits = application.settings.limits
             streams = (
-                event_loop_stdio(stop=stop, changes=changes)
+                event_loop_stdio(limits, stop=stop, changes=changes)
                 if pollable(0) and pollable(1)
-                else answering_before_the_end(stdio_server(), stop=stop, changes=changes)
+                else answering_before_the_end(stdio_server(), limits, stop=stop, changes=changes)
             )
             async with streams as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())

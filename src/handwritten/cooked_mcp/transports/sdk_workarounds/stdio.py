@@ -20,6 +20,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 
+from ...config.limits import Limits
 from ..jsonrpc_checks import error_line, find_id, invalid_request, is_answer, read_message
 from ..one_answer import Unanswered, until
 from ..stdio_pipes import Overlong, claimed_stdio, lines
@@ -50,6 +51,7 @@ WriteStream = MemoryObjectSendStream[SessionMessage]
 # re-check on upgrade).
 @contextlib.asynccontextmanager
 async def event_loop_stdio(
+    limits: Limits,
     max_message_bytes: int = MAX_MESSAGE_BYTES,
     stop: StopSignals | None = None,
     changes: Callable[[], Awaitable[None]] | None = None,
@@ -73,7 +75,7 @@ async def event_loop_stdio(
         writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
         read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-        unanswered = Unanswered()
+        unanswered = Unanswered(limits)
 
         async def answer(error: types.JSONRPCError) -> None:
             writer.write(error_line(error))
@@ -138,6 +140,7 @@ async def event_loop_stdio(
 @contextlib.asynccontextmanager
 async def answering_before_the_end(
     streams: contextlib.AbstractAsyncContextManager[tuple[ReadStream, WriteStream]],
+    limits: Limits,
     stop: StopSignals | None = None,
     changes: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
@@ -147,7 +150,7 @@ async def answering_before_the_end(
     async with streams as (sdk_read, sdk_write):
         read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-        unanswered = Unanswered()
+        unanswered = Unanswered(limits)
 
         async def relay_messages() -> None:
             async for item in sdk_read:
