@@ -23,7 +23,8 @@ from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_serve
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.transports.http_connections import connection_cap, rate_limited_accept_errors
-from cooked_mcp.transports.sdk_workarounds.http_sessions import MAX_INITIALIZE_BYTES, MAX_SESSIONS
+from cooked_mcp.transports.private_reaches import MAX_SESSIONS
+from cooked_mcp.transports.protocol_guard import MAX_INITIALIZE_BYTES
 
 TOKEN = "CANARY-bounds-Token_0123456789"
 HEADERS = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}

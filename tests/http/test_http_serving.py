@@ -249,7 +249,7 @@ async def test_the_token_never_appears_in_the_log_even_at_debug(server: HttpServ
     assert TOKEN[:-1] not in log and wrong not in log
 
 
-# --- How answers are framed: JSON unless the request can stream (transports/sdk_workarounds/) ---
+# --- How answers are framed: JSON unless the request can stream (transports/private_reaches.py) ---
 
 IMPORT_URL = "https://example.org/recipes/slow-braise-over-http"
 _PAGES = itertools.count(1)

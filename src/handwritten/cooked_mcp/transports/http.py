@@ -4,21 +4,23 @@ Layers, outermost first, so that the cheapest refusal happens before any work:
 
 1. the bearer token (``auth.BearerTokenMiddleware``), when one is configured: a caller
    without it gets 401 before its body is read;
-2. a declared ``Content-Length`` above the SDK's limit gets 413 before the body is read
-   (the SDK also stops reading a chunked body as soon as it passes the limit);
-3. the SDK's Streamable HTTP session manager, with its DNS-rebinding defence always on:
+2. the SDK's ``RequestBodyLimitMiddleware``: a declared ``Content-Length`` above its limit
+   gets 413 before the body is read, a chunked body as soon as it passes the limit;
+3. ``protocol_guard.OpeningRequests``: a request without a session id (only ``initialize``
+   can answer it) is refused over 16 KiB, and a refusal of it names no session;
+4. the SDK's Streamable HTTP session manager, with its DNS-rebinding defence always on:
    a ``Host`` that is not a local name or an allowed one gets 421, a foreign ``Origin``
    403. The SDK enables that defence by itself only for loopback binds, so it is
    configured here explicitly for every address. Its sessions answer a request in plain
-   JSON unless the request asked for progress (``sdk_workarounds``): an SSE stream costs
+   JSON unless the request asked for progress (``private_reaches``): an SSE stream costs
    both sides about 2 ms a call and carries nothing else.
 
 Hosts and origins beyond the local names come from TOML ``mcp.allowed_hosts`` and
 ``mcp.allowed_origins``; config accepts them only with a token (see ``Settings``).
 
 Binding the sockets and the shutdown grace are ``http_listener``'s, the signals
-``stop_signals``'; the size limit and closing an unread upload are ``http_middleware``'s;
-the SDK's sessions are adapted in ``sdk_workarounds``.
+``stop_signals``'; closing an unread upload is ``http_middleware``'s; what reaches into
+private parts of the SDK or uvicorn is ``private_reaches``'.
 """
 
 from __future__ import annotations
@@ -32,7 +34,11 @@ import sys
 import anyio
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    RequestBodyLimitMiddleware,
+    TransportSecuritySettings,
+)
 from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import ASGIApp
@@ -42,15 +48,11 @@ from ..config import Settings
 from ..errors import ListenError
 from .auth import BearerTokenMiddleware
 from .host_check_messages import NameTheSetting
-from .http_connections import (
-    ACCEPT_BURST,
-    bounded_protocol,
-    raise_open_files_limit,
-    rate_limited_accept_errors,
-)
-from .http_listener import GracefulServer, listen
-from .http_middleware import CloseWhenBodyUnread, DeclaredSizeLimit
-from .sdk_workarounds.http_sessions import JsonWhenSilentSessionManager
+from .http_connections import ACCEPT_BURST, raise_open_files_limit, rate_limited_accept_errors
+from .http_listener import listen
+from .http_middleware import CloseWhenBodyUnread
+from .private_reaches import GracefulServer, JsonWhenSilentSessionManager, bounded_protocol
+from .protocol_guard import OpeningRequests
 from .stop_signals import StopSignals
 
 __all__ = ["MCP_PATH", "serve_http", "transport_security"]
@@ -150,12 +152,12 @@ def _build(application: Application) -> tuple[ASGIApp, JsonWhenSilentSessionMana
         max_request_body_size=DEFAULT_MAX_REQUEST_BODY_SIZE,
     )
     starlette = Starlette(
-        routes=[Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(sessions))],
+        routes=[Route(MCP_PATH, endpoint=OpeningRequests(StreamableHTTPASGIApp(sessions)))],
         lifespan=lambda _: sessions.run(),
     )
     # /mcp is the one endpoint: /mcp/ is a 404 like any other path, not a redirect to /mcp.
     starlette.router.redirect_slashes = False
-    app: ASGIApp = DeclaredSizeLimit(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
+    app: ASGIApp = RequestBodyLimitMiddleware(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
     if settings.http_token is not None:
         app = BearerTokenMiddleware(app, settings.http_token, served_path=MCP_PATH)
     return CloseWhenBodyUnread(NameTheSetting(app)), sessions

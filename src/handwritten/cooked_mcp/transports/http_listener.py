@@ -1,4 +1,4 @@
-"""Listening for HTTP: the sockets, and uvicorn serving on them until a signal stops it.
+"""Listening for HTTP: the sockets uvicorn serves on (``private_reaches.GracefulServer`` stops it).
 
 The listening sockets are bound before uvicorn starts so that an address in use (or one
 this machine does not have) is one clear line and exit 2 rather than a uvicorn traceback.
@@ -9,93 +9,17 @@ signal after shutting down, which would turn SIGTERM into death by signal).
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import logging
 import socket
-from collections.abc import Awaitable, Callable, Generator
 from typing import Any
-
-import anyio
-import uvicorn
-from sse_starlette.sse import AppStatus
 
 from ..errors import ListenError
 from .http_connections import ACCEPT_BURST
-from .sdk_workarounds.http_sessions import JsonWhenSilentSessionManager
-from .stop_signals import StopSignals
 
-__all__ = ["GracefulServer", "listen"]
+__all__ = ["listen"]
 
 logger = logging.getLogger("cooked_mcp.transports.http")
-
-
-class GracefulServer(uvicorn.Server):
-    """uvicorn, stopped by ``StopSignals`` rather than its own signal handling, and with
-    requests still running after the shutdown grace (or at a second signal) answered rather
-    than cut off.
-
-    uvicorn cancels them, which answers a plain-text 500 to a call whose change Cooked may
-    already have applied; here each gets its one JSON-RPC error saying so (``one_answer``),
-    then uvicorn goes on. A second signal is not passed to uvicorn as its "force exit",
-    which skips the application's shutdown and leaves the calls to be cancelled with
-    tracebacks: it only ends the grace.
-    """
-
-    def __init__(
-        self,
-        config: uvicorn.Config,
-        sessions: JsonWhenSilentSessionManager,
-        stop: StopSignals,
-        changes: Callable[[], Awaitable[None]],
-        grace: float,
-    ) -> None:
-        super().__init__(config)
-        self._grace = grace  # in-flight requests' (and open event streams') after a signal
-        self._sessions = sessions
-        self._stop = stop
-        self._changes = changes
-        # sse_starlette (the SDK's event streams) otherwise ends every stream the moment a
-        # signal arrives, a progress stream's answer included; here they end as below.
-        AppStatus.enable_automatic_graceful_drain = False  # what its untyped disable_…() does
-
-    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
-        async with anyio.create_task_group() as watching:
-            watching.start_soon(self._exit_when_asked)
-            await super().serve(sockets=sockets)
-            watching.cancel_scope.cancel()
-
-    async def _exit_when_asked(self) -> None:
-        await self._stop.requested.wait()
-        self.should_exit = True  # uvicorn's public way to stop serving
-
-    # uvicorn's private shutdown step (not the SDK's): tests/http/test_http_shutdown.py fails
-    # if an uvicorn upgrade stops calling it.
-    async def _wait_tasks_to_complete(self) -> None:
-        self._sessions.close_listening_streams()  # they carry nothing cooked-mcp needs to finish
-        with anyio.move_on_after(self._grace):
-            async with anyio.create_task_group() as grace:
-                grace.start_soon(_cancel_when_set, self._stop.now, grace.cancel_scope)
-                await super()._wait_tasks_to_complete()
-                await self._changes()  # those still running in the background: the same grace
-                grace.cancel_scope.cancel()
-                return
-        interrupted = await self._sessions.interrupt_in_flight()
-        if interrupted:
-            logger.warning(
-                "shutting down: %d call(s) still running were answered as interrupted", interrupted
-            )
-        AppStatus.should_exit = True  # whatever stream is still open ends now
-        await super()._wait_tasks_to_complete()
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None, None, None]:
-        yield
-
-
-async def _cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
-    await event.wait()
-    scope.cancel()
 
 
 def listen(host: str, port: int) -> list[socket.socket]:

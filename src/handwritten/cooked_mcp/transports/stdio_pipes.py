@@ -41,7 +41,7 @@ class Overlong:
 async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | Overlong]:
     """Each non-blank line as read, or ``Overlong`` for a line over the reader's limit, whose
     bytes are discarded as they arrive. Lines stay bytes: one that is not UTF-8 is not JSON
-    (``jsonrpc_checks.read_message`` answers it as HTTP does), where the SDK would read it
+    (``protocol_guard.read_message`` answers it as HTTP does), where the SDK would read it
     with replacement characters and run it."""
     head: bytes | None = None
     tail = b""

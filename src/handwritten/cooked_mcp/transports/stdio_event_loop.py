@@ -1,8 +1,9 @@
-"""The stdio transport in place of the SDK's ``mcp.server.stdio.stdio_server`` (mcp 2.3.0).
+"""stdio served by the event loop, in place of the SDK's ``stdio_server``, and the guard on both.
 
-Each workaround below names the SDK behaviour it replaces and when it can go; the contract
-they rely on (``SessionMessage`` streams, ``stdio_server()``) is pinned by
-tests/surface/test_sdk_contract.py, and the behaviour by tests/stdio.
+The replacement is for speed and for framing: built on public asyncio and SDK parts only
+(``SessionMessage`` streams), it reads raw lines so that the guard (``protocol_guard``) sees
+what the SDK would turn into an exception. tests/surface/test_sdk_contract.py checks the
+SDK's transport still behaves as the comments below say, tests/stdio the behaviour here.
 """
 
 from __future__ import annotations
@@ -20,11 +21,10 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 
-from ...config.limits import Limits
-from ..jsonrpc_checks import error_line, find_id, invalid_request, is_answer, read_message
-from ..one_answer import Unanswered, until
-from ..stdio_pipes import Overlong, claimed_stdio, lines
-from ..stop_signals import StopSignals
+from ..config.limits import Limits
+from .protocol_guard import Unanswered, error_line, find_id, invalid_request, is_answer, read_message, until
+from .stdio_pipes import Overlong, claimed_stdio, lines
+from .stop_signals import StopSignals
 
 __all__ = ["MAX_MESSAGE_BYTES", "answering_before_the_end", "event_loop_stdio"]
 
@@ -39,12 +39,12 @@ ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
 
 
-# Workaround (mcp 2.3.0): ``stdio_server`` moves every line read, and every write and flush,
+# Performance (mcp 2.3.0): ``stdio_server`` moves every line read, and every write and flush,
 # through a worker thread (``anyio.wrap_file``); those hand-offs cost more server CPU per tool
 # call than cooked-mcp itself (``read target=recipe``: 4.3 ms of CPU with it, 2.8 ms with this).
 # The event loop watches the pipes instead. No upstream issue found; re-check on upgrade
 # (measure with ``make bench`` against a bare SDK server before dropping it).
-# The same replacement also answers what the SDK leaves unanswered (``jsonrpc_checks``):
+# The same replacement also answers what the SDK leaves unanswered (``protocol_guard``):
 # invalid lines (python-sdk issue #2751; its fix PRs #2755 and #2766 were closed), a request
 # reusing the id of one still running (the dispatcher overwrites it, python-sdk issue #3060,
 # open) and over-long lines (the SDK reads a line of any length; no upstream issue found,
@@ -59,7 +59,7 @@ async def event_loop_stdio(
     """The SDK's ``stdio_server`` contract (newline-delimited JSON-RPC, streams of
     ``SessionMessage``), served by the running asyncio loop. stdin and stdout must be pipes,
     sockets or terminals. A stop ends reading as the end of stdin would, with the grace
-    ``one_answer`` gives the calls still running (and ``changes``), and one answer for each."""
+    ``protocol_guard`` gives the calls still running (and ``changes``), and one answer for each."""
     loop = asyncio.get_running_loop()
     with claimed_stdio() as (wire_in, wire_out):
         reader = asyncio.StreamReader(limit=max_message_bytes, loop=loop)
@@ -132,11 +132,11 @@ async def event_loop_stdio(
                 await writer.wait_closed()
 
 
-# Workaround (mcp 2.3.0): the SDK takes the end of its input as the client being gone and
+# Guard (mcp 2.3.0): the SDK takes the end of its input as the client being gone and
 # cancels every request still running, so a request followed at once by the end of stdin
 # (``cooked-mcp < requests.jsonl``) may go unanswered. Here the end of input is passed on only
 # once every request read has been answered. Can go when python-sdk issue #2678 (open; fix
-# proposed in PR #2680) lands in a release and its drain is as long as ours (``one_answer``).
+# proposed in PR #2680) lands in a release and its drain is as long as ours (``protocol_guard``).
 @contextlib.asynccontextmanager
 async def answering_before_the_end(
     streams: contextlib.AbstractAsyncContextManager[tuple[ReadStream, WriteStream]],
