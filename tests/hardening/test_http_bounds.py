@@ -22,7 +22,7 @@ import pytest
 from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env, write_limits
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
-from cooked_mcp.transports.http_connections import connection_cap, rate_limited_accept_errors
+from cooked_mcp.transports.http_sockets import connection_cap, rate_limited_accept_errors
 from cooked_mcp.transports.private_reaches import MAX_SESSIONS
 from cooked_mcp.transports.protocol_guard import MAX_INITIALIZE_BYTES
 

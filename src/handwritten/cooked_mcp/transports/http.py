@@ -18,7 +18,7 @@ Layers, outermost first, so that the cheapest refusal happens before any work:
 Hosts and origins beyond the local names come from TOML ``mcp.allowed_hosts`` and
 ``mcp.allowed_origins``; config accepts them only with a token (see ``Settings``).
 
-Binding the sockets and the shutdown grace are ``http_listener``'s, the signals
+Binding the sockets and bounding connections are ``http_sockets``', the signals
 ``stop_signals``'; closing an unread upload is ``http_middleware``'s; what reaches into
 private parts of the SDK or uvicorn is ``private_reaches``'.
 """
@@ -48,9 +48,8 @@ from ..config import Settings
 from ..errors import ListenError
 from .auth import BearerTokenMiddleware
 from .host_check_messages import NameTheSetting
-from .http_connections import ACCEPT_BURST, raise_open_files_limit, rate_limited_accept_errors
-from .http_listener import listen
 from .http_middleware import CloseWhenBodyUnread
+from .http_sockets import ACCEPT_BURST, listen, raise_open_files_limit, rate_limited_accept_errors
 from .private_reaches import GracefulServer, JsonWhenSilentSessionManager, bounded_protocol
 from .protocol_guard import OpeningRequests
 from .stop_signals import StopSignals

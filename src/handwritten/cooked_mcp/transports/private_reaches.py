@@ -56,7 +56,7 @@ from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..config.limits import Limits
-from .http_connections import MAX_CONNECTIONS, connection_cap
+from .http_sockets import MAX_CONNECTIONS, connection_cap
 from .protocol_guard import interrupted, read_message, refusal
 from .stop_signals import StopSignals
 
@@ -346,7 +346,7 @@ class JsonWhenSilentSessionManager(StreamableHTTPSessionManager):
 # to everyone once silent sockets fill it). Goes when uvicorn bounds them itself (encode/uvicorn
 # discussions on slowloris; none merged as of 0.54).
 class BoundedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with deadlines and a connection cap (``http_connections``).
+    """uvicorn's h11 protocol with deadlines and a connection cap (``http_sockets``).
 
     ``cap`` and ``limits`` are set on the class by ``bounded_protocol`` before serving.
     """

@@ -7,7 +7,7 @@ regular file) is served by the SDK's transport, which handles those.
 
 Either way, while serving, fd 0 reads the null device and fd 1 writes to stderr, so a
 library or a child process that prints cannot corrupt the protocol stream
-(``stdio_pipes``), and the end of stdin does not cut off requests read before it
+(``stdio_event_loop``), and the end of stdin does not cut off requests read before it
 (``protocol_guard``): the SDK would cancel every request still running.
 
 What the SDK leaves unanswered is answered here (``protocol_guard``): a line that is not
@@ -34,8 +34,7 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from ..app import Application
-from .stdio_event_loop import MAX_MESSAGE_BYTES, answering_before_the_end, event_loop_stdio
-from .stdio_pipes import pollable
+from .stdio_event_loop import MAX_MESSAGE_BYTES, answering_before_the_end, event_loop_stdio, pollable
 from .stop_signals import StopSignals
 
 __all__ = ["MAX_MESSAGE_BYTES", "serve_stdio"]
