@@ -11,7 +11,6 @@ import select
 import signal
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -36,12 +35,6 @@ from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.config.limits import Limits
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeCooked]:
-    with FakeCooked() as fake:
-        yield fake
 
 
 @pytest.fixture
