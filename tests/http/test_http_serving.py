@@ -18,7 +18,7 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
-from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env
+from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env, write_limits
 from sessions import text_of
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
@@ -39,6 +39,8 @@ def server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -
         COOKED_MCP_HTTP_TOKEN=TOKEN,
         COOKED_MCP_LOG_LEVEL="debug",  # the most talkative level, for the secrecy test
     )
+    # The imports some tests leave running at Cooked would hold the stop for the whole grace.
+    write_limits(env, stop_grace_seconds=0.5)
     with http_server(env) as server:
         yield server
 
