@@ -210,3 +210,10 @@ INITIALIZE = {
     },
 }
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def write_limits(env: Mapping[str, str], **seconds: float) -> None:
+    """Shorten the transports' time bounds (``[mcp.limits]``) for the server ``env`` starts."""
+    path = Path(env["XDG_CONFIG_HOME"]) / "cooked-mcp" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("[mcp.limits]\n" + "".join(f"{key} = {value}\n" for key, value in seconds.items()))

@@ -118,7 +118,7 @@ async def test_over_http_declined_sends_nothing_accepted_once_and_no_capability_
     fake: FakeCooked, tmp_path: Path, era: str
 ) -> None:
     """Over HTTP a tool call of a client that declared elicitation is answered as a stream, so the
-    question can reach the person (transports/sdk_workarounds/http_transport.py)."""
+    question can reach the person (transports/private_reaches.py)."""
     token = "confirm-token-5c1e9a0b7d"
     env = server_env(
         tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, COOKED_MCP_HTTP_TOKEN=token

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -17,7 +18,7 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
-from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env
+from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env, write_limits
 from sessions import text_of
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
@@ -28,22 +29,18 @@ TOKEN = "CANARY-serving-Token_0123456789"
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeCooked]:
-    with FakeCooked() as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
-def server(fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+def server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
     home: Path = tmp_path_factory.mktemp("home")
     env = server_env(
         home,
-        fake.base_url,
+        running_fake.base_url,
         login=SEED_LOGIN,
         password=SEED_PASSWORD,
         COOKED_MCP_HTTP_TOKEN=TOKEN,
         COOKED_MCP_LOG_LEVEL="debug",  # the most talkative level, for the secrecy test
     )
+    # The imports some tests leave running at Cooked would hold the stop for the whole grace.
+    write_limits(env, stop_grace_seconds=0.5)
     with http_server(env) as server:
         yield server
 
@@ -52,6 +49,15 @@ def post(
     server: HttpServer, headers: dict[str, str], *, path: str = "/mcp", body: object = INITIALIZE
 ) -> httpx.Response:
     return httpx.post(server.origin + path, headers=headers, content=json.dumps(body), timeout=10)
+
+
+def wait_for_log(server: HttpServer, text: str, after: int = 0, timeout: float = 10) -> None:
+    """Until the server's stderr holds ``text`` past its first ``after`` characters: its own word
+    that something happened."""
+    deadline = time.monotonic() + timeout
+    while text not in server.stderr()[after:]:
+        assert time.monotonic() < deadline, f"no {text!r} in the log within {timeout} s"
+        time.sleep(0.02)
 
 
 def bearer(token: str = TOKEN) -> dict[str, str]:
@@ -249,7 +255,7 @@ async def test_the_token_never_appears_in_the_log_even_at_debug(server: HttpServ
     assert TOKEN[:-1] not in log and wrong not in log
 
 
-# --- How answers are framed: JSON unless the request can stream (transports/sdk_workarounds/) ---
+# --- How answers are framed: JSON unless the request can stream (transports/private_reaches.py) ---
 
 IMPORT_URL = "https://example.org/recipes/slow-braise-over-http"
 _PAGES = itertools.count(1)
@@ -363,7 +369,7 @@ async def test_json_answers_and_a_progress_stream_share_a_session_without_crossi
 
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(post, slow)
-        await anyio.sleep(0.2)  # the import is running
+        await anyio.to_thread.run_sync(fake.wait_for_request, "POST", "/api/new")  # the import runs
         for request in quick:
             tasks.start_soon(post, request)
 
@@ -397,7 +403,7 @@ async def answer_to_an_import_interrupted_by(
     with anyio.fail_after(3):  # well before the import would have answered
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(post)
-            await anyio.sleep(0.3)
+            await anyio.to_thread.run_sync(fake.wait_for_request, "POST", "/api/new")  # the import runs
             await interrupt(request)
     [answer] = answers
     return request, answer
@@ -468,7 +474,9 @@ async def test_a_client_gone_mid_upload_leaves_no_error_and_the_session_working(
 
     async with await anyio.connect_tcp("127.0.0.1", server.port) as stream:
         await stream.send(head.encode() + body[: len(body) // 2])
-    await anyio.sleep(0.3)  # the server sees the disconnect
+    # The server says it saw the disconnect (it logs at debug level).
+    gone = "went away before its request body was complete"
+    await anyio.to_thread.run_sync(wait_for_log, server, gone, len(log_before))
 
     request = session.call("read", {"target": "shopping_list"})
     assert "Shopping list" in json.dumps(tool_result((await session.post(request)).json(), request))
@@ -564,7 +572,7 @@ async def test_a_second_request_with_the_id_of_one_in_flight_is_refused_and_the_
     with anyio.fail_after(20):
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(post, "first", first)
-            await anyio.sleep(0.3)  # the import is running
+            await anyio.to_thread.run_sync(fake.wait_for_request, "POST", "/api/new")  # the import runs
             await post("second", second)
 
     assert answers["second"].status_code == 400

@@ -17,12 +17,16 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
-from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_server, server_env
+from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_server, server_env, write_limits
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
-from cooked_mcp.transports.http import SHUTDOWN_GRACE_SECONDS
 
 pytestmark = pytest.mark.anyio
+
+#: The shutdown graces these tests run with (``[mcp.limits]``), not the real 3 s: short, so waiting
+#: it out takes a second; long, so that ending well before it proves what ended the wait.
+SHORT_GRACE = 1.0
+LONG_GRACE = 60.0
 
 IMPORT_URL = "https://example.org/recipes/cut-off-by-shutdown"
 
@@ -35,6 +39,7 @@ async def test_a_write_cut_off_by_shutdown_is_told_its_change_may_have_been_made
     fake.set_import_result(IMPORT_URL, "saved")
     fake.fail_with("slow", "POST", "/api/new", seconds=60)
     env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+    write_limits(env, stop_grace_seconds=SHORT_GRACE)
     params: dict[str, object] = {"name": "save_recipe", "arguments": {"source": "url", "url": IMPORT_URL}}
     if progress:
         params["_meta"] = {"progressToken": "p"}
@@ -59,7 +64,7 @@ async def test_a_write_cut_off_by_shutdown_is_told_its_change_may_have_been_made
 def test_sigterm_lets_a_background_import_finish_within_the_grace(fake: FakeCooked, tmp_path: Path) -> None:
     """An import answered "still running" goes on in the background; SIGTERM waits for it within
     the shutdown grace instead of breaking it off (before: cooked-mcp's request to Cooked was cut)."""
-    fake.fail_with("slow", "POST", "/api/new", seconds=SHUTDOWN_GRACE_SECONDS / 2)
+    fake.fail_with("slow", "POST", "/api/new", seconds=0.5)
     env = server_env(
         tmp_path,
         fake.base_url,
@@ -68,6 +73,7 @@ def test_sigterm_lets_a_background_import_finish_within_the_grace(fake: FakeCook
         COOKED_MCP_IMPORT_ANSWER_SECONDS="0.3",
         COOKED_MCP_LOG_LEVEL="info",
     )
+    write_limits(env, stop_grace_seconds=LONG_GRACE)  # the stop waits for the import, not the grace
     arguments = {"source": "url", "url": "https://example.org/recipes/background-stew"}
     call = {
         "jsonrpc": "2.0",
@@ -82,7 +88,7 @@ def test_sigterm_lets_a_background_import_finish_within_the_grace(fake: FakeCook
         )
         http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
         answer = http.post(server.url, json=call).json()
-        assert server.stop(signal.SIGTERM, timeout=15) == 0
+        assert server.stop(signal.SIGTERM, timeout=LONG_GRACE / 3) == 0
 
     assert answer["result"]["structuredContent"]["import_running"] is True
     assert "every change sent to Cooked has ended" in server.stderr(), server.stderr()
@@ -109,7 +115,7 @@ async def _answer_to_a_call_cut_off(
         async def post() -> None:
             answers.append(await http.post(server.url, json=request))
 
-        with anyio.fail_after(SHUTDOWN_GRACE_SECONDS + 20):
+        with anyio.fail_after(30):
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(post)
                 await anyio.to_thread.run_sync(fake.wait_for_request, *at_cooked)
@@ -129,6 +135,7 @@ async def test_a_double_sigint_answers_the_call_in_flight_at_once_with_the_json_
     """Issue 30 item 3. Before: the client got a plain-text 500 and stderr three tracebacks."""
     fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=60)
     env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+    write_limits(env, stop_grace_seconds=LONG_GRACE)
     request = {
         "jsonrpc": "2.0",
         "id": 42,
@@ -143,7 +150,7 @@ async def test_a_double_sigint_answers_the_call_in_flight_at_once_with_the_json_
     assert answer.status_code == 200 and answer.headers["content-type"] == "application/json"
     assert answer.json()["id"] == 42
     assert "may or may not have been made" in answer.json()["error"]["message"]
-    assert stopped_after < SHUTDOWN_GRACE_SECONDS, "the second SIGINT did not cut the grace short"
+    assert stopped_after < LONG_GRACE / 3, "the second SIGINT did not cut the grace short"
     assert "Traceback" not in server.stderr()
 
 
@@ -156,8 +163,9 @@ IDLE = {
     "half a body": b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
     b"Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{",
 }
-#: SIGTERM to exit with only idle connections open (issue 30 item 3).
-IDLE_STOP_SECONDS = 1.0
+#: SIGTERM to exit with only idle connections open (issue 30 item 3): well within the shutdown
+#: grace the test runs with (LONG_GRACE), which a connection held open would wait out.
+IDLE_STOP_SECONDS = 5.0
 
 
 @pytest.mark.req("server.TRANSPORT.5")
@@ -166,6 +174,7 @@ def test_sigterm_with_idle_connections_open_exits_within_a_second(fake: FakeCook
     ("Cancel 0 running task(s)"); idle connections now close at once, calls in flight keep their
     grace (test_a_write_cut_off_by_shutdown_is_told_its_change_may_have_been_made)."""
     env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+    write_limits(env, stop_grace_seconds=LONG_GRACE)
     with http_server(env) as server, contextlib.ExitStack() as sockets:
         for kind, sent in IDLE.items():
             for _ in range(10):

@@ -11,7 +11,6 @@ import select
 import signal
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -33,15 +32,9 @@ from servers import (
 )
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
-from cooked_mcp.transports.http import SHUTDOWN_GRACE_SECONDS
+from cooked_mcp.config.limits import Limits
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeCooked]:
-    with FakeCooked() as fake:
-        yield fake
 
 
 @pytest.fixture
@@ -222,7 +215,7 @@ async def test_a_signal_stops_the_server_cleanly_with_a_client_connected(
             code = await anyio.to_thread.run_sync(server.stop, sig)
             elapsed = time.monotonic() - started
     assert code == 0, server.stderr()
-    assert elapsed < SHUTDOWN_GRACE_SECONDS, f"stopping took {elapsed:.1f} s: a connection held it up"
+    assert elapsed < Limits().stop_grace_seconds, f"stopping took {elapsed:.1f} s: a connection held it up"
     assert "Traceback" not in server.stderr()
     assert not is_listening(server.port)
 

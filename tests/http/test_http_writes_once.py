@@ -41,15 +41,11 @@ CLIENT_SECONDS = 0.5
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeCooked]:
-    with FakeCooked() as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
-def server(fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+def server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
     home: Path = tmp_path_factory.mktemp("home")
-    with http_server(server_env(home, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)) as server:
+    with http_server(
+        server_env(home, running_fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+    ) as server:
         yield server
 
 
@@ -87,7 +83,6 @@ def test_a_client_that_times_out_without_cancelling_gets_the_kept_outcome_on_its
     fake: FakeCooked, server: HttpServer, change: Change, streamed: bool
 ) -> None:
     """event-stream: the call carries a progress token, so the SDK's own streaming path serves it."""
-    fake.reset()
     arguments = change.arguments
     if change is URL:  # a page is imported once in any case; each case its own page
         arguments = {**arguments, "url": f"https://example.org/recipes/timed-out-stew-{streamed}"}

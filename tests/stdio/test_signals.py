@@ -13,17 +13,15 @@ import pty
 import select
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from servers import COOKED_MCP, INITIALIZE, free_port, server_env
+from servers import COOKED_MCP, INITIALIZE, free_port, server_env, write_limits
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
-from cooked_mcp.transports.stdio import SIGNAL_GRACE_SECONDS
 
 SLOW_READ = {
     "jsonrpc": "2.0",
@@ -95,14 +93,10 @@ def test_a_signal_lets_a_call_in_flight_finish_then_exits_128_plus_the_signal(
     assert "Traceback" not in stderr_of(process)
 
 
-#: A stand-in for the 120 s the end of input waits for calls read before it (``ANSWER_GRACE_SECONDS``),
-#: so the end-of-input case takes seconds: the real program, its constant set first.
-SHORT_ANSWER_GRACE = (
-    sys.executable,
-    "-c",
-    "import cooked_mcp.transports.one_answer as g; g.ANSWER_GRACE_SECONDS = 1.0\n"
-    "from cooked_mcp.cli import main; raise SystemExit(main())",
-)
+#: The graces the cut-off test runs with (``[mcp.limits]``), not the real 3 s and 120 s: short, so
+#: waiting them out takes a second; long, so that ending before it proves a second SIGINT cut it.
+SHORT_GRACE = 1.0
+LONG_GRACE = 60.0
 
 
 def _stop(process: subprocess.Popen[bytes], how: str) -> None:
@@ -133,9 +127,10 @@ def test_a_call_cut_off_by_a_stop_gets_exactly_one_answer_saying_its_change_may_
     """Issue 30 item 1. Before: id 42 was answered twice, -32603 "The server shut down..." then
     -32000 "Connection closed" (the SDK's answer as it cancelled the call); at the end of input
     only "Connection closed", which says nothing of the change. A second SIGINT cuts the grace short."""
-    command = list(SHORT_ANSWER_GRACE) if how == "end of input" else [COOKED_MCP]
+    grace = LONG_GRACE if how == "double SIGINT" else SHORT_GRACE
+    write_limits(env, stop_grace_seconds=grace, input_end_grace_seconds=grace)
     process = subprocess.Popen(
-        command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [COOKED_MCP], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     try:
         initialize(process)
@@ -145,7 +140,7 @@ def test_a_call_cut_off_by_a_stop_gets_exactly_one_answer_saying_its_change_may_
 
         started = time.monotonic()
         _stop(process, how)
-        assert process.wait(timeout=SIGNAL_GRACE_SECONDS + 10) == status
+        assert process.wait(timeout=SHORT_GRACE + 20) == status
         stopped_after = time.monotonic() - started
         assert process.stdout is not None
         answers = [json.loads(line) for line in process.stdout.read().splitlines()]
@@ -158,7 +153,7 @@ def test_a_call_cut_off_by_a_stop_gets_exactly_one_answer_saying_its_change_may_
     assert answers[0]["error"]["code"] == -32603
     assert "may or may not have been made" in answers[0]["error"]["message"]
     if how == "double SIGINT":
-        assert stopped_after < SIGNAL_GRACE_SECONDS, "the second SIGINT did not cut the grace short"
+        assert stopped_after < LONG_GRACE / 3, "the second SIGINT did not cut the grace short"
     assert "Traceback" not in stderr_of(process)
 
 
@@ -259,7 +254,9 @@ def test_a_stop_lets_a_background_import_finish_within_its_grace(
         COOKED_MCP_IMPORT_ANSWER_SECONDS="0.3",
         COOKED_MCP_LOG_LEVEL="info",
     )
-    fake.fail_with("slow", "POST", "/api/new", seconds=SIGNAL_GRACE_SECONDS / 2)
+    # The grace is long and the import short: the stop waits for the import, not for the grace.
+    write_limits(env, stop_grace_seconds=LONG_GRACE, input_end_grace_seconds=LONG_GRACE)
+    fake.fail_with("slow", "POST", "/api/new", seconds=0.5)
     url = "https://example.org/recipes/background-stew"
     started = subprocess.Popen(
         [COOKED_MCP], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -277,7 +274,7 @@ def test_a_stop_lets_a_background_import_finish_within_its_grace(
 
         _stop(started, how)
 
-        assert started.wait(timeout=15) == status
+        assert started.wait(timeout=LONG_GRACE / 3) == status
         log = stderr_of(started)
     finally:
         if started.poll() is None:

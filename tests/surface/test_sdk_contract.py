@@ -1,99 +1,244 @@
-"""Pins the mcp SDK surface cooked-mcp is built on.
+"""The mcp SDK and uvicorn behaviour cooked-mcp is built on, checked by driving the real objects.
 
-The server registers tools on the low-level ``mcp.server.Server`` with explicit
-schemas (MCPServer would derive them from function signatures). If an SDK
-upgrade changes that API, these fail before anything subtler does.
+``transports/private_reaches.py`` reaches into private parts of both and
+``transports/protocol_guard.py`` adds the rules the SDK lacks. Each test here runs the real
+classes in-process and asserts an outcome, so an upgrade that changes what a reach relies on
+fails here, and one that makes a guard rule unnecessary says so (the ``still_`` tests), while a
+cosmetic change to the SDK's source fails nothing.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
+import io
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from importlib.metadata import version
+from typing import Any
 
+import anyio
+import httpx
 import mcp_types as types
 import pytest
+import uvicorn
 from mcp.server import Server
-from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.message import SessionMessage
+from servers import INITIALIZE, MCP_HEADERS
 
-pytestmark = pytest.mark.tooling
+from cooked_mcp.config.limits import Limits
+from cooked_mcp.transports.private_reaches import (
+    GracefulServer,
+    JsonWhenSilentSessionManager,
+    bounded_protocol,
+)
+from cooked_mcp.transports.protocol_guard import INTERRUPTED, OpeningRequests
+from cooked_mcp.transports.stop_signals import StopSignals
+
+pytestmark = [pytest.mark.tooling, pytest.mark.anyio]
+
+_OPEN = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 
 def test_the_pinned_sdk_release_is_installed() -> None:
-    assert version("mcp") == "2.3.0", (
-        "cooked-mcp is built against mcp 2.3.0; re-check tools.py.j2 before upgrading"
-    )
+    assert version("mcp") == "2.3.0", "cooked-mcp is built against mcp 2.3.0; run this file before upgrading"
 
 
-def test_low_level_server_takes_list_and_call_handlers() -> None:
-    parameters = inspect.signature(Server.__init__).parameters
-    for name in ("version", "title", "instructions", "on_list_tools", "on_call_tool"):
-        assert name in parameters
-    assert hasattr(ServerSession, "report_progress")
+class Tools:
+    """A low-level SDK server with one tool, ``wait``, that runs until ``release`` is set."""
+
+    def __init__(self) -> None:
+        self.release = anyio.Event()
+        self.started = anyio.Event()
+        self.server: Server[Any] = Server("contract", version="1", on_call_tool=self._call)
+
+    async def _call(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        self.started.set()
+        await self.release.wait()
+        return types.CallToolResult(content=[types.TextContent(type="text", text="done")])
 
 
-def test_tool_definitions_carry_explicit_schemas_and_annotations() -> None:
-    fields = types.Tool.model_fields
-    assert {"input_schema", "output_schema", "annotations", "title"} <= set(fields)
-    assert {"read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint"} <= set(
-        types.ToolAnnotations.model_fields
-    )
-    assert "structured_content" in types.CallToolResult.model_fields
-
-
-def test_the_session_transport_internals_json_answers_rely_on() -> None:
-    """transports/sdk_workarounds/http_transport.py reuses these private parts of the SDK's
-    Streamable HTTP transport; an upgrade that renames or reshapes one must fail here, not in
-    production."""
-    from mcp.server.streamable_http import StreamableHTTPServerTransport
-
-    for name in (
-        "_handle_post_request",
-        "_validate_request_headers",
-        "_check_content_type",
-        "_get_session_id",
-        "_create_json_response",
-        "_create_error_response",
-        "_terminate_unanswered_request",
-        "_clean_up_memory_streams",
-        "close_standalone_sse_stream",
+@asynccontextmanager
+async def serving(
+    tools: Tools,
+    manager_class: type[StreamableHTTPSessionManager] = JsonWhenSilentSessionManager,
+    **options: Any,
+) -> AsyncIterator[tuple[StreamableHTTPSessionManager, httpx.AsyncClient]]:
+    manager = manager_class(tools.server, security_settings=_OPEN, **options)
+    app = OpeningRequests(StreamableHTTPASGIApp(manager))
+    async with (
+        manager.run(),
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://127.0.0.1",
+            headers=MCP_HEADERS,
+            timeout=10,
+        ) as http,
     ):
-        assert callable(getattr(StreamableHTTPServerTransport, name)), name
-    post = inspect.signature(StreamableHTTPServerTransport._handle_post_request).parameters
-    assert list(post) == ["self", "scope", "request", "receive", "send"]
-    terminate = inspect.signature(StreamableHTTPServerTransport._terminate_unanswered_request).parameters
-    assert list(terminate) == ["self", "request_id"]
-    assert "_read_stream_writer" in StreamableHTTPServerTransport.__annotations__
-    init = inspect.getsource(StreamableHTTPServerTransport.__init__)
-    assert "self._request_streams: dict[" in init
-    assert "self.idle_scope" in init
+        yield manager, http
 
 
-def test_the_session_manager_internals_the_session_bounds_rely_on() -> None:
-    """transports/sdk_workarounds/http_sessions.py overrides these private parts of the SDK's
-    session manager and re-classes the transports it builds."""
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+async def open_session(http: httpx.AsyncClient) -> dict[str, str]:
+    opened = await http.post("/mcp", json=INITIALIZE)
+    assert opened.status_code == 200, opened.text
+    headers = {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+    await http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    return headers
 
-    admit = inspect.signature(StreamableHTTPSessionManager._admit_session).parameters
-    assert list(admit) == ["self", "requestor"]
-    opening = inspect.signature(StreamableHTTPSessionManager._serve_opening_request).parameters
-    assert list(opening) == ["self", "http_transport", "scope", "receive", "send"]
-    assert {"max_sessions", "session_idle_timeout"} <= set(
-        inspect.signature(StreamableHTTPSessionManager.__init__).parameters
+
+def call(request_id: int, progress: bool = False) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": "wait", "arguments": {}}
+    if progress:
+        params["_meta"] = {"progressToken": "p"}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+async def test_a_plain_call_is_answered_in_json_and_one_with_a_progress_token_streams() -> None:
+    """The JSON answer per request (the SDK's private ``_handle_post_request``, ``_request_streams``,
+    ``_read_stream_writer``); ``initialize`` and the refusal of an opening request with them."""
+    tools = Tools()
+    tools.release.set()
+    async with serving(tools) as (_, http):
+        refused = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 9, "method": "ping"})
+        headers = await open_session(http)
+        plain = await http.post("/mcp", json=call(2), headers=headers)
+        streamed = await http.post("/mcp", json=call(3, progress=True), headers=headers)
+    assert refused.status_code == 400 and "mcp-session-id" not in refused.headers
+    assert plain.headers["content-type"] == "application/json"
+    assert plain.json()["id"] == 2 and plain.json()["result"]["content"][0]["text"] == "done"
+    assert streamed.headers["content-type"].startswith("text/event-stream")
+    assert '"id":3' in streamed.text
+
+
+async def test_a_reused_id_is_refused_while_the_first_call_runs_and_a_cancelled_call_gets_202() -> None:
+    """Duplicate ids (the guard, via ``_request_streams``) and a cancelled call left unanswered (the
+    SDK's private ``_terminate_unanswered_request`` would send -32800 ``Request cancelled``)."""
+    tools = Tools()
+    answers: dict[str, httpx.Response] = {}
+    async with serving(tools) as (_, http), anyio.create_task_group() as group:
+        headers = await open_session(http)
+
+        async def post(name: str, body: dict[str, Any]) -> None:
+            answers[name] = await http.post("/mcp", json=body, headers=headers)
+
+        group.start_soon(post, "first", call(5))
+        with anyio.fail_after(10):
+            await tools.started.wait()
+        await post("again", call(5))
+        cancel = {"requestId": 5, "reason": "test"}
+        await post("cancel", {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
+    assert answers["again"].status_code == 400 and answers["again"].json()["id"] == 5
+    assert "still running" in answers["again"].json()["error"]["message"]
+    assert answers["first"].status_code == 202 and answers["first"].content == b""
+
+
+async def test_a_call_running_at_shutdown_gets_its_one_answer() -> None:
+    """``interrupt_in_flight`` writes into the SDK's private per-request streams."""
+    tools = Tools()
+    answers: list[httpx.Response] = []
+    async with serving(tools) as (manager, http), anyio.create_task_group() as group:
+        headers = await open_session(http)
+
+        async def post() -> None:
+            answers.append(await http.post("/mcp", json=call(7), headers=headers))
+
+        group.start_soon(post)
+        with anyio.fail_after(10):
+            await tools.started.wait()
+        assert isinstance(manager, JsonWhenSilentSessionManager)
+        assert await manager.interrupt_in_flight() == 1
+    [answer] = answers
+    assert answer.json()["id"] == 7 and answer.json()["error"]["message"] == INTERRUPTED
+
+
+async def test_the_longest_idle_session_makes_room_for_a_new_one() -> None:
+    """The SDK refuses a session beyond ``max_sessions``; the reach (``_admit_session``,
+    ``_server_instances``) closes the longest-idle one instead."""
+    tools = Tools()
+    async with serving(tools, max_sessions=2) as (_, http):
+        sessions = [await open_session(http) for _ in range(3)]
+        pings = [
+            (
+                await http.post("/mcp", json={"jsonrpc": "2.0", "id": 4, "method": "ping"}, headers=h)
+            ).status_code
+            for h in sessions
+        ]
+    assert pings == [404, 200, 200]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}',
+        b'{"foo": 1}',
+        b"[]",
+        b'{"jsonrpc": "2.0", "id": 3}',
+    ],
+    ids=["id-1.5", "not-json-rpc", "batch", "no-method"],
+)
+async def test_still_the_sdk_alone_does_not_answer_an_invalid_request_with_its_json_rpc_error(
+    body: bytes,
+) -> None:
+    """Why the guard's framing rule exists (python-sdk issue #2848): mcp 2.3.0's own transport
+    takes an id that is no id for a notification (202, never answered) and answers an invalid
+    request with -32602 and a pydantic dump, where JSON-RPC 2.0 says -32600. (What is not JSON it
+    now answers right, -32700.) When this fails, the SDK answers as the guard does: drop the rule
+    from ``protocol_guard`` and its branch in ``private_reaches``."""
+    tools = Tools()
+    async with serving(tools, StreamableHTTPSessionManager) as (_, http):
+        sdk = await http.post("/mcp", content=body, headers=await open_session(http))
+    async with serving(tools) as (_, http):
+        guarded = await http.post("/mcp", content=body, headers=await open_session(http))
+    assert guarded.status_code == 400 and guarded.json()["error"]["code"] == types.INVALID_REQUEST
+    sdk_code = sdk.json()["error"]["code"] if sdk.content else None
+    assert (sdk.status_code, sdk_code) != (400, types.INVALID_REQUEST), sdk.text
+
+
+async def test_still_the_sdk_stdio_transport_hands_over_a_bad_line_unanswered() -> None:
+    """Why ``stdio_event_loop`` reads raw lines for the guard: the SDK's ``stdio_server`` turns a
+    line that is not JSON into an exception on its read stream (answered by nobody) and an id that
+    is no id into a notification (never answered). When this fails, re-check the guard's rule."""
+    out = io.StringIO()
+    lines = '{not json\n{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}\n'
+    with anyio.fail_after(10):
+        async with stdio_server(anyio.wrap_file(io.StringIO(lines)), anyio.wrap_file(out)) as (read, write):
+            not_json, no_id = await read.receive(), await read.receive()
+            await write.aclose()
+    assert isinstance(not_json, Exception)
+    assert isinstance(no_id, SessionMessage) and isinstance(no_id.message, types.JSONRPCNotification)
+    assert out.getvalue() == ""
+
+
+async def test_uvicorn_calls_the_shutdown_step_and_the_h11_hooks_the_bounds_use() -> None:
+    """``GracefulServer`` overrides uvicorn's private ``_wait_tasks_to_complete``;
+    ``BoundedH11Protocol`` its h11 protocol's internals: a silent connection is closed at the
+    head deadline, and the shutdown step (which waits for the changes) runs."""
+    finished: list[bool] = []
+
+    async def changes() -> None:
+        finished.append(True)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    stop = StopSignals()
+    config = uvicorn.Config(
+        app, log_config=None, http=bounded_protocol(1024, Limits(http_head_seconds=0.3)), lifespan="on"
     )
-    init = inspect.getsource(StreamableHTTPSessionManager.__init__)
-    assert "self._server_instances" in init
-    assert "self._session_owners" in init
-
-
-def test_the_sdk_stdio_transport_the_replacement_stands_in_for() -> None:
-    """transports/sdk_workarounds/stdio.py keeps ``stdio_server``'s contract (a context manager
-    yielding the read and write streams of ``SessionMessage``) and wraps it for regular files.
-    The replacement exists because the SDK's reads and writes go through a worker thread: when
-    this fails on that last line, measure whether the replacement can go."""
-    from mcp.server import stdio
-    from mcp.shared.message import SessionMessage
-
-    assert list(inspect.signature(stdio.stdio_server).parameters) == ["stdin", "stdout"]
-    assert [field.name for field in dataclasses.fields(SessionMessage)] == ["message", "metadata"]
-    assert "wrap_file" in inspect.getsource(stdio)
+    manager = JsonWhenSilentSessionManager(Tools().server)
+    server = GracefulServer(config, manager, stop, changes, grace=1.0)
+    async with anyio.create_task_group() as group:
+        group.start_soon(server.serve, [listener])
+        with anyio.fail_after(10):  # accepted once uvicorn serves the listening socket
+            silent = await anyio.connect_tcp("127.0.0.1", port)
+            with pytest.raises((anyio.EndOfStream, anyio.BrokenResourceError, ConnectionError)):
+                await silent.receive()
+            stop.requested.set()
+    assert finished == [True]

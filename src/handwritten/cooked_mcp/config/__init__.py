@@ -14,6 +14,7 @@ setting"). The modules, one job each:
 - ``toml_file``: the file, its schema (from the table) and the ``path:line`` locator;
 - ``origins``: where a value came from, the one way messages name a source;
 - ``layers``: flags, environment and file as pydantic-settings sources;
+- ``limits``: the transports' time bounds (``[mcp.limits]``);
 - ``values``: the shape of our own values (base URL, address, hosts, token);
 - ``warnings``: set-ups that work but are unsafe or probably mistaken;
 - ``loading``: ``load_settings``, and every refusal worded as one line.

@@ -27,6 +27,7 @@ from cooked_mcp.text import ASCII_WHITESPACE, printable
 
 from . import values
 from .layers import Command
+from .limits import Limits
 from .origins import DEFAULT, Origin
 from .table import Declared, declared, setting
 from .values import Address, is_loopback
@@ -112,6 +113,13 @@ class Settings(BaseSettings):
     )
     allowed_origins: tuple[str, ...] = setting(
         (), file="mcp.allowed_origins", refusal="{where}: {name} {problem}"
+    )
+    limits: Limits = setting(
+        Limits(),
+        file="mcp.limits",
+        refusal="{source}: {problem}; its keys are "
+        + ", ".join(Limits.model_fields)
+        + ", each a number of seconds above 0 and at most 3600",
     )
     username: str = setting(env="COOKED_LOGIN_USERNAME", file="user.name", command=True, repr=False)
     password: SecretStr = setting(env="COOKED_LOGIN_PASSWORD", file="user.password", command=True)

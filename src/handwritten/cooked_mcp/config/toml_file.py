@@ -50,6 +50,8 @@ def _toml_type(annotation: Any) -> tuple[Any, None]:
         return Annotated[float | None, Field(description="a number of seconds")], None
     if annotation is int:
         return Annotated[int | None, Field(description="a whole number")], None
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):  # a table of seconds
+        return Annotated[dict[str, float] | None, Field(description="a table of numbers of seconds")], None
     if getattr(annotation, "__origin__", None) is tuple:
         return Annotated[list[str] | None, Field(description="a list of strings")], None
     return Annotated[str | None, Field(description="a string")], None

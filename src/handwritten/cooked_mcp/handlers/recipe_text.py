@@ -292,7 +292,7 @@ def still_running(age: float | None) -> ToolResult[SaveRecipeOutput]:
     """``age`` is how long ago an earlier call started the import; None for this call's own.
 
     The promise made here (no second import) holds for as long as it says: writes.KEEP_SECONDS, in
-    this process. A stop waits for the import within its grace (transports.one_answer), and what is
+    this process. A stop waits for the import within its grace (transports.protocol_guard), and what is
     kept is in memory only, so the text says both.
     """
     started = (

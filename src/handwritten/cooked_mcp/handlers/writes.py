@@ -163,7 +163,7 @@ class Writes:
 
     async def finished(self) -> None:
         """Return once every change running now has ended: a stopping server waits for them (within
-        its grace, ``transports.one_answer``), so that a change is not broken off half-way."""
+        its grace, ``transports.protocol_guard``), so that a change is not broken off half-way."""
         running = {kept.task for kept in self._kept.values() if kept.ended is None}
         if running:
             logger.info("stopping: waiting for %d change(s) sent to Cooked to end", len(running))

@@ -4,34 +4,41 @@ Layers, outermost first, so that the cheapest refusal happens before any work:
 
 1. the bearer token (``auth.BearerTokenMiddleware``), when one is configured: a caller
    without it gets 401 before its body is read;
-2. a declared ``Content-Length`` above the SDK's limit gets 413 before the body is read
-   (the SDK also stops reading a chunked body as soon as it passes the limit);
-3. the SDK's Streamable HTTP session manager, with its DNS-rebinding defence always on:
+2. the SDK's ``RequestBodyLimitMiddleware``: a declared ``Content-Length`` above its limit
+   gets 413 before the body is read, a chunked body as soon as it passes the limit;
+3. ``protocol_guard.OpeningRequests``: a request without a session id (only ``initialize``
+   can answer it) is refused over 16 KiB, and a refusal of it names no session;
+4. the SDK's Streamable HTTP session manager, with its DNS-rebinding defence always on:
    a ``Host`` that is not a local name or an allowed one gets 421, a foreign ``Origin``
    403. The SDK enables that defence by itself only for loopback binds, so it is
    configured here explicitly for every address. Its sessions answer a request in plain
-   JSON unless the request asked for progress (``sdk_workarounds``): an SSE stream costs
+   JSON unless the request asked for progress (``private_reaches``): an SSE stream costs
    both sides about 2 ms a call and carries nothing else.
 
 Hosts and origins beyond the local names come from TOML ``mcp.allowed_hosts`` and
 ``mcp.allowed_origins``; config accepts them only with a token (see ``Settings``).
 
-Binding the sockets and the shutdown grace are ``http_listener``'s, the signals
-``stop_signals``'; the size limit and closing an unread upload are ``http_middleware``'s;
-the SDK's sessions are adapted in ``sdk_workarounds``.
+Binding the sockets and bounding connections are ``http_sockets``', the signals
+``stop_signals``'; closing an unread upload is ``http_middleware``'s; what reaches into
+private parts of the SDK or uvicorn is ``private_reaches``'.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
+import math
 import os
 import sys
 
 import anyio
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecuritySettings
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    RequestBodyLimitMiddleware,
+    TransportSecuritySettings,
+)
 from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.types import ASGIApp
@@ -41,18 +48,13 @@ from ..config import Settings
 from ..exceptions import ListenError
 from .auth import BearerTokenMiddleware
 from .host_check_messages import NameTheSetting
-from .http_connections import (
-    ACCEPT_BURST,
-    bounded_protocol,
-    raise_open_files_limit,
-    rate_limited_accept_errors,
-)
-from .http_listener import SHUTDOWN_GRACE_SECONDS, GracefulServer, listen
-from .http_middleware import CloseWhenBodyUnread, DeclaredSizeLimit
-from .sdk_workarounds.http_sessions import JsonWhenSilentSessionManager
+from .http_middleware import CloseWhenBodyUnread
+from .http_sockets import ACCEPT_BURST, listen, raise_open_files_limit, rate_limited_accept_errors
+from .private_reaches import GracefulServer, JsonWhenSilentSessionManager, bounded_protocol
+from .protocol_guard import OpeningRequests
 from .stop_signals import StopSignals
 
-__all__ = ["MCP_PATH", "SHUTDOWN_GRACE_SECONDS", "serve_http", "transport_security"]
+__all__ = ["MCP_PATH", "serve_http", "transport_security"]
 
 # implements: server.TRANSPORT.5
 MCP_PATH = "/mcp"
@@ -95,18 +97,19 @@ async def _serve(application: Application, open_files: int) -> int:
                     log_config=None,
                     log_level=None,
                     access_log=False,
-                    http=bounded_protocol(open_files),
+                    http=bounded_protocol(open_files, settings.limits),
                     backlog=ACCEPT_BURST,
                     ws="none",
                     lifespan="on",
                     proxy_headers=False,
                     server_header=False,
                     # the grace, then a second for the interrupted requests' answers
-                    timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS + 2,
+                    timeout_graceful_shutdown=math.ceil(settings.limits.stop_grace_seconds) + 2,
                 ),
                 sessions,
                 stop,
                 application.tools.changes_finished,
+                settings.limits.stop_grace_seconds,
             )
             # Printed, not logged: the default log level shows warnings only, and a user who
             # started the server needs its address.
@@ -148,12 +151,12 @@ def _build(application: Application) -> tuple[ASGIApp, JsonWhenSilentSessionMana
         max_request_body_size=DEFAULT_MAX_REQUEST_BODY_SIZE,
     )
     starlette = Starlette(
-        routes=[Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(sessions))],
+        routes=[Route(MCP_PATH, endpoint=OpeningRequests(StreamableHTTPASGIApp(sessions)))],
         lifespan=lambda _: sessions.run(),
     )
     # /mcp is the one endpoint: /mcp/ is a 404 like any other path, not a redirect to /mcp.
     starlette.router.redirect_slashes = False
-    app: ASGIApp = DeclaredSizeLimit(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
+    app: ASGIApp = RequestBodyLimitMiddleware(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
     if settings.http_token is not None:
         app = BearerTokenMiddleware(app, settings.http_token, served_path=MCP_PATH)
     return CloseWhenBodyUnread(NameTheSetting(app)), sessions

@@ -9,10 +9,9 @@ from __future__ import annotations
 import logging
 
 from starlette.datastructures import Headers, MutableHeaders
-from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["CloseWhenBodyUnread", "DeclaredSizeLimit", "HttpMiddleware"]
+__all__ = ["CloseWhenBodyUnread", "HttpMiddleware"]
 
 logger = logging.getLogger("cooked_mcp.transports.http")
 
@@ -34,29 +33,6 @@ class HttpMiddleware:
         raise NotImplementedError
 
     async def other(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.app(scope, receive, send)
-
-
-class DeclaredSizeLimit(HttpMiddleware):
-    """413 for a body declared too large, before a byte of it is read, on any path.
-
-    The SDK does the same check inside its ``/mcp`` route and also counts bytes of chunked
-    bodies as they arrive; this layer only moves the declared-size refusal in front of
-    routing so an oversized upload never reaches Starlette at all. The connection is kept:
-    uvicorn discards the rest of the upload unbuffered, and a client that is still sending
-    (most are) then reads a clean 413 instead of a connection reset.
-    """
-
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        super().__init__(app)
-        self.limit = limit
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        declared = Headers(scope=scope).get("content-length")
-        if declared is not None and declared.strip().isdigit() and int(declared) > self.limit:
-            logger.info("refused a request declaring a body of %s bytes", declared.strip())
-            await PlainTextResponse("Request body too large", status_code=413)(scope, receive, send)
-            return
         await self.app(scope, receive, send)
 
 

@@ -8,7 +8,7 @@ wakes the loop, and ``watch`` gets it there, where setting events and logging ar
 
 The first signal asks the transport to stop (``requested``): calls still running get their
 grace. A second one (a second Ctrl-C, or SIGTERM after SIGINT) ends the grace at once
-(``now``); those calls are then answered as cut off (``one_answer``).
+(``now``); those calls are then answered as cut off (``protocol_guard``).
 """
 
 from __future__ import annotations

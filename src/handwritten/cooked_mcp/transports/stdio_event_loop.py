@@ -1,8 +1,14 @@
-"""The stdio transport in place of the SDK's ``mcp.server.stdio.stdio_server`` (mcp 2.3.0).
+"""stdio served by the event loop, in place of the SDK's ``stdio_server``, and the guard on both.
 
-Each workaround below names the SDK behaviour it replaces and when it can go; the contract
-they rely on (``SessionMessage`` streams, ``stdio_server()``) is pinned by
-tests/surface/test_sdk_contract.py, and the behaviour by tests/stdio.
+The replacement is for speed and for framing: built on public asyncio and SDK parts only
+(``SessionMessage`` streams), it reads raw lines so that the guard (``protocol_guard``) sees
+what the SDK would turn into an exception. tests/surface/test_sdk_contract.py checks the
+SDK's transport still behaves as the comments below say, tests/stdio the behaviour here.
+
+While serving, fd 0 reads the null device and fd 1 writes to stderr, so a library or a
+child process that prints cannot corrupt the protocol stream; the protocol itself goes
+through private descriptors (``claimed_stdio``: the SDK's own claim is private, and shares a
+terminal's file description, whose non-blocking flag the event loop sets, with the shell).
 """
 
 from __future__ import annotations
@@ -11,8 +17,10 @@ import asyncio
 import contextlib
 import logging
 import os
+import stat
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 
 import anyio
 import mcp_types as types
@@ -20,12 +28,11 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 
-from ..jsonrpc_checks import error_line, find_id, invalid_request, is_answer, read_message
-from ..one_answer import Unanswered, until
-from ..stdio_pipes import Overlong, claimed_stdio, lines
-from ..stop_signals import StopSignals
+from ..config.limits import Limits
+from .protocol_guard import Unanswered, error_line, find_id, invalid_request, is_answer, read_message, until
+from .stop_signals import StopSignals
 
-__all__ = ["MAX_MESSAGE_BYTES", "answering_before_the_end", "event_loop_stdio"]
+__all__ = ["MAX_MESSAGE_BYTES", "answering_before_the_end", "event_loop_stdio", "pollable"]
 
 logger = logging.getLogger("cooked_mcp.transports.stdio")
 
@@ -38,18 +45,21 @@ ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
 
 
-# Workaround (mcp 2.3.0): ``stdio_server`` moves every line read, and every write and flush,
+# Performance (mcp 2.3.0): ``stdio_server`` moves every line read, and every write and flush,
 # through a worker thread (``anyio.wrap_file``); those hand-offs cost more server CPU per tool
-# call than cooked-mcp itself (``read target=recipe``: 4.3 ms of CPU with it, 2.8 ms with this).
-# The event loop watches the pipes instead. No upstream issue found; re-check on upgrade
-# (measure with ``make bench`` against a bare SDK server before dropping it).
-# The same replacement also answers what the SDK leaves unanswered (``jsonrpc_checks``):
+# call than cooked-mcp itself (``read target=recipe``: 4.3 ms of CPU with it, 2.8 ms with this;
+# 2026-11-25, a minimal stdio client, 4 interleaved rounds of 300 calls on a loaded 2-core
+# machine: p50 1.45-1.88 ms with this, 1.93-6.38 ms with the SDK's transport and the guard's
+# relay, far over the 0.1 ms that would let it go). The event loop watches the pipes instead.
+# No upstream issue found; re-check on upgrade by forcing ``pollable`` False and measuring.
+# The same replacement also answers what the SDK leaves unanswered (``protocol_guard``):
 # invalid lines (python-sdk issue #2751; its fix PRs #2755 and #2766 were closed), a request
 # reusing the id of one still running (the dispatcher overwrites it, python-sdk issue #3060,
 # open) and over-long lines (the SDK reads a line of any length; no upstream issue found,
 # re-check on upgrade).
 @contextlib.asynccontextmanager
 async def event_loop_stdio(
+    limits: Limits,
     max_message_bytes: int = MAX_MESSAGE_BYTES,
     stop: StopSignals | None = None,
     changes: Callable[[], Awaitable[None]] | None = None,
@@ -57,7 +67,7 @@ async def event_loop_stdio(
     """The SDK's ``stdio_server`` contract (newline-delimited JSON-RPC, streams of
     ``SessionMessage``), served by the running asyncio loop. stdin and stdout must be pipes,
     sockets or terminals. A stop ends reading as the end of stdin would, with the grace
-    ``one_answer`` gives the calls still running (and ``changes``), and one answer for each."""
+    ``protocol_guard`` gives the calls still running (and ``changes``), and one answer for each."""
     loop = asyncio.get_running_loop()
     with claimed_stdio() as (wire_in, wire_out):
         reader = asyncio.StreamReader(limit=max_message_bytes, loop=loop)
@@ -73,7 +83,7 @@ async def event_loop_stdio(
         writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
         read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-        unanswered = Unanswered()
+        unanswered = Unanswered(limits)
 
         async def answer(error: types.JSONRPCError) -> None:
             writer.write(error_line(error))
@@ -130,14 +140,15 @@ async def event_loop_stdio(
                 await writer.wait_closed()
 
 
-# Workaround (mcp 2.3.0): the SDK takes the end of its input as the client being gone and
+# Guard (mcp 2.3.0): the SDK takes the end of its input as the client being gone and
 # cancels every request still running, so a request followed at once by the end of stdin
 # (``cooked-mcp < requests.jsonl``) may go unanswered. Here the end of input is passed on only
 # once every request read has been answered. Can go when python-sdk issue #2678 (open; fix
-# proposed in PR #2680) lands in a release and its drain is as long as ours (``one_answer``).
+# proposed in PR #2680) lands in a release and its drain is as long as ours (``protocol_guard``).
 @contextlib.asynccontextmanager
 async def answering_before_the_end(
     streams: contextlib.AbstractAsyncContextManager[tuple[ReadStream, WriteStream]],
+    limits: Limits,
     stop: StopSignals | None = None,
     changes: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
@@ -147,7 +158,7 @@ async def answering_before_the_end(
     async with streams as (sdk_read, sdk_write):
         read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-        unanswered = Unanswered()
+        unanswered = Unanswered(limits)
 
         async def relay_messages() -> None:
             async for item in sdk_read:
@@ -205,3 +216,90 @@ def _too_long(limit: int) -> str:
 
 def _duplicate(request_id: types.RequestId) -> str:
     return f"A request with id {request_id!r} is still running; use a new id"
+
+
+#: How much of each end of an over-long message is kept to look for its ``id``.
+_PEEK_BYTES = 64 * 1024
+
+
+def pollable(fd: int) -> bool:
+    """A pipe, a socket or a terminal: what the event loop can watch."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
+
+
+@dataclass(frozen=True)
+class Overlong:
+    """A line over the limit: its first and last bytes, where its ``id`` may be found."""
+
+    head: bytes
+    tail: bytes
+
+
+async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | Overlong]:
+    """Each non-blank line as read, or ``Overlong`` for a line over the reader's limit, whose
+    bytes are discarded as they arrive. Lines stay bytes: one that is not UTF-8 is not JSON
+    (``protocol_guard.read_message`` answers it as HTTP does), where the SDK would read it
+    with replacement characters and run it."""
+    head: bytes | None = None
+    tail = b""
+    while True:
+        try:
+            raw = await reader.readuntil(b"\n")
+        except asyncio.LimitOverrunError as exc:
+            chunk = await reader.readexactly(exc.consumed)
+            head = chunk[:_PEEK_BYTES] if head is None else head
+            tail = (tail + chunk[-_PEEK_BYTES:])[-_PEEK_BYTES:]
+            continue
+        except asyncio.IncompleteReadError as exc:  # end of input; a last line may lack its newline
+            raw = exc.partial
+            if not raw and head is None:
+                return
+        if head is not None:
+            yield Overlong(head, (tail + raw)[-_PEEK_BYTES:])
+            head, tail = None, b""
+        elif raw.strip():
+            yield raw
+        if not raw.endswith(b"\n"):
+            return
+
+
+@contextlib.contextmanager
+def claimed_stdio() -> Iterator[tuple[int, int]]:
+    """Private fds for the protocol, while fd 0 reads the null device and fd 1 writes to stderr;
+    all restored on exit. A terminal is opened afresh by name, so the non-blocking flag the
+    event loop sets is not shared with the shell; a pipe or socket is duplicated."""
+    saved_in, saved_out = os.dup(0), os.dup(1)
+    wire_in, wire_out = _private(0, os.O_RDONLY), _private(1, os.O_WRONLY)
+    null_in = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null_in, 0)
+        try:
+            os.dup2(2, 1)
+        except OSError:  # no stderr at all
+            null_out = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null_out, 1)
+            os.close(null_out)
+    finally:
+        os.close(null_in)
+    try:
+        yield wire_in, wire_out
+    finally:
+        for wire, saved, fd in ((wire_in, saved_in, 0), (wire_out, saved_out, 1)):
+            with contextlib.suppress(OSError):
+                os.set_blocking(wire, True)  # the event loop made it non-blocking
+                os.close(wire)
+            with contextlib.suppress(OSError):
+                os.dup2(saved, fd)
+                os.close(saved)
+
+
+def _private(fd: int, flags: int) -> int:
+    """A descriptor for what ``fd`` refers to, not inherited by child processes."""
+    if os.isatty(fd):
+        with contextlib.suppress(OSError):
+            return os.open(os.ttyname(fd), flags | os.O_NOCTTY | os.O_CLOEXEC)
+    return os.dup(fd)

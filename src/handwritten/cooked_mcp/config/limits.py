@@ -1,0 +1,33 @@
+"""How long the transports wait for a peer or for calls still running: ``[mcp.limits]`` in the file.
+
+Defaults suit every client; the table exists so that an operator (or a test) can shorten or
+lengthen them without a new release. Each bound is named, with the test proving it, in
+SECURITY.md.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Limits"]
+
+Seconds = Annotated[float, Field(gt=0, le=3600, allow_inf_nan=False)]
+
+
+class Limits(BaseModel):
+    """The transports' time bounds, in seconds."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: After SIGINT or SIGTERM, how long calls still running (and changes sent to Cooked in the
+    #: background) may take before each is answered as cut off; a second signal ends it at once.
+    stop_grace_seconds: Seconds = 3.0
+    #: After the end of stdin, how long the requests read before it may still run: the slowest
+    #: tool call (a URL import, up to 90 s at Cooked, after a login) fits.
+    input_end_grace_seconds: Seconds = 120.0
+    #: HTTP: from connecting (or the previous answer) to the end of the request head.
+    http_head_seconds: Seconds = 5.0
+    #: HTTP: from the end of the head to the end of the body (4 MiB at 140 KB/s).
+    http_body_seconds: Seconds = 30.0

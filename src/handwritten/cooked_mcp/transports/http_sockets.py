@@ -1,0 +1,169 @@
+"""The HTTP server's sockets: listening, and how many connections, each how long to ask.
+
+The listening sockets are bound before uvicorn starts (``listen``) so that an address in
+use (or one this machine does not have) is one clear line and exit 2 rather than a uvicorn
+traceback.
+
+uvicorn keeps a connection that never sends a byte open forever, and lets a request head
+or body trickle in without a deadline. Each holds a file descriptor, so about a thousand
+silent sockets (the usual open-files limit) stop the server accepting anyone, and asyncio
+then logs a traceback for every failed ``accept`` many thousand times a second. Here:
+
+* a connection must deliver its request head within ``http_head_seconds`` (``config.Limits``)
+  of connecting (or of its previous answer), and its body within ``http_body_seconds`` of the
+  head; else it is closed;
+  at shutdown, one that has not delivered its whole request is closed at once;
+* at most ``connection_cap()`` connections are open. A new one beyond the cap first
+  closes the connection that has waited longest without a request in progress (an idle
+  or trickling one), so silent sockets cannot lock an authorised client out; only when
+  every connection is busy with a request is the newcomer answered 503 and closed;
+* the soft open-files limit is raised to the hard one at start-up (``raise_open_files_limit``);
+* asyncio's "out of system resource" accept error is logged at most once a second.
+
+Time spent by the application answering (a slow tool call, an open event stream) is not
+bounded here: that is the client's own request. The deadlines and the cap are kept by
+``private_reaches.BoundedH11Protocol``: uvicorn has no public hook for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import resource
+import socket
+import time
+from typing import Any
+
+from ..exceptions import ListenError
+
+__all__ = [
+    "ACCEPT_BURST",
+    "MAX_CONNECTIONS",
+    "connection_cap",
+    "listen",
+    "raise_open_files_limit",
+    "rate_limited_accept_errors",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Connections open at once, whatever the open-files limit allows: one user's clients need a few.
+MAX_CONNECTIONS = 200
+#: File descriptors kept free of client connections (Cooked connections, logs, the event loop).
+_RESERVED_FDS = 64
+#: The listen backlog, which is also how many connections asyncio accepts in one go, before
+#: any of them can make room by closing an idle one: the cap leaves room for one such burst.
+ACCEPT_BURST = 32
+
+
+def raise_open_files_limit() -> int:
+    """Raise the soft RLIMIT_NOFILE to the hard limit (a capped figure if that is unlimited);
+    return the soft limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError) as exc:
+            logger.debug("could not raise the open-files limit: %s", exc)
+    return int(soft)
+
+
+def connection_cap(open_files: int) -> int:
+    """How many client connections fit beside what the server itself needs."""
+    return max(4, min(MAX_CONNECTIONS, open_files - _RESERVED_FDS - ACCEPT_BURST))
+
+
+def rate_limited_accept_errors(loop: asyncio.AbstractEventLoop, every: float = 1.0) -> None:
+    """Log asyncio's "out of system resource" accept failures at most once per ``every`` seconds,
+    as one line without a traceback; every other loop error goes to the previous handler."""
+    previous = loop.get_exception_handler()
+    last = -every
+    suppressed = 0
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        nonlocal last, suppressed
+        if "out of system resource" not in str(context.get("message", "")):
+            if previous is not None:
+                previous(loop, context)
+            else:
+                loop.default_exception_handler(context)
+            return
+        now = time.monotonic()
+        if now - last < every:
+            suppressed += 1
+            return
+        last = now
+        logger.error(
+            "cannot accept connections: %s (%d more such errors not logged)",
+            context.get("exception"),
+            suppressed,
+        )
+        suppressed = 0
+
+    loop.set_exception_handler(handle)
+
+
+def listen(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets for every address ``host`` resolves to (``localhost``: IPv4 and IPv6).
+
+    An address family this machine lacks (no IPv6 for ``::1``) is skipped as long as one
+    address works; anything else, above all "address already in use", is fatal, since a
+    half-bound name would send some clients to whatever else holds the port.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ListenError(f"cannot resolve the host ({exc.strerror})") from None
+    sockets: list[socket.socket] = []
+    unavailable: OSError | None = None
+    seen: set[tuple[int, Any]] = set()
+    try:
+        for family, kind, proto, _, address in infos:
+            if (family, address) in seen:
+                continue
+            seen.add((family, address))
+            try:
+                sockets.append(_bind(family, kind, proto, address))
+            except OSError as exc:
+                if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) and unavailable is None:
+                    unavailable = exc
+                    continue
+                raise ListenError(_reason(exc)) from None
+        if not sockets:
+            raise ListenError(_reason(unavailable) if unavailable else "the host has no usable address")
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def _bind(family: int, kind: int, proto: int, address: Any) -> socket.socket:
+    sock = socket.socket(family, kind, proto)
+    try:
+        # Lets a restart reuse the port while old connections linger in TIME_WAIT; on Linux
+        # it still refuses a port another socket is listening on.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            # "::1" must not also claim IPv4, or binding localhost's two addresses collides.
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(ACCEPT_BURST)
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def _reason(exc: OSError) -> str:
+    reasons = {
+        errno.EADDRINUSE: "address already in use (another program is listening there: stop it or "
+        "choose another port with --http-addr)",
+        errno.EADDRNOTAVAIL: "this machine has no such address (use 127.0.0.1 or one of its own addresses)",
+        errno.EACCES: "permission denied (ports below 1024 need privileges: choose a higher port)",
+    }
+    return reasons.get(exc.errno or 0, exc.strerror or type(exc).__name__)

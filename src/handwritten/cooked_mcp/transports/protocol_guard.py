@@ -1,0 +1,363 @@
+"""Every protocol rule the SDK lacks, for both transports: the guard around its streams.
+
+**Framing.** The SDK validates a message against its union of request, notification and
+response; a message that is none of these reaches it as an exception and goes unanswered,
+and a request whose ``id`` is not a string or an integer (``1.5``, ``null``, ``true``, ``{}``)
+passes as a notification, which is never answered either. A client that sent either waits
+for ever. JSON-RPC 2.0 (section 5.1) says what to answer instead: -32700 for what is not
+JSON, -32600 for what is not a valid request, with the request's ``id`` when it can be read
+and ``null`` only when it cannot (``read_message``; python-sdk issues #2751 and #2848).
+
+**Refusals** (``refusal``): a request reusing the id of one still running (the SDK's
+dispatcher overwrites it, python-sdk issue #3060), and an ``initialize`` over
+``MAX_INITIALIZE_BYTES``. Over HTTP, a request without a session id can only open one:
+``OpeningRequests`` refuses one over that size unparsed, and a refusal of it names no session
+(the SDK names the session it discards).
+
+**One answer per request id, also for a call cut off by a stop.** When serving stops (SIGINT,
+SIGTERM, or the end of stdin), the requests already read may still run for a grace period
+(``config.Limits``: ``input_end_grace_seconds`` after the end of stdin, which may simply have
+been sent all at once; ``stop_grace_seconds`` after a signal; none after a second signal); any
+still running after it is answered with ``interrupted`` (its change may or may not have been
+made), and whatever is written for it afterwards is dropped: the SDK's own -32000 "Connection
+closed" as it cancels the call, or the call's late result. The same grace also waits for the
+changes sent to Cooked that still run in the background (a cancelled call's, a URL import
+answered "still running"): stopping would break them off. Over stdio ``Unanswered`` keeps the
+rule on the message streams; over HTTP each request has its own answer stream, ended by its
+first answer (``private_reaches``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pydantic_core
+from pydantic import ValidationError
+from starlette.datastructures import MutableHeaders
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..config.limits import Limits
+from .stop_signals import StopSignals
+
+__all__ = [
+    "INTERRUPTED",
+    "MAX_INITIALIZE_BYTES",
+    "OpeningRequests",
+    "Unanswered",
+    "answer_from_here",
+    "error_line",
+    "find_id",
+    "interrupted",
+    "invalid_request",
+    "is_answer",
+    "read_message",
+    "refusal",
+    "until",
+]
+
+logger = logging.getLogger("cooked_mcp.transports")
+
+#: The largest ``initialize`` request body: real clients send about 1 KB; the SDK's 4 MiB
+#: body limit let one session pin some 70 MB of parsed capability keys for half an hour.
+MAX_INITIALIZE_BYTES = 16 * 1024
+_SESSION_HEADER = "mcp-session-id"
+
+
+def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
+    """The message in ``raw``, or (as a ``JSONRPCError`` not yet sent) what to answer it with.
+
+    A ``JSONRPCError`` returned here is always the answer to send; a JSON-RPC error the
+    client itself sent comes back inside the union like any other valid message, so the
+    caller tells them apart by identity, not by type: see ``is_answer``.
+    """
+    try:
+        data: Any = pydantic_core.from_json(raw)
+    except ValueError:
+        return _Answer.make(None, types.PARSE_ERROR, "Parse error: the message is not valid JSON")
+    if isinstance(data, list):
+        return _Answer.make(
+            None, types.INVALID_REQUEST, "Batches are not supported: send one message at a time"
+        )
+    if not isinstance(data, dict):
+        return _Answer.make(None, types.INVALID_REQUEST, "Invalid request: a message must be a JSON object")
+    request_id = data.get("id")
+    readable = request_id if type(request_id) in (int, str) else None
+    if "id" in data and readable is None:
+        return _Answer.make(None, types.INVALID_REQUEST, "Invalid request: id must be a string or an integer")
+    try:
+        return types.jsonrpc_message_adapter.validate_python(data, by_name=False)
+    except ValidationError as exc:
+        where = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc'][-2:]) or 'message'}: {error['msg']}"
+            for error in exc.errors(include_input=False, include_url=False)[:3]
+        )
+        return _Answer.make(readable, types.INVALID_REQUEST, f"Invalid request ({where})")
+
+
+def is_answer(message: types.JSONRPCMessage | types.JSONRPCError) -> bool:
+    """Whether ``message`` came from ``read_message`` as the error to answer with."""
+    return isinstance(message, _Answer)
+
+
+def invalid_request(request_id: types.RequestId | None, message: str) -> types.JSONRPCError:
+    return _Answer.make(request_id, types.INVALID_REQUEST, message)
+
+
+def answer_from_here(request_id: types.RequestId | None, code: int, message: str) -> types.JSONRPCError:
+    """A JSON-RPC error made by this server, to be sent (``is_answer`` is true of it)."""
+    return _Answer.make(request_id, code, message)
+
+
+def find_id(head: bytes, tail: bytes) -> types.RequestId | None:
+    """The top-level ``id`` of a message too long to read whole, from its first and last bytes.
+
+    Clients write ``id`` near the start (the Python SDK) or at the very end (the TypeScript
+    SDK), so both ends are kept. None when neither holds a string or integer ``id``.
+    """
+    value = _top_level_id(head.decode("utf-8", errors="replace"))
+    if value is _MISSING:
+        value = _last_members_id(tail)
+    return value if type(value) in (int, str) else None  # type: ignore[return-value]
+
+
+_MISSING = object()
+_COLON = re.compile(r"\s*:\s*")
+_ID_KEY = re.compile(rb'"id"\s*:')
+
+
+def _top_level_id(text: str) -> object:
+    """The value of a top-level ``"id"`` member in the start of a JSON object, or ``_MISSING``."""
+    depth, index, in_string = 0, 0, False
+    while index < len(text):
+        char = text[index]
+        if in_string:
+            if char == "\\":
+                index += 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            if depth == 1 and text.startswith('"id"', index) and (colon := _COLON.match(text, index + 4)):
+                try:
+                    return json.JSONDecoder().raw_decode(text, colon.end())[0]
+                except ValueError:
+                    return _MISSING  # cut off in the middle of the value
+            in_string = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+        index += 1
+    return _MISSING
+
+
+def _last_members_id(tail: bytes) -> object:
+    """The ``id`` among the last members of a JSON object: ``{`` plus the rest from a top-level
+    ``"id":`` is itself a valid object, which it is not from a nested one (a brace too many)."""
+    for match in _ID_KEY.finditer(tail):
+        try:
+            members = json.loads(b"{" + tail[match.start() :])
+        except ValueError:
+            continue
+        return members.get("id", _MISSING)
+    return _MISSING
+
+
+def error_line(error: types.JSONRPCError) -> bytes:
+    """``error`` as one newline-terminated line of the stdio wire."""
+    return types.JSONRPCError.model_dump_json(error, by_alias=True, exclude_unset=True).encode() + b"\n"
+
+
+class _Answer(types.JSONRPCError):
+    """A JSON-RPC error made here, to be sent (distinct from an error a client sent)."""
+
+    @classmethod
+    def make(cls, request_id: types.RequestId | None, code: int, message: str) -> _Answer:
+        return cls(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+
+
+def refusal(
+    message: types.JSONRPCMessage | types.JSONRPCError,
+    body: bytes,
+    running: Callable[[types.RequestId], bool],
+) -> types.JSONRPCError | None:
+    """The error to answer ``message`` (read from ``body``) with instead of passing it on, or
+    None; ``running`` says whether a request with that id is still running in its session."""
+    if is_answer(message):
+        assert isinstance(message, types.JSONRPCError)
+        return message
+    if not isinstance(message, types.JSONRPCRequest):
+        return None
+    if message.method == "initialize" and len(body) > MAX_INITIALIZE_BYTES:
+        return answer_from_here(
+            message.id,
+            types.INVALID_PARAMS,
+            f"initialize request larger than {MAX_INITIALIZE_BYTES} bytes; send fewer capabilities",
+        )
+    if running(message.id):
+        return invalid_request(
+            message.id, f"A request with id {message.id!r} is still running in this session; use a new id"
+        )
+    return None
+
+
+class OpeningRequests:
+    """The rules for an HTTP request without a session id, which only ``initialize`` can answer:
+    a body over ``MAX_INITIALIZE_BYTES`` is refused unparsed (parsing is what costs memory),
+    and a refusal carries no ``mcp-session-id``: that session never existed. Every other
+    request passes untouched. Inside the SDK's ``RequestBodyLimitMiddleware``, which has
+    read the whole body (within its own limit) into one message."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or any(name == _SESSION_HEADER.encode() for name, _ in scope["headers"]):
+            await self.app(scope, receive, send)
+            return
+        first = await receive()
+        if len(first.get("body", b"")) > MAX_INITIALIZE_BYTES:
+            logger.info("refused an opening request of %d bytes", len(first["body"]))
+            too_big = invalid_request(None, f"initialize request larger than {MAX_INITIALIZE_BYTES} bytes")
+            await _json_error(too_big, 413)(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return first
+            return await receive()
+
+        async def without_a_dead_session(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] >= 400:
+                message = {**message, "headers": list(message.get("headers", []))}
+                del MutableHeaders(scope=message)[_SESSION_HEADER]
+            await send(message)
+
+        await self.app(scope, replay, without_a_dead_session)
+
+
+def _json_error(error: types.JSONRPCError, status: int) -> Response:
+    return Response(
+        types.JSONRPCError.model_dump_json(error, by_alias=True, exclude_unset=True),
+        status_code=status,
+        media_type="application/json",
+    )
+
+
+#: What a request cut off by a stop is told: a write may have reached Cooked.
+INTERRUPTED = (
+    "The server shut down before this call finished; if it was a change (save, delete, shopping "
+    "list), it may or may not have been made. Read the current state before trying again."
+)
+
+
+def interrupted(request_id: types.RequestId) -> types.JSONRPCError:
+    """The one answer to a request still running when serving stops (see ``INTERRUPTED``)."""
+    return answer_from_here(request_id, types.INTERNAL_ERROR, INTERRUPTED)
+
+
+class Unanswered:
+    """The requests read and not yet answered: each may be answered once, and the end of
+    input waits for them."""
+
+    def __init__(self, limits: Limits) -> None:
+        self._limits = limits
+        self._ids: set[types.RequestId] = set()
+        self._none_left: anyio.Event | None = None  # made by settled(), once input has ended
+
+    def read(self, message: types.JSONRPCMessage) -> None:
+        if isinstance(message, types.JSONRPCRequest):
+            self._ids.add(message.id)
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            # A cancelled request is not answered (the MCP spec says so), so nothing is awaited for it.
+            self._drop((message.params or {}).get("requestId"))
+
+    def may_send(self, message: types.JSONRPCMessage) -> bool:
+        """Whether ``message`` may go to the client: anything but an answer, or the first answer
+        to a request awaiting one, which is then no longer awaited. Decide just before sending."""
+        if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            return True
+        if message.id not in self._ids:
+            logger.debug("dropped an answer to request %r, which had its answer already", message.id)
+            return False
+        self._drop(message.id)
+        return True
+
+    def cut_off(self) -> list[types.JSONRPCError]:
+        """The answers to every request still running, each now answered (see ``INTERRUPTED``)."""
+        answers = [interrupted(request_id) for request_id in sorted(self._ids, key=str)]
+        self._ids.clear()
+        self._drop(None)
+        return answers
+
+    def give_up(self) -> None:
+        """No answer can be delivered any more: stop waiting for them."""
+        self._ids.clear()
+        self._drop(None)
+
+    def running(self, request_id: types.RequestId) -> bool:
+        return request_id in self._ids
+
+    async def settled(
+        self, stop: StopSignals | None = None, changes: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
+        """Return once every request read has been answered and ``changes()`` has returned (every
+        change sent to Cooked has ended, also those of calls already answered or cancelled), or
+        the grace is over (see the module docstring); a signal during the end of input's grace
+        shortens it."""
+        if not self._ids and changes is None:
+            return
+        logger.debug("input ended with %d request(s) still running; answering them first", len(self._ids))
+        self._none_left = anyio.Event()
+        if not self._ids:
+            self._none_left.set()
+        with anyio.move_on_after(self._limits.input_end_grace_seconds):
+            async with anyio.create_task_group() as group:
+                if stop is not None:
+                    group.start_soon(
+                        _cancel_after_grace, stop, self._limits.stop_grace_seconds, group.cancel_scope
+                    )
+                await self._none_left.wait()
+                if changes is not None:
+                    await changes()
+                group.cancel_scope.cancel()
+        if self._ids:
+            logger.warning(
+                "%d request(s) still running after the grace period; answering them as cut off",
+                len(self._ids),
+            )
+
+    def _drop(self, request_id: object) -> None:
+        self._ids.discard(request_id)
+        if not self._ids and self._none_left is not None:
+            self._none_left.set()
+
+
+async def _cancel_after_grace(stop: StopSignals, grace: float, scope: anyio.CancelScope) -> None:
+    await stop.requested.wait()
+    with anyio.move_on_after(grace):
+        await stop.now.wait()
+    scope.cancel()
+
+
+async def until(stop: anyio.Event | None, run: Callable[[], Awaitable[None]]) -> None:
+    """Run ``run`` until it returns or ``stop`` is set."""
+    async with anyio.create_task_group() as group:
+        if stop is not None:
+
+            async def stop_on_request() -> None:
+                await stop.wait()
+                group.cancel_scope.cancel()
+
+            group.start_soon(stop_on_request)
+        await run()
+        group.cancel_scope.cancel()

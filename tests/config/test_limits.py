@@ -1,0 +1,34 @@
+"""``[mcp.limits]``: the transports' time bounds, set in the file and checked like every setting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from config_support import PASSWORD, USERNAME, write
+
+from cooked_mcp.config import load_settings
+from cooked_mcp.config.limits import Limits
+from cooked_mcp.exceptions import ConfigError
+
+ENVIRON = {"COOKED_LOGIN_USERNAME": USERNAME, "COOKED_LOGIN_PASSWORD": PASSWORD}
+
+
+@pytest.mark.req("server.CONFIG.2")
+def test_limits_default_and_a_file_table_sets_some_of_them(home: Path, tmp_path: Path) -> None:
+    assert load_settings(config_path=None, environ={**ENVIRON, "HOME": str(home)}).limits == Limits()
+    path = write(tmp_path / "c.toml", "[mcp.limits]\nstop_grace_seconds = 0.5\nhttp_body_seconds = 2\n")
+    limits = load_settings(config_path=str(path), environ=ENVIRON).limits
+    assert (limits.stop_grace_seconds, limits.http_body_seconds) == (0.5, 2.0)
+    assert limits.input_end_grace_seconds == Limits().input_end_grace_seconds == 120
+
+
+@pytest.mark.req("server.CONFIG.2")
+@pytest.mark.parametrize("line", ["stop_grace = 1", "http_head_seconds = 0", "http_body_seconds = 4000"])
+def test_a_wrong_limit_is_one_line_naming_the_table_and_its_keys(tmp_path: Path, line: str) -> None:
+    path = write(tmp_path / "c.toml", f"[mcp.limits]\n{line}\n")
+    with pytest.raises(ConfigError) as refused:
+        load_settings(config_path=str(path), environ=ENVIRON)
+    message = str(refused.value)
+    assert message.startswith(f"mcp.limits in {path}") and "\n" not in message
+    assert "stop_grace_seconds, input_end_grace_seconds, http_head_seconds, http_body_seconds" in message
