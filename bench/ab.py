@@ -4,7 +4,8 @@ Both builds' ``cooked-mcp`` (each from its own worktree's .venv) and the bare SD
 started over stdio against one fake Cooked and spoken to by the minimal JSON-RPC client
 (lean.py); ``read target=recipe`` (the bare server: its trivial ``echo`` tool) is timed in
 rounds, the three servers in a random order every turn, so every series sees the machine
-at the same moments. Prints each round's p50 and the median of the rounds' p50s per server,
+at the same moments. Prints each round's p50 and the median of the rounds' p50s per server, each server's
+CPU time per timed call (from /proc: the figure least moved by other work on the machine),
 and the difference between the two builds, which is what a regression hunt needs: measured
 apart, minutes later, the machine's speed moved by more than the difference looked for.
 
@@ -34,7 +35,7 @@ from .context import new_token
 from .fake import remote_fake
 from .lean import lean_http, lean_stdio
 from .measure import MS, interleaved
-from .procs import HOST, free_port, server_env, spawn, wait_for_port
+from .procs import HOST, cpu_seconds, free_port, server_env, spawn, wait_for_port
 from .workloads import READ_RECIPE
 
 Call = Callable[[], Awaitable[object]]
@@ -49,7 +50,12 @@ def _env(home: Path, base_url: str, bin_dir: Path, **extra: str) -> dict[str, st
 
 @contextlib.asynccontextmanager
 async def _stdio_calls(
-    builds: dict[str, Path], home: Path, base_url: str, logs: Path, profile: Path | None = None
+    builds: dict[str, Path],
+    home: Path,
+    base_url: str,
+    logs: Path,
+    pids: dict[str, int],
+    profile: Path | None = None,
 ) -> AsyncIterator[dict[str, Call]]:
     async with contextlib.AsyncExitStack() as stack:
         calls: dict[str, Call] = {}
@@ -68,16 +74,23 @@ async def _stdio_calls(
                 ]
             client = await stack.enter_async_context(lean_stdio(env, errlog, argv=argv))
             calls[name] = READ_RECIPE.mcp_call(client)
+            pids[name] = client.pid
         errlog = stack.enter_context((logs / "bare.log").open("a"))
         env = _env(home, base_url, Path(sys.executable).parent)
         bare = await stack.enter_async_context(lean_stdio(env, errlog, argv=baseline_argv()))
         calls["bare SDK (echo)"] = lambda: bare.call(*ECHO)
+        pids["bare SDK (echo)"] = bare.pid
         yield calls
 
 
 @contextlib.asynccontextmanager
 async def _http_calls(
-    builds: dict[str, Path], home: Path, base_url: str, logs: Path, profile: Path | None = None
+    builds: dict[str, Path],
+    home: Path,
+    base_url: str,
+    logs: Path,
+    pids: dict[str, int],
+    profile: Path | None = None,
 ) -> AsyncIterator[dict[str, Call]]:
     if profile is not None:
         raise SystemExit("--profile is for stdio only")
@@ -91,6 +104,7 @@ async def _http_calls(
             wait_for_port(child, port)
             client = await stack.enter_async_context(lean_http(f"http://{HOST}:{port}/mcp", token))
             calls[name] = READ_RECIPE.mcp_call(client)
+            pids[name] = child.pid
         port = free_port()
         env = _env(home, base_url, Path(sys.executable).parent)
         child = stack.enter_context(
@@ -99,6 +113,7 @@ async def _http_calls(
         wait_for_port(child, port)
         bare = await stack.enter_async_context(lean_http(f"http://{HOST}:{port}/mcp", new_token()))
         calls["bare SDK (echo)"] = lambda: bare.call(*ECHO)
+        pids["bare SDK (echo)"] = child.pid
         yield calls
 
 
@@ -111,12 +126,14 @@ async def _run(args: argparse.Namespace, base_url: str, scratch: Path) -> dict[s
     logs = scratch / "logs"
     logs.mkdir()
     shuffle = random.Random(7)
-    async with opener(builds, scratch / "home", base_url, logs, args.profile) as calls:
+    pids: dict[str, int] = {}
+    async with opener(builds, scratch / "home", base_url, logs, pids, args.profile) as calls:
         names = list(calls)
         per_round: dict[str, list[float]] = {name: [] for name in names}
         for call in calls.values():  # log-in, first-call set-up and warm caches: untimed
             for _ in range(args.warmup):
                 await call()
+        cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
         for round_ in range(args.rounds):
             series = await interleaved(args.calls, *calls.values(), shuffle=shuffle)
             for name, times in zip(names, series, strict=True):
@@ -125,6 +142,8 @@ async def _run(args: argparse.Namespace, base_url: str, scratch: Path) -> dict[s
                 f"round {round_ + 1:2d}: " + "  ".join(f"{name} {per_round[name][-1]:.3f}" for name in names),
                 flush=True,
             )
+        timed_calls = args.rounds * args.calls
+        cpu = {name: (cpu_seconds(pid) - cpu_before[name]) / timed_calls * MS for name, pid in pids.items()}
     medians = {name: statistics.median(values) for name, values in per_round.items()}
     this, other = names[0], names[1]
     diffs = [a - b for a, b in zip(per_round[this], per_round[other], strict=True)]
@@ -134,6 +153,7 @@ async def _run(args: argparse.Namespace, base_url: str, scratch: Path) -> dict[s
         "calls_per_round": args.calls,
         "load_average": os.getloadavg(),
         "median_of_round_p50_ms": {k: round(v, 3) for k, v in medians.items()},
+        "server_cpu_ms_per_call": {k: round(v, 3) for k, v in cpu.items()},
         "round_p50_ms": {k: [round(v, 3) for v in values] for k, values in per_round.items()},
         "this_minus_other_ms": {
             "median": round(statistics.median(diffs), 3),
