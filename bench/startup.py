@@ -23,7 +23,7 @@ from .workloads import READ_RECIPE
 
 SECTION = "startup"
 #: Start-up may take at most this multiple of the bare SDK server's.
-MAX_RATIO = 1.15
+MAX_RATIO = 1.10
 IMPORTS = "import cooked_mcp.cli, cooked_mcp.app"
 BASELINE_IMPORTS = "import mcp.server, mcp.server.stdio"
 TOP = 10
