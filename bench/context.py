@@ -49,7 +49,7 @@ class Plan:
             server_env=tuple(sorted((server_env or {}).items())),
             quick=quick,
             mode=mode,
-            startup_runs=8 if quick else 14,
+            startup_runs=10 if quick else 24,
             overhead_warmup=20 if quick else 30,
             overhead_rounds=3 if quick else 6,
             overhead_calls_per_round=50,
