@@ -99,7 +99,7 @@ async def _http_calls(
         for name, bin_dir in builds.items():
             port, token = free_port(), new_token()
             env = _env(home, base_url, bin_dir, COOKED_MCP_HTTP_TOKEN=token)
-            argv = [str(bin_dir / "cooked-mcp"), "--transport", "http", "--port", str(port)]
+            argv = [str(bin_dir / "cooked-mcp"), "--transport", "http", "--http-addr", f"{HOST}:{port}"]
             child = stack.enter_context(spawn(name, argv, env, logs / f"{name}-http.log"))
             wait_for_port(child, port)
             client = await stack.enter_async_context(lean_http(f"http://{HOST}:{port}/mcp", token))
