@@ -51,7 +51,7 @@ class Plan:
             mode=mode,
             startup_runs=10 if quick else 24,
             overhead_warmup=20 if quick else 30,
-            overhead_rounds=3 if quick else 6,
+            overhead_rounds=4 if quick else 10,
             overhead_calls_per_round=50,
             concurrency_seconds=2.0 if quick else 10.0,
             baseline_concurrency_seconds=1.0 if quick else 2.0,
