@@ -7,6 +7,7 @@ contract needs, after printing everything. Only 127.0.0.1 is ever contacted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -27,6 +28,10 @@ Section = Callable[[Context], Awaitable[None]]
 
 #: A 1-minute load average above this at the start means someone else is using the machine.
 BUSY_LOAD = 1.0
+#: The benchmark and everything it starts (servers, the fake Cooked) run at this nice value when
+#: allowed: on a shared machine the scheduler then gives them a core as soon as they are
+#: runnable, so the waits measured are the code's rather than other work's.
+NICE = -10
 
 #: (name, run, the most seconds it may take in a full run): a stuck section is cancelled, not waited for.
 SECTIONS: tuple[tuple[str, Section, float], ...] = (
@@ -92,8 +97,16 @@ def _server_logs(ctx: Context) -> dict[str, int]:
     return counts
 
 
+def _raise_priority() -> int:
+    """Run at ``NICE`` (inherited by every process started from here); the value in effect."""
+    with contextlib.suppress(OSError):  # not allowed (no CAP_SYS_NICE): the normal priority, reported
+        os.setpriority(os.PRIO_PROCESS, 0, NICE)
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    nice = _raise_priority()
     extra = dict(item.split("=", 1) for item in args.server_env if "=" in item)
     plan = Plan.make(quick=args.quick, mode=args.mode, server_env=extra)
     results = Results()
@@ -119,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         "server_env": dict(plan.server_env),
         "runtime_s": round(time.monotonic() - started, 1),
         "load_average_1min": {"before": round(load_before[0], 2), "after": round(os.getloadavg()[0], 2)},
+        "nice": nice,
         "server_stderr_lines": stderr_lines,
     }
     json_path = report.write_json(results, meta)

@@ -13,16 +13,24 @@ structured result against its tool's output schema with jsonschema, a cost that 
 the result (0.32 ms for the shopping list's, 0.05 ms for a recipe's, nothing for ``echo``'s
 text); the replayed tool makes the SDK's floor include the same client-side work, so what
 remains of a difference is the server's.
+
+A recorded call that lists ``cooked_requests`` also makes those requests to Cooked (the fake
+at ``COOKED_BASE_URL``, logged in once as ``COOKED_LOGIN_USERNAME``) with a plain
+``httpx.AsyncClient`` before it answers, as the benchmark's direct requests do: the bare
+server's call then passes through the same processes as cooked-mcp's (client, server, Cooked,
+server, client), so a loaded machine's waits for a core fall on both alike.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
@@ -37,6 +45,9 @@ _TOOL = types.Tool(
 
 #: Recorded tool name -> (its tool definition, the result it answers with).
 _REPLAYS: dict[str, tuple[types.Tool, types.CallToolResult]] = {}
+#: Recorded tool name -> the Cooked requests (method, path, JSON body) it makes before answering.
+_REQUESTS: dict[str, list[tuple[str, str, Any]]] = {}
+_COOKED: list[httpx.AsyncClient] = []  # the one logged-in client, made at the first call that needs it
 
 
 def _load_replays(path: str) -> None:
@@ -48,6 +59,28 @@ def _load_replays(path: str) -> None:
             output_schema=entry["output_schema"],
         )
         _REPLAYS[name] = (tool, types.CallToolResult.model_validate(entry["result"]))
+        _REQUESTS[name] = [(method, path, body) for method, path, body in entry.get("cooked_requests", [])]
+
+
+async def _cooked() -> httpx.AsyncClient:
+    if not _COOKED:
+        client = httpx.AsyncClient(
+            base_url=os.environ["COOKED_BASE_URL"], headers={"Accept": "application/json"}
+        )
+        login = {
+            "username": os.environ["COOKED_LOGIN_USERNAME"],
+            "password": os.environ["COOKED_LOGIN_PASSWORD"],
+        }
+        (await client.post("/api/public/login", json=login)).raise_for_status()
+        _COOKED.append(client)
+    return _COOKED[0]
+
+
+async def _make_requests(name: str) -> None:
+    for method, path, body in _REQUESTS.get(name, ()):
+        response = await (await _cooked()).request(method, path, json=body)
+        response.raise_for_status()
+        response.json()
 
 
 async def _list_tools(
@@ -60,6 +93,7 @@ async def _call_tool(
     ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
 ) -> types.CallToolResult:
     if params.name in _REPLAYS:
+        await _make_requests(params.name)
         return _REPLAYS[params.name][1]
     text = str((params.arguments or {}).get("text", ""))
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)])

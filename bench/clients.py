@@ -105,6 +105,8 @@ class DirectCooked:
             base_url=base_url, timeout=httpx.Timeout(CALL_TIMEOUT), headers={"Accept": "application/json"}
         )
         self.username = ""
+        #: When a list, every request made is appended to it (method, path, JSON body).
+        self.recorded: list[tuple[str, str, Any]] | None = None
 
     async def __aenter__(self) -> DirectCooked:
         await self.login()
@@ -121,6 +123,8 @@ class DirectCooked:
         self.username = str(response.json()["username"])
 
     async def _json(self, method: str, path: str, body: Any = None) -> Any:
+        if self.recorded is not None:
+            self.recorded.append((method, path, body))
         response = await self._http.request(method, path, json=body)
         if response.status_code == 401:  # the benchmark expired every session: log in again, once
             await self.login()

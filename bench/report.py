@@ -66,7 +66,7 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
         f"{m['date']} · {m['machine']} · {m['cpu']} · {m['cores']} cores · Python {m['python']} · "
         f"{'quick' if meta['quick'] else 'full'} run · SDK client mode `{meta['client_mode']}` · "
         f"{meta['runtime_s']:.0f} s · load average {meta['load_average_1min']['before']:.1f} before, "
-        f"{meta['load_average_1min']['after']:.1f} after",
+        f"{meta['load_average_1min']['after']:.1f} after · nice {meta.get('nice', 0)}",
         "",
         *([f"Extra server environment: `{meta['server_env']}`", ""] if meta.get("server_env") else []),
         "## Targets",
@@ -153,7 +153,7 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
                 "direct p50",
                 "added p50",
                 "bare SDK server p50",
-                "added p50 − bare",
+                "p50 − bare, paired by turn",
                 "p99",
                 "direct p99",
                 "added p99",
@@ -162,11 +162,12 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
             rows,
         )
         out += [
-            '"bare SDK server p50" is the MCP SDK\'s own cost per call for the same answer: a bare server '
-            "(no Cooked) whose tool declares the output schema cooked-mcp declares and replays the result "
-            "cooked-mcp gave for that call, through the same kind of client over the same transport, timed in "
-            'turn with the other two columns; "added p50 − bare" is what remains of the added p50 once that is '
-            "taken off. The SDK client validates every structured result with jsonschema (a cost that grows "
+            '"bare SDK server p50" is the MCP SDK\'s own cost per call for the same answer and the same Cooked '
+            "requests: a bare server whose tool makes the direct column's requests with plain httpx, declares "
+            "the output schema cooked-mcp declares and replays the result cooked-mcp gave for that call, through "
+            "the same kind of client over the same transport, timed in turn with the other two columns; "
+            "\"p50 − bare\" is the p50 of cooked-mcp's call minus the bare server's, turn by turn: "
+            "cooked-mcp's added p50 beyond the bare server's. The SDK client validates every structured result with jsonschema (a cost that grows "
             "with the result: about 0.3 ms for the shopping list's) and parses it into pydantic models in the "
             "benchmark process; the minimal client only writes the request and reads the answer, so its rows "
             "are the server's share alone. Over HTTP the bare server answers every call with an event stream "
@@ -174,8 +175,8 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
             "",
             f"Each row's {ov['calls'][0]['rounds'] if ov['calls'] else 0} rounds are spread over the whole section "
             "(each round visits every row), because the machine's speed moves within minutes and every absolute "
-            "figure with it; every row is judged against the bare SDK server timed at the same moments, over "
-            "all calls (bench/results.json has every round's figures).",
+            "figure with it; every row is judged against the bare SDK server timed at the same moments, turn by "
+            "turn (bench/results.json has every round's figures).",
             "",
         ]
     if "requests_per_call" in s:

@@ -263,3 +263,48 @@ async def test_a_cancelled_login_does_not_strand_the_callers_waiting_for_it(rout
     assert result.aisles == []
     assert first.cancelled()
     assert len(attempts) == 2  # the waiter started its own login once the first was cancelled
+
+
+@pytest.mark.req("authentication.SESSION.1", "authentication.SESSION.2")
+@pytest.mark.anyio
+async def test_the_jar_s_header_is_reused_only_while_the_jar_would_make_the_same_one(
+    router: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Cookie header the jar made is reused between answers that set no cookie (the jar's
+    rules cost about 0.1 ms a request); a cookie that expires, or one an answer sets, changes
+    the very next request's header as the jar itself would."""
+    now = [1_800_000_000.0]
+    monkeypatch.setattr("time.time", lambda: now[0])  # the jar and the client read the same clock
+    router.routes["login"].mock(
+        return_value=httpx.Response(
+            200,
+            json={"username": "canary-user-9b1e"},
+            headers=[
+                ("Set-Cookie", f"ring-session={SESSION_COOKIE}; Path=/; HttpOnly"),
+                ("Set-Cookie", "short=lived; Path=/; Max-Age=100"),
+            ],
+        )
+    )
+    shopping = router.get(SHOPPING).mock(
+        side_effect=[
+            httpx.Response(200, json={"aisles": []}),
+            httpx.Response(200, json={"aisles": []}),
+            httpx.Response(200, json={"aisles": []}, headers={"Set-Cookie": "later=set; Path=/"}),
+            httpx.Response(200, json={"aisles": []}),
+        ]
+    )
+    async with make_client(router) as client:
+        await client.get_shopping_list()
+        await client.get_shopping_list()
+        now[0] += 200  # "short" has expired
+        await client.get_shopping_list()
+        await client.get_shopping_list()
+
+    headers = [sorted((_cookie_header(call.request) or "").split("; ")) for call in shopping.calls]
+    session = f"ring-session={SESSION_COOKIE}"
+    assert headers == [
+        [session, "short=lived"],
+        [session, "short=lived"],
+        [session],
+        ["later=set", session],
+    ]

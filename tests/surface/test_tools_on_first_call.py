@@ -1,6 +1,6 @@
 """Start-up builds no Cooked client: the handlers, the client and httpx wait for the first call.
 
-`make bench` holds start-up to tools/list to 1.15x a bare SDK server's; importing the Cooked
+`make bench` holds start-up to tools/list to 1.10x a bare SDK server's; importing the Cooked
 client, its models and httpx was about 35 ms of cooked-mcp's own share, needed by no one until
 a tool is called. Checked in a fresh interpreter, where ``sys.modules`` shows what was imported.
 """
