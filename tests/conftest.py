@@ -18,9 +18,10 @@ from cooked_fake import FakeCooked
 _TRACE = pytest.StashKey[traceability.Trace]()
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def anyio_backend() -> str:
-    """Async tests run on asyncio, the loop the server itself uses."""
+    """Async tests run on asyncio, the loop the server itself uses. Session-scoped so that a
+    module-scoped async fixture (one MCP session or process shared by a module's cases) may use it."""
     return "asyncio"
 
 
