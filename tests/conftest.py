@@ -7,11 +7,13 @@ tests/traceability.py for what the gate checks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import traceability
+from mcp import Client
 from netguard import loopback_only
+from sessions import cooked_session
 
 from cooked_fake import FakeCooked
 
@@ -40,10 +42,21 @@ def running_fake() -> Iterator[FakeCooked]:
 
 
 @pytest.fixture
-def fake(running_fake: FakeCooked) -> FakeCooked:
-    """The module's fake, back at its seed data with no faults, sessions or records."""
+def fake(running_fake: FakeCooked) -> Iterator[FakeCooked]:
+    """The module's fake, back at its seed data with no faults, sessions or records; reset again
+    afterwards, so a module-scoped session or hypothesis test that takes ``running_fake`` itself
+    never meets a case's faults."""
     running_fake.reset()
-    return running_fake
+    yield running_fake
+    running_fake.reset()
+
+
+@pytest.fixture(scope="module")
+async def client(running_fake: FakeCooked) -> AsyncIterator[Client]:
+    """One in-memory MCP session on the module's fake for every case (every hypothesis example too):
+    a reset of the fake only makes it log in again."""
+    async with cooked_session(running_fake) as session:
+        yield session
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

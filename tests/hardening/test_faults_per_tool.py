@@ -67,13 +67,6 @@ SLOW_SECONDS = 0.4
 MEMORY_CEILING = 4 * 1024 * 1024  # typically ~0.4 MiB; reading the body whole would cost over 10 MiB
 
 
-@pytest.fixture(scope="module")
-async def client(running_fake: FakeCooked) -> AsyncIterator[Client]:
-    """One MCP session for every case: the fake is reset between cases, the session lives on."""
-    async with session(running_fake) as connected:
-        yield connected
-
-
 @pytest.fixture(autouse=True)
 def outcomes_forgotten_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each case resets the fake and makes the same change again; the server would otherwise
