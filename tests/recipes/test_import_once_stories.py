@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from recipe_support import failed, ok
 from servers import server_env, stdio_client
-from sessions import text_of
+from sessions import text_of, until
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 
@@ -40,9 +40,7 @@ def carried_out(fake: FakeCooked) -> int:
 
 
 async def settled(fake: FakeCooked, count: int = 1) -> None:
-    with anyio.fail_after(20):
-        while carried_out(fake) < count:  # noqa: ASYNC110 - the fake's thread offers no event
-            await anyio.sleep(0.02)
+    await until(fake, lambda _: carried_out(fake) >= count)
 
 
 def started(fake: FakeCooked, tmp_path: Path, **extra: str) -> Client:
