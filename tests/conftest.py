@@ -8,14 +8,16 @@ tests/traceability.py for what the gate checks.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 import traceability
-from mcp import Client
 from netguard import loopback_only
-from sessions import cooked_session
 
 from cooked_fake import FakeCooked
+
+if TYPE_CHECKING:
+    from mcp import Client
 
 _TRACE = pytest.StashKey[traceability.Trace]()
 
@@ -55,6 +57,8 @@ def fake(running_fake: FakeCooked) -> Iterator[FakeCooked]:
 async def client(running_fake: FakeCooked) -> AsyncIterator[Client]:
     """One in-memory MCP session on the module's fake for every case (every hypothesis example too):
     a reset of the fake only makes it log in again."""
+    from sessions import cooked_session  # here, so collecting (make requirements) imports no server
+
     async with cooked_session(running_fake) as session:
         yield session
 
