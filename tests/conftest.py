@@ -7,7 +7,8 @@ tests/traceability.py for what the gate checks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 import traceability
@@ -15,12 +16,16 @@ from netguard import loopback_only
 
 from cooked_fake import FakeCooked
 
+if TYPE_CHECKING:
+    from mcp import Client
+
 _TRACE = pytest.StashKey[traceability.Trace]()
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def anyio_backend() -> str:
-    """Async tests run on asyncio, the loop the server itself uses."""
+    """Async tests run on asyncio, the loop the server itself uses. Session-scoped so that a
+    module-scoped async fixture (one MCP session or process shared by a module's cases) may use it."""
     return "asyncio"
 
 
@@ -39,10 +44,23 @@ def running_fake() -> Iterator[FakeCooked]:
 
 
 @pytest.fixture
-def fake(running_fake: FakeCooked) -> FakeCooked:
-    """The module's fake, back at its seed data with no faults, sessions or records."""
+def fake(running_fake: FakeCooked) -> Iterator[FakeCooked]:
+    """The module's fake, back at its seed data with no faults, sessions or records; reset again
+    afterwards, so a module-scoped session or hypothesis test that takes ``running_fake`` itself
+    never meets a case's faults."""
     running_fake.reset()
-    return running_fake
+    yield running_fake
+    running_fake.reset()
+
+
+@pytest.fixture(scope="module")
+async def client(running_fake: FakeCooked) -> AsyncIterator[Client]:
+    """One in-memory MCP session on the module's fake for every case (every hypothesis example too):
+    a reset of the fake only makes it log in again."""
+    from sessions import cooked_session  # here, so collecting (make requirements) imports no server
+
+    async with cooked_session(running_fake) as session:
+        yield session
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

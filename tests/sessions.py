@@ -6,15 +6,16 @@ In memory, so it is fast; the Cooked side is real HTTP to the fake on
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp import Client
 from pydantic import SecretStr
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked, RecordedRequest
 from cooked_mcp.app import build_server
 from cooked_mcp.config import default
 from cooked_mcp.cooked.client import CookedClient
@@ -44,3 +45,9 @@ async def cooked_session(
 def text_of(result: types.CallToolResult) -> str:
     """The text the agent sees."""
     return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+async def until(fake: FakeCooked, done: Callable[[list[RecordedRequest]], bool], seconds: float = 20) -> None:
+    """Wait, without blocking the event loop, until ``done`` holds for the fake's recorded requests
+    (checked as each arrives and as each answer is chosen): the event, not a sleep or a poll."""
+    await anyio.to_thread.run_sync(fake.wait_until, done, seconds)

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp import Client
-from sessions import text_of
+from sessions import text_of, until
 
 from cooked_fake import DRAFT_ID, SEED_USERNAME, FakeCooked
 
@@ -45,9 +45,7 @@ class Change:
         )
 
     async def until_carried_out(self, fake: FakeCooked, count: int = 1) -> None:
-        with anyio.fail_after(20):
-            while self.carried_out(fake) < count:  # noqa: ASYNC110 - the fake's thread offers no event
-                await anyio.sleep(0.02)
+        await until(fake, lambda _: self.carried_out(fake) >= count)
 
     async def call(self, client: Client) -> types.CallToolResult:
         with anyio.fail_after(30):

@@ -12,6 +12,7 @@ import gzip
 import time
 import tracemalloc
 
+import anyio
 import httpx
 import pytest
 import respx
@@ -43,7 +44,8 @@ async def test_a_trickling_login_ends_at_the_deadline_for_every_waiting_call(fak
     async with client_for(fake, connect_timeout=2.0, read_timeout=3.0) as client:
         started = time.monotonic()
         first = asyncio.create_task(client.get_shopping_list())
-        await asyncio.sleep(1.0)  # the first call is now waiting on the trickle, holding the login lock
+        # Once the login has reached Cooked, the first call holds the login lock, waiting on the trickle.
+        await anyio.to_thread.run_sync(fake.wait_for_request, "POST", LOGIN_PATH)
         second = asyncio.create_task(client.get_shopping_list())
         results = await asyncio.gather(first, second, return_exceptions=True)
         waited = time.monotonic() - started

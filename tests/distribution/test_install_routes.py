@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
@@ -103,12 +103,6 @@ def wheelhouse(wheel: Path) -> Path:
     _run([sys.executable, "-m", "pip", "download", "--quiet", "--dest", str(folder), str(wheel)])
     (folder / wheel.name).unlink(missing_ok=True)  # the routes install the wheel they are given
     return folder
-
-
-@pytest.fixture(scope="module")
-def running_fake() -> Iterator[FakeCooked]:
-    with FakeCooked() as fake:
-        yield fake
 
 
 def fresh_environment(base: Path, tools: Path, wheelhouse: Path | None) -> dict[str, str]:

@@ -1,22 +1,32 @@
 """Confirmation through the real cooked-mcp process over stdio, with the SDK's own client, in both
 protocol eras: the person accepts (the change reaches Cooked exactly once), declines or cancels
-(nothing reaches Cooked), or the client cannot ask (exactly as without confirmation)."""
+(nothing reaches Cooked), or the client cannot ask (exactly as without confirmation).
+
+Each kind of client (one that asks the person, one that cannot ask, one talking to a server with
+the questions turned off) is one process per era, shared by its cases: a case resets the fake,
+lets the process log in again with a read (never asked about), then makes the one change."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 import anyio
 import pytest
 from confirm_support import ERAS, LOSSES, Loss, Person
 from mcp import Client, StdioServerParameters
-from servers import COOKED_MCP, http_client, http_server, server_env
+from servers import COOKED_MCP, HttpServer, http_client, http_server, server_env
 from sessions import text_of
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("era", ERAS)]
 LOSS_CASES = [pytest.param(loss, id=loss.label) for loss in LOSSES]
+TOKEN = "confirm-token-5c1e9a0b7d"
+#: The three servers per era: the person is asked, the client cannot ask, the setting is off.
+ASKS, CANNOT_ASK, SETTING_OFF = "asks", "cannot ask", "setting off"
+Processes = dict[tuple[str, str], tuple[Client, Person]]
 
 
 def process(fake: FakeCooked, home: Path, era: str, person: Person | None, **env: str) -> Client:
@@ -27,6 +37,34 @@ def process(fake: FakeCooked, home: Path, era: str, person: Person | None, **env
         read_timeout_seconds=30,
         elicitation_callback=person,
     )
+
+
+@pytest.fixture(scope="module")
+async def processes(
+    running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Processes]:
+    """(era, kind) -> a connected process and the person it asks (a kind that cannot ask keeps one
+    unused, so its cases can check nobody was asked)."""
+    home = tmp_path_factory.mktemp("confirm")
+    async with AsyncExitStack() as stack:
+        served: Processes = {}
+        for era in ERAS:
+            for kind in (ASKS, CANNOT_ASK, SETTING_OFF):
+                person = Person("decline")
+                asked = None if kind == CANNOT_ASK else person
+                env = {"COOKED_MCP_CONFIRM_CHANGES": "false"} if kind == SETTING_OFF else {}
+                client = await stack.enter_async_context(process(running_fake, home, era, asked, **env))
+                served[era, kind] = (client, person)
+        yield served
+
+
+async def ready(processes: Processes, fake: FakeCooked, era: str, kind: str) -> tuple[Client, Person]:
+    """The shared process logged in on the freshly reset fake, its person's questions forgotten."""
+    client, person = processes[era, kind]
+    await client.call_tool("read", {"target": "recipes"})  # the login, out of the way
+    person.questions.clear()
+    fake.clear_requests()
+    return client, person
 
 
 async def call(client: Client, loss: Loss) -> tuple[bool, str]:
@@ -46,12 +84,15 @@ async def call(client: Client, loss: Loss) -> tuple[bool, str]:
 @pytest.mark.parametrize("answer", ["decline", "cancel"])
 @pytest.mark.parametrize("loss", LOSS_CASES)
 async def test_a_declined_or_cancelled_change_sends_nothing_to_cooked(
-    fake: FakeCooked, tmp_path: Path, era: str, answer: str, loss: Loss
+    processes: Processes,
+    fake: FakeCooked,
+    era: str,
+    answer: str,
+    loss: Loss,
 ) -> None:
-    person = Person(answer)  # type: ignore[arg-type]
-    async with process(fake, tmp_path, era, person) as client:
-        fake.clear_requests()
-        is_error, text = await call(client, loss)
+    client, person = await ready(processes, fake, era, ASKS)
+    person.action = answer  # type: ignore[assignment]
+    is_error, text = await call(client, loss)
     assert loss.sent(fake) == 0
     assert (
         is_error and text.startswith("Nothing was sent to Cooked: ") and "unless the person asks" in text
@@ -70,12 +111,14 @@ async def test_a_declined_or_cancelled_change_sends_nothing_to_cooked(
 )
 @pytest.mark.parametrize("loss", LOSS_CASES)
 async def test_an_accepted_change_reaches_cooked_exactly_once(
-    fake: FakeCooked, tmp_path: Path, era: str, loss: Loss
+    processes: Processes,
+    fake: FakeCooked,
+    era: str,
+    loss: Loss,
 ) -> None:
-    person = Person("accept")
-    async with process(fake, tmp_path, era, person) as client:
-        fake.clear_requests()
-        is_error, text = await call(client, loss)
+    client, person = await ready(processes, fake, era, ASKS)
+    person.action = "accept"
+    is_error, text = await call(client, loss)
     assert not is_error, text
     assert loss.sent(fake) == 1
     assert len(person.questions) == 1
@@ -84,27 +127,45 @@ async def test_an_accepted_change_reaches_cooked_exactly_once(
 @pytest.mark.req("extensions.CONFIRMATION.9", "recipes.DELETE.1", "shopping-list.CLEAR.1")
 @pytest.mark.parametrize("loss", LOSS_CASES)
 async def test_a_client_without_elicitation_is_not_asked_and_sends_what_it_always_sent(
-    fake: FakeCooked, tmp_path: Path, era: str, loss: Loss
+    processes: Processes,
+    fake: FakeCooked,
+    era: str,
+    loss: Loss,
 ) -> None:
-    async with process(fake, tmp_path, era, None) as client:
-        await client.call_tool("read", {"target": "recipes"})  # the login, out of the way
-        fake.clear_requests()
-        is_error, _ = await call(client, loss)
+    client, person = await ready(processes, fake, era, CANNOT_ASK)
+    is_error, _ = await call(client, loss)
     assert not is_error
     assert [(r.method, r.path) for r in fake.api_requests(renewals=False)] == [(loss.method, loss.path)]
+    assert person.questions == []
 
 
 @pytest.mark.req("extensions.CONFIRMATION.10")
 @pytest.mark.parametrize("loss", LOSS_CASES)
 async def test_the_setting_turns_the_questions_off(
-    fake: FakeCooked, tmp_path: Path, era: str, loss: Loss
+    processes: Processes,
+    fake: FakeCooked,
+    era: str,
+    loss: Loss,
 ) -> None:
-    person = Person("decline")
-    async with process(fake, tmp_path, era, person, COOKED_MCP_CONFIRM_CHANGES="false") as client:
-        fake.clear_requests()
-        is_error, text = await call(client, loss)
+    client, person = await ready(processes, fake, era, SETTING_OFF)
+    is_error, text = await call(client, loss)
     assert not is_error, text
     assert person.questions == [] and loss.sent(fake) == 1
+
+
+@pytest.fixture(scope="module")
+def served_over_http(
+    running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[HttpServer]:
+    env = server_env(
+        tmp_path_factory.mktemp("confirm-http"),
+        running_fake.base_url,
+        login=SEED_LOGIN,
+        password=SEED_PASSWORD,
+        COOKED_MCP_HTTP_TOKEN=TOKEN,
+    )
+    with http_server(env) as server:
+        yield server
 
 
 @pytest.mark.req(
@@ -115,26 +176,21 @@ async def test_the_setting_turns_the_questions_off(
     "extensions.CONFIRMATION.9",
 )
 async def test_over_http_declined_sends_nothing_accepted_once_and_no_capability_as_before(
-    fake: FakeCooked, tmp_path: Path, era: str
+    served_over_http: HttpServer, fake: FakeCooked, era: str
 ) -> None:
     """Over HTTP a tool call of a client that declared elicitation is answered as a stream, so the
     question can reach the person (transports/private_reaches.py)."""
-    token = "confirm-token-5c1e9a0b7d"
-    env = server_env(
-        tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, COOKED_MCP_HTTP_TOKEN=token
-    )
     delete = LOSSES[0]
-    with http_server(env) as server:
-        for answer, sent in (("decline", 0), ("cancel", 0), ("accept", 1)):
-            fake.reset()
-            client = http_client(server.url, token)
-            client.elicitation_callback, client.mode = Person(answer), era  # type: ignore[assignment]
-            async with client:
-                is_error, _ = await call(client, delete)
-            assert is_error == (answer != "accept") and delete.sent(fake) == sent, answer
+    for answer, sent in (("decline", 0), ("cancel", 0), ("accept", 1)):
         fake.reset()
-        client = http_client(server.url, token)
-        client.mode = era
+        client = http_client(served_over_http.url, TOKEN)
+        client.elicitation_callback, client.mode = Person(answer), era  # type: ignore[assignment]
         async with client:
             is_error, _ = await call(client, delete)
-        assert not is_error and delete.sent(fake) == 1
+        assert is_error == (answer != "accept") and delete.sent(fake) == sent, answer
+    fake.reset()
+    client = http_client(served_over_http.url, TOKEN)
+    client.mode = era
+    async with client:
+        is_error, _ = await call(client, delete)
+    assert not is_error and delete.sent(fake) == 1

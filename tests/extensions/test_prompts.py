@@ -1,9 +1,11 @@
 """The journeys as prompts, through the real cooked-mcp process over stdio in both protocol eras:
 listed, rendered and completed against the fake Cooked; none offered read-only; missing and unknown
-arguments refused by name."""
+arguments refused by name. One process per era and mode (read-only or not), shared by the cases."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
 from pathlib import Path
 
 import anyio
@@ -48,6 +50,21 @@ def process(fake: FakeCooked, home: Path, era: str, **env: str) -> Client:
     )
 
 
+@pytest.fixture(scope="module")
+async def processes(
+    running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[dict[tuple[str, bool], Client]]:
+    """(era, read-only) -> a connected process."""
+    home = tmp_path_factory.mktemp("prompts")
+    async with AsyncExitStack() as stack:
+        served: dict[tuple[str, bool], Client] = {}
+        for era in ERAS:
+            served[era, False] = await stack.enter_async_context(process(running_fake, home, era))
+            read_only = process(running_fake, home, era, COOKED_MCP_READ_ONLY="1")
+            served[era, True] = await stack.enter_async_context(read_only)
+        yield served
+
+
 def first_mentions(text: str, tools: list[str]) -> list[str]:
     return sorted(tools, key=lambda tool: text.index(tool))
 
@@ -63,49 +80,49 @@ def first_mentions(text: str, tools: list[str]) -> list[str]:
     "tools.SURFACE.7",
 )
 async def test_every_journey_lists_and_renders_with_its_tools_in_order(
-    fake: FakeCooked, tmp_path: Path, era: str
+    processes: dict[tuple[str, bool], Client], era: str
 ) -> None:
-    async with process(fake, tmp_path, era) as client:
-        if era == "legacy":  # a pinned 2026-07-28 client learns no capabilities without server/discover
-            capabilities = client.server_capabilities
-            assert capabilities.prompts is not None and capabilities.completions is not None
-            assert capabilities.resources is None
-        listed = (await client.list_prompts()).prompts
-        assert [p.name for p in listed] == [
-            "import_recipe",
-            "shop_for_recipe",
-            "tidy_shopping_list",
-            "plan_meals",
-        ]
-        for prompt in listed:
-            assert sum(1 for a in prompt.arguments or [] if a.required) <= 1
-            result = await client.get_prompt(prompt.name, ARGUMENTS.get(prompt.name))
-            [message] = result.messages
-            assert message.role == "user" and isinstance(message.content, types.TextContent)
-            text = message.content.text
-            assert first_mentions(text, ORDER[prompt.name]) == ORDER[prompt.name], text
-            assert "Ask me for anything missing" in text
-            assert all(words in text for words in SAYS[prompt.name]), text
-            for value in (ARGUMENTS.get(prompt.name) or {}).values():
-                assert value in text
-        planned = await client.get_prompt("plan_meals", {"days": "5"})
-        assert "Days: 5" in planned.messages[0].content.text  # type: ignore[union-attr]
-        unplanned = await client.get_prompt("plan_meals")
-        assert "ask me how many days" in unplanned.messages[0].content.text  # type: ignore[union-attr]
+    client = processes[era, False]
+    if era == "legacy":  # a pinned 2026-07-28 client learns no capabilities without server/discover
+        capabilities = client.server_capabilities
+        assert capabilities.prompts is not None and capabilities.completions is not None
+        assert capabilities.resources is None
+    listed = (await client.list_prompts()).prompts
+    assert [p.name for p in listed] == [
+        "import_recipe",
+        "shop_for_recipe",
+        "tidy_shopping_list",
+        "plan_meals",
+    ]
+    for prompt in listed:
+        assert sum(1 for a in prompt.arguments or [] if a.required) <= 1
+        result = await client.get_prompt(prompt.name, ARGUMENTS.get(prompt.name))
+        [message] = result.messages
+        assert message.role == "user" and isinstance(message.content, types.TextContent)
+        text = message.content.text
+        assert first_mentions(text, ORDER[prompt.name]) == ORDER[prompt.name], text
+        assert "Ask me for anything missing" in text
+        assert all(words in text for words in SAYS[prompt.name]), text
+        for value in (ARGUMENTS.get(prompt.name) or {}).values():
+            assert value in text
+    planned = await client.get_prompt("plan_meals", {"days": "5"})
+    assert "Days: 5" in planned.messages[0].content.text  # type: ignore[union-attr]
+    unplanned = await client.get_prompt("plan_meals")
+    assert "ask me how many days" in unplanned.messages[0].content.text  # type: ignore[union-attr]
 
 
 @pytest.mark.req("extensions.COMPLETION.1", "extensions.COMPLETION.2", "extensions.COMPLETION.3")
 async def test_the_recipe_argument_completes_from_the_accounts_titles(
-    fake: FakeCooked, tmp_path: Path, era: str
+    processes: dict[tuple[str, bool], Client], fake: FakeCooked, era: str
 ) -> None:
-    async with process(fake, tmp_path, era) as client:
-        fake.clear_requests()
-        typed = await client.complete(SHOP, {"name": "recipe", "value": "sha"})
-        again = await client.complete(SHOP, {"name": "recipe", "value": "Sha"})
-        everything = await client.complete(SHOP, {"name": "recipe", "value": ""})
-        other = await client.complete(
-            types.PromptReference(type="ref/prompt", name="plan_meals"), {"name": "days", "value": "3"}
-        )
+    client = processes[era, False]
+    fake.clear_requests()
+    typed = await client.complete(SHOP, {"name": "recipe", "value": "sha"})
+    again = await client.complete(SHOP, {"name": "recipe", "value": "Sha"})
+    everything = await client.complete(SHOP, {"name": "recipe", "value": ""})
+    other = await client.complete(
+        types.PromptReference(type="ref/prompt", name="plan_meals"), {"name": "days", "value": "3"}
+    )
     assert typed.completion.values == ["Shakshuka"] == again.completion.values
     assert 0 < len(everything.completion.values) <= 20
     assert other.completion.values == []
@@ -115,23 +132,23 @@ async def test_the_recipe_argument_completes_from_the_accounts_titles(
 
 @pytest.mark.req("extensions.PROMPTS.9")
 async def test_a_missing_argument_or_unknown_prompt_is_refused_by_name(
-    fake: FakeCooked, tmp_path: Path, era: str
+    processes: dict[tuple[str, bool], Client], era: str
 ) -> None:
-    async with process(fake, tmp_path, era) as client:
-        with pytest.raises(MCPError, match="needs the argument recipe"):
-            await client.get_prompt("shop_for_recipe")
-        with pytest.raises(MCPError, match=r"Unknown prompt 'cook'.*import_recipe"):
-            await client.get_prompt("cook")
-        with pytest.raises(MCPError, match="has no argument colour"):
-            await client.get_prompt("tidy_shopping_list", {"colour": "red"})
+    client = processes[era, False]
+    with pytest.raises(MCPError, match="needs the argument recipe"):
+        await client.get_prompt("shop_for_recipe")
+    with pytest.raises(MCPError, match=r"Unknown prompt 'cook'.*import_recipe"):
+        await client.get_prompt("cook")
+    with pytest.raises(MCPError, match="has no argument colour"):
+        await client.get_prompt("tidy_shopping_list", {"colour": "red"})
 
 
 @pytest.mark.req("extensions.PROMPTS.8")
 async def test_read_only_mode_offers_no_prompt_that_would_change_the_account(
-    fake: FakeCooked, tmp_path: Path, era: str
+    processes: dict[tuple[str, bool], Client], era: str
 ) -> None:
     assert all(journey.changes_account for journey in JOURNEYS)
-    async with process(fake, tmp_path, era, COOKED_MCP_READ_ONLY="1") as client:
-        assert era != "legacy" or client.server_capabilities.prompts is None
-        with anyio.fail_after(10), pytest.raises(MCPError):
-            await client.list_prompts()
+    client = processes[era, True]
+    assert era != "legacy" or client.server_capabilities.prompts is None
+    with anyio.fail_after(10), pytest.raises(MCPError):
+        await client.list_prompts()

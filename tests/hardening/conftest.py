@@ -1,4 +1,4 @@
-"""Fixtures for the hardening suites: one fake Cooked, a network guard, and the figures file.
+"""Fixtures for the hardening suites: a network guard, a blocking portal, and the figures file.
 
 The guard is package-scoped so hypothesis tests run under it too. It refuses every
 address but 127.0.0.1 and also remembers each refused attempt, so a test can prove that
@@ -12,10 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hardening_support import FIGURES, Guard
 from netguard import is_invalid_name
-
-from cooked_fake import FakeCooked
 
 LOOPBACK_HOSTS = {"127.0.0.1", "::1", "localhost", b"127.0.0.1", b"localhost", None}
 
@@ -57,23 +56,11 @@ def network_guard() -> Iterator[Guard]:
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    """Module scope, so one MCP session can serve a whole module's cases (see hardening_support.session)."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="package")
-def running_fake() -> Iterator[FakeCooked]:
-    """One fake for the package; hypothesis tests take this and reset it themselves."""
-    with FakeCooked() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(running_fake: FakeCooked) -> Iterator[FakeCooked]:
-    running_fake.reset()
-    yield running_fake
-    running_fake.reset()
+def portal() -> Iterator[BlockingPortal]:
+    """An event loop on its own thread, so synchronous tests (hypothesis, subprocess waits) can
+    share one MCP session with a module's async fixtures."""
+    with start_blocking_portal("asyncio") as running:
+        yield running
 
 
 @pytest.fixture(scope="session", autouse=True)

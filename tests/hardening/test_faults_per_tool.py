@@ -22,7 +22,6 @@ import socket
 import tracemalloc
 from collections.abc import AsyncIterator, Iterator
 
-import anyio
 import pytest
 from hardening_support import (
     FIGURES,
@@ -38,6 +37,7 @@ from hardening_support import (
 )
 from mcp import Client
 from servers import free_port
+from sessions import until
 
 import cooked_mcp.handlers.writes as writes
 from cooked_fake import FakeCooked
@@ -65,13 +65,6 @@ SMALL_TIMEOUT = 0.2
 SLOW_SECONDS = 0.4
 #: Peak Python allocations allowed while a 10 MiB error body arrives.
 MEMORY_CEILING = 4 * 1024 * 1024  # typically ~0.4 MiB; reading the body whole would cost over 10 MiB
-
-
-@pytest.fixture(scope="module")
-async def client(running_fake: FakeCooked) -> AsyncIterator[Client]:
-    """One MCP session for every case: the fake is reset between cases, the session lives on."""
-    async with session(running_fake) as connected:
-        yield connected
 
 
 @pytest.fixture(autouse=True)
@@ -225,9 +218,7 @@ async def test_a_cooked_fault_is_one_concise_recoverable_tool_error(
             assert len(network_guard.refused) == refused_before
 
         if fault == "slow":  # the fake answers late; let it finish before the state is reset
-            with anyio.fail_after(5):
-                while not all(r.status for r in fake.requests):  # noqa: ASYNC110 - the fake thread offers no event
-                    await anyio.sleep(0.01)
+            await until(fake, lambda requests: all(r.status for r in requests), seconds=5)
         fake.reset()
         succeeded(await call(client, op.tool, op.arguments))
     FIGURES.add("faults", f"kind:{fault}")

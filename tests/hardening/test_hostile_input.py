@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
+from anyio.from_thread import BlockingPortal
 from hardening_support import (
     FIGURES,
     MAX_ERROR_CHARS,
@@ -198,13 +198,6 @@ def check_one_call(fake: FakeCooked, tool: str, arguments: dict[str, Any], resul
 
 
 # --- in memory: the volume ---------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def portal() -> Iterator[BlockingPortal]:
-    """An event loop on its own thread, so synchronous hypothesis tests can share one MCP session."""
-    with start_blocking_portal("asyncio") as running:
-        yield running
 
 
 @pytest.fixture(scope="module")

@@ -12,12 +12,11 @@ the in-memory wiring.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
+from anyio.from_thread import BlockingPortal
 from hardening_support import FIGURES, OPERATIONS, api_paths, call, succeeded
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -31,12 +30,6 @@ pytestmark = pytest.mark.anyio
 
 READ_ONLY_TOOLS = ["read", "preview_recipe_text"]
 WRITE_CALLS = [op for op in OPERATIONS if op.tool not in READ_ONLY_TOOLS]
-
-
-@pytest.fixture(scope="module")
-def portal() -> Iterator[BlockingPortal]:
-    with start_blocking_portal("asyncio") as running:
-        yield running
 
 
 WRITE_TOOLS = sorted({op.tool for op in WRITE_CALLS})

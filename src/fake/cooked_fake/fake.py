@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
@@ -112,6 +112,12 @@ class FakeCooked:
         """The first request for ``method path`` (raw path) since the last clear, once it has
         arrived: tests wait on this, not on a sleep, for "the call is running at Cooked"."""
         return self._recorder.wait_for(method, path, timeout)
+
+    def wait_until(self, done: Callable[[list[RecordedRequest]], bool], timeout: float = 20) -> None:
+        """Until ``done(requests)`` holds for the requests recorded since the last clear: checked as
+        each request arrives and as each answer is chosen (``status`` set), so a test waits on that
+        event ("the change was carried out") rather than polling or sleeping."""
+        self._recorder.wait_until(done, timeout)
 
     def clear_requests(self) -> None:
         """Forgets recorded requests; login_count is kept (only reset() zeroes it)."""

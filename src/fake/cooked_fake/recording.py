@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -41,7 +42,8 @@ class Recorder:
     """Keyed by arrival number: the status is filled in once the answer is chosen, before it is sent."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # Reentrant: a wait_until condition may read the fake's requests (snapshot) while it holds it.
+        self._lock = threading.RLock()
         self._arrived = threading.Condition(self._lock)
         self._records: dict[int, RecordedRequest] = {}
         self._next = 0
@@ -77,10 +79,17 @@ class Recorder:
             raise TimeoutError(f"no {method} {path} reached the fake within {timeout} s")
         return record
 
+    def wait_until(self, done: Callable[[list[RecordedRequest]], bool], timeout: float) -> None:
+        """Until ``done(records)`` holds, checked at each arrival and each answer chosen."""
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: done(list(self._records.values())), timeout):
+                raise TimeoutError(f"the fake's requests did not reach the awaited state within {timeout} s")
+
     def settle(self, key: int, status: int) -> None:
         with self._lock:
             if key in self._records:  # cleared meanwhile: stay cleared
                 self._records[key] = dataclasses.replace(self._records[key], status=status)
+            self._arrived.notify_all()
 
     def snapshot(self) -> list[RecordedRequest]:
         with self._lock:
