@@ -58,7 +58,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from ..config.limits import Limits
 from .http_sockets import MAX_CONNECTIONS, connection_cap
 from .protocol_guard import interrupted, read_message, refusal
-from .stop_signals import StopSignals
+from .stop_signals import StopSignals, cancel_when_set
 
 __all__ = [
     "BoundedH11Protocol",
@@ -116,10 +116,9 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
                 await self._create_json_response(refused, HTTPStatus.BAD_REQUEST)(scope, receive, send)
                 return
             if isinstance(message, JSONRPCRequest):
-                self._remember_id(message.id)
                 if message.method == "initialize":
                     self.__dict__["_client_elicits"] = _declares_elicitation(message.params)
-                async with self._cancelled_when_client_leaves(message.id, receive):
+                async with self._in_flight(message.id, receive):
                     if not self._answers_in_json(message, request):
                         await super()._handle_post_request(scope, request, receive, send)
                     elif message.method == "initialize" or await self._validate_request_headers(
@@ -136,17 +135,20 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
     # received (ToolCall.when_answered), and an identical retry would make a change again. No
     # upstream issue found; re-check on upgrade.
     @contextlib.asynccontextmanager
-    async def _cancelled_when_client_leaves(
-        self, request_id: RequestId, receive: Receive
-    ) -> AsyncIterator[None]:
-        """While the body runs, a client that goes before its answer cancels the request, exactly
-        as its notifications/cancelled would: an answer it never got is not counted as received."""
+    async def _in_flight(self, request_id: RequestId, receive: Receive) -> AsyncIterator[None]:
+        """While the body runs, the id is kept by its stream key (the SDK's is ``str(id)``; the
+        interrupted answer needs the id itself), and a client that goes before its answer cancels
+        the request, exactly as its notifications/cancelled would: an answer it never got is not
+        counted as received."""
+        ids: dict[str, RequestId] = self.__dict__.setdefault("_request_ids", {})
+        ids[str(request_id)] = request_id
         async with anyio.create_task_group() as group:
             group.start_soon(self._cancel_when_gone, request_id, receive)
             try:
                 yield
             finally:
                 group.cancel_scope.cancel()
+                ids.pop(str(request_id), None)
 
     async def _cancel_when_gone(self, request_id: RequestId, receive: Receive) -> None:
         # The body has been read: the next message is the disconnect (the client went, or uvicorn
@@ -213,8 +215,8 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
             pass  # the session was terminated while the request ran
         finally:
             await self._clean_up_memory_streams(request_id)
-        if response is None and request_id in self._cancelled():
-            self._cancelled().discard(request_id)
+        if response is None and not self.is_terminated:
+            # Only ``_terminate_unanswered_request`` ends a live session's stream unanswered.
             response = Response(status_code=HTTPStatus.ACCEPTED)  # a cancelled request is not answered
         if response is None:
             response = self._create_error_response(
@@ -223,22 +225,6 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
                 INTERNAL_ERROR,
             )
         await response(scope, receive, send)
-
-    def _ids_by_key(self) -> dict[str, RequestId]:
-        """The id of each request in flight by its stream key (the SDK keys them by ``str(id)``)."""
-        ids: dict[str, RequestId] = self.__dict__.setdefault("_request_ids", {})
-        return ids
-
-    def _remember_id(self, request_id: RequestId) -> None:
-        ids = self._ids_by_key()
-        for key in [key for key in ids if key not in self._request_streams]:
-            del ids[key]
-        ids[str(request_id)] = request_id
-
-    def _cancelled(self) -> set[str]:
-        """Ids of requests cancelled by the client (kept on the instance: the class is swapped in)."""
-        cancelled: set[str] = self.__dict__.setdefault("_cancelled_ids", set())
-        return cancelled
 
     # Reach (mcp 2.3.0, private ``_terminate_unanswered_request``): the SDK's dispatcher no
     # longer answers a cancelled request (python-sdk issue #2480, PR #3188), but its 2025-era
@@ -250,12 +236,9 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
         """A request that settled without an answer (cancelled) gets none: its JSON POST ends
         with 202 and an empty body, its event stream ends without a message. The SDK sends it
         ``Request cancelled``, which clients report as an answer to an unknown request."""
-        key = str(request_id)
-        streams = self._request_streams.get(key)
-        if streams is None:
-            return
-        self._cancelled().add(key)
-        await streams[0].aclose()
+        streams = self._request_streams.get(str(request_id))
+        if streams is not None:
+            await streams[0].aclose()
 
     # Reach (mcp 2.3.0, private ``_request_streams``): at shutdown the SDK cuts a request
     # still running off without an answer, though Cooked may have applied its change. No
@@ -265,17 +248,15 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
         (the request's stream ends at its first answer, so a late result is not sent after it);
         return how many there were."""
         answered = 0
-        ids = self._ids_by_key()
-        for key, (sender, _) in list(self._request_streams.items()):
-            request_id = ids.get(str(key))
-            if request_id is None:
-                continue  # the standalone GET stream: no request to answer
-            error = interrupted(request_id)
+        for key, request_id in list(self.__dict__.get("_request_ids", {}).items()):
+            streams = self._request_streams.get(key)
+            if streams is None:
+                continue  # not started yet, or answered
             with (
                 anyio.move_on_after(1),
                 contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError),
             ):
-                await sender.send(EventMessage(error))
+                await streams[0].send(EventMessage(interrupted(request_id)))
                 answered += 1
         return answered
 
@@ -500,7 +481,7 @@ class GracefulServer(uvicorn.Server):
         self._sessions.close_listening_streams()  # they carry nothing cooked-mcp needs to finish
         with anyio.move_on_after(self._grace):
             async with anyio.create_task_group() as grace:
-                grace.start_soon(_cancel_when_set, self._stop.now, grace.cancel_scope)
+                grace.start_soon(cancel_when_set, self._stop.now, grace.cancel_scope)
                 await super()._wait_tasks_to_complete()
                 await self._changes()  # those still running in the background: the same grace
                 grace.cancel_scope.cancel()
@@ -516,8 +497,3 @@ class GracefulServer(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
         yield
-
-
-async def _cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
-    await event.wait()
-    scope.cancel()

@@ -29,37 +29,41 @@ first answer (``private_reaches``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anyio
 import mcp_types as types
 import pydantic_core
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 from starlette.datastructures import MutableHeaders
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..config.limits import Limits
-from .stop_signals import StopSignals
+from .stop_signals import StopSignals, cancel_when_set
 
 __all__ = [
     "INTERRUPTED",
     "MAX_INITIALIZE_BYTES",
     "OpeningRequests",
+    "ReadStream",
     "Unanswered",
-    "answer_from_here",
-    "error_line",
+    "WriteStream",
+    "duplicate",
     "find_id",
+    "guarded_streams",
     "interrupted",
-    "invalid_request",
     "is_answer",
+    "make_answer",
     "read_message",
     "refusal",
-    "until",
 ]
 
 logger = logging.getLogger("cooked_mcp.transports")
@@ -68,6 +72,9 @@ logger = logging.getLogger("cooked_mcp.transports")
 #: body limit let one session pin some 70 MB of parsed capability keys for half an hour.
 MAX_INITIALIZE_BYTES = 16 * 1024
 _SESSION_HEADER = "mcp-session-id"
+
+ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
+WriteStream = MemoryObjectSendStream[SessionMessage]
 
 
 def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
@@ -80,17 +87,15 @@ def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
     try:
         data: Any = pydantic_core.from_json(raw)
     except ValueError:
-        return _Answer.make(None, types.PARSE_ERROR, "Parse error: the message is not valid JSON")
+        return make_answer(None, "Parse error: the message is not valid JSON", types.PARSE_ERROR)
     if isinstance(data, list):
-        return _Answer.make(
-            None, types.INVALID_REQUEST, "Batches are not supported: send one message at a time"
-        )
+        return make_answer(None, "Batches are not supported: send one message at a time")
     if not isinstance(data, dict):
-        return _Answer.make(None, types.INVALID_REQUEST, "Invalid request: a message must be a JSON object")
+        return make_answer(None, "Invalid request: a message must be a JSON object")
     request_id = data.get("id")
     readable = request_id if type(request_id) in (int, str) else None
     if "id" in data and readable is None:
-        return _Answer.make(None, types.INVALID_REQUEST, "Invalid request: id must be a string or an integer")
+        return make_answer(None, "Invalid request: id must be a string or an integer")
     try:
         return types.jsonrpc_message_adapter.validate_python(data, by_name=False)
     except ValidationError as exc:
@@ -98,7 +103,7 @@ def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
             f"{'.'.join(str(part) for part in error['loc'][-2:]) or 'message'}: {error['msg']}"
             for error in exc.errors(include_input=False, include_url=False)[:3]
         )
-        return _Answer.make(readable, types.INVALID_REQUEST, f"Invalid request ({where})")
+        return make_answer(readable, f"Invalid request ({where})")
 
 
 def is_answer(message: types.JSONRPCMessage | types.JSONRPCError) -> bool:
@@ -106,13 +111,15 @@ def is_answer(message: types.JSONRPCMessage | types.JSONRPCError) -> bool:
     return isinstance(message, _Answer)
 
 
-def invalid_request(request_id: types.RequestId | None, message: str) -> types.JSONRPCError:
-    return _Answer.make(request_id, types.INVALID_REQUEST, message)
-
-
-def answer_from_here(request_id: types.RequestId | None, code: int, message: str) -> types.JSONRPCError:
+def make_answer(
+    request_id: types.RequestId | None, message: str, code: int = types.INVALID_REQUEST
+) -> types.JSONRPCError:
     """A JSON-RPC error made by this server, to be sent (``is_answer`` is true of it)."""
-    return _Answer.make(request_id, code, message)
+    return _Answer(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+
+
+def duplicate(request_id: types.RequestId) -> types.JSONRPCError:
+    return make_answer(request_id, f"A request with id {request_id!r} is still running; use a new id")
 
 
 def find_id(head: bytes, tail: bytes) -> types.RequestId | None:
@@ -169,17 +176,8 @@ def _last_members_id(tail: bytes) -> object:
     return _MISSING
 
 
-def error_line(error: types.JSONRPCError) -> bytes:
-    """``error`` as one newline-terminated line of the stdio wire."""
-    return types.JSONRPCError.model_dump_json(error, by_alias=True, exclude_unset=True).encode() + b"\n"
-
-
 class _Answer(types.JSONRPCError):
     """A JSON-RPC error made here, to be sent (distinct from an error a client sent)."""
-
-    @classmethod
-    def make(cls, request_id: types.RequestId | None, code: int, message: str) -> _Answer:
-        return cls(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
 
 
 def refusal(
@@ -195,16 +193,12 @@ def refusal(
     if not isinstance(message, types.JSONRPCRequest):
         return None
     if message.method == "initialize" and len(body) > MAX_INITIALIZE_BYTES:
-        return answer_from_here(
+        return make_answer(
             message.id,
-            types.INVALID_PARAMS,
             f"initialize request larger than {MAX_INITIALIZE_BYTES} bytes; send fewer capabilities",
+            types.INVALID_PARAMS,
         )
-    if running(message.id):
-        return invalid_request(
-            message.id, f"A request with id {message.id!r} is still running in this session; use a new id"
-        )
-    return None
+    return duplicate(message.id) if running(message.id) else None
 
 
 class OpeningRequests:
@@ -224,8 +218,9 @@ class OpeningRequests:
         first = await receive()
         if len(first.get("body", b"")) > MAX_INITIALIZE_BYTES:
             logger.info("refused an opening request of %d bytes", len(first["body"]))
-            too_big = invalid_request(None, f"initialize request larger than {MAX_INITIALIZE_BYTES} bytes")
-            await _json_error(too_big, 413)(scope, receive, send)
+            too_big = make_answer(None, f"initialize request larger than {MAX_INITIALIZE_BYTES} bytes")
+            body = too_big.model_dump_json(by_alias=True, exclude_unset=True)
+            await Response(body, 413, media_type="application/json")(scope, receive, send)
             return
         replayed = False
 
@@ -245,14 +240,6 @@ class OpeningRequests:
         await self.app(scope, replay, without_a_dead_session)
 
 
-def _json_error(error: types.JSONRPCError, status: int) -> Response:
-    return Response(
-        types.JSONRPCError.model_dump_json(error, by_alias=True, exclude_unset=True),
-        status_code=status,
-        media_type="application/json",
-    )
-
-
 #: What a request cut off by a stop is told: a write may have reached Cooked.
 INTERRUPTED = (
     "The server shut down before this call finished; if it was a change (save, delete, shopping "
@@ -262,7 +249,51 @@ INTERRUPTED = (
 
 def interrupted(request_id: types.RequestId) -> types.JSONRPCError:
     """The one answer to a request still running when serving stops (see ``INTERRUPTED``)."""
-    return answer_from_here(request_id, types.INTERNAL_ERROR, INTERRUPTED)
+    return make_answer(request_id, INTERRUPTED, types.INTERNAL_ERROR)
+
+
+@contextlib.asynccontextmanager
+async def guarded_streams(
+    read: Callable[[MemoryObjectSendStream[SessionMessage | Exception], Unanswered], Awaitable[None]],
+    send: Callable[[types.JSONRPCMessage], Awaitable[None]],
+    limits: Limits,
+    stop: StopSignals,
+    changes: Callable[[], Awaitable[None]],
+) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
+    """The streams the SDK's server runs on, between a stdio transport's ``read`` (which passes
+    each message read on, telling ``Unanswered``) and its ``send`` (which raises
+    ``ConnectionError`` once the client is gone): input ends at a stop as at its end, waits for
+    the calls still running, and each request gets one answer."""
+    read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    unanswered = Unanswered(limits)
+
+    async def serve_input() -> None:
+        async with read_send:  # its end is the end of input, which the SDK's server acts on
+            async with anyio.create_task_group() as reading:
+                reading.start_soon(cancel_when_set, stop.requested, reading.cancel_scope)
+                await read(read_send, unanswered)
+                reading.cancel_scope.cancel()
+            await unanswered.settled(stop, changes)
+            for error in unanswered.cut_off():
+                with contextlib.suppress(ConnectionError):
+                    await send(error)
+
+    async def serve_output() -> None:
+        async with write_receive:
+            async for session_message in write_receive:
+                if unanswered.may_send(session_message.message):
+                    try:
+                        await send(session_message.message)
+                    except ConnectionError:
+                        logger.info("the client stopped reading; no more answers can be sent")
+                        unanswered.cut_off()  # none can be delivered: stop waiting for them
+                        return
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(serve_input)
+        tasks.start_soon(serve_output)
+        yield read_stream, write_stream
 
 
 class Unanswered:
@@ -299,36 +330,25 @@ class Unanswered:
         self._drop(None)
         return answers
 
-    def give_up(self) -> None:
-        """No answer can be delivered any more: stop waiting for them."""
-        self._ids.clear()
-        self._drop(None)
-
     def running(self, request_id: types.RequestId) -> bool:
         return request_id in self._ids
 
-    async def settled(
-        self, stop: StopSignals | None = None, changes: Callable[[], Awaitable[None]] | None = None
-    ) -> None:
+    async def settled(self, stop: StopSignals, changes: Callable[[], Awaitable[None]]) -> None:
         """Return once every request read has been answered and ``changes()`` has returned (every
         change sent to Cooked has ended, also those of calls already answered or cancelled), or
         the grace is over (see the module docstring); a signal during the end of input's grace
         shortens it."""
-        if not self._ids and changes is None:
-            return
         logger.debug("input ended with %d request(s) still running; answering them first", len(self._ids))
         self._none_left = anyio.Event()
         if not self._ids:
             self._none_left.set()
         with anyio.move_on_after(self._limits.input_end_grace_seconds):
             async with anyio.create_task_group() as group:
-                if stop is not None:
-                    group.start_soon(
-                        _cancel_after_grace, stop, self._limits.stop_grace_seconds, group.cancel_scope
-                    )
+                group.start_soon(
+                    _cancel_after_grace, stop, self._limits.stop_grace_seconds, group.cancel_scope
+                )
                 await self._none_left.wait()
-                if changes is not None:
-                    await changes()
+                await changes()
                 group.cancel_scope.cancel()
         if self._ids:
             logger.warning(
@@ -347,17 +367,3 @@ async def _cancel_after_grace(stop: StopSignals, grace: float, scope: anyio.Canc
     with anyio.move_on_after(grace):
         await stop.now.wait()
     scope.cancel()
-
-
-async def until(stop: anyio.Event | None, run: Callable[[], Awaitable[None]]) -> None:
-    """Run ``run`` until it returns or ``stop`` is set."""
-    async with anyio.create_task_group() as group:
-        if stop is not None:
-
-            async def stop_on_request() -> None:
-                await stop.wait()
-                group.cancel_scope.cancel()
-
-            group.start_soon(stop_on_request)
-        await run()
-        group.cancel_scope.cancel()

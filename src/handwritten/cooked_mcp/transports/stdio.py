@@ -63,9 +63,9 @@ async def _serve(application: Application) -> int:
             changes = application.tools.changes_finished
             limits = application.settings.limits
             streams = (
-                event_loop_stdio(limits, stop=stop, changes=changes)
+                event_loop_stdio(limits, stop, changes)
                 if pollable(0) and pollable(1)
-                else answering_before_the_end(stdio_server(), limits, stop=stop, changes=changes)
+                else answering_before_the_end(stdio_server(), limits, stop, changes)
             )
             async with streams as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -24,12 +24,22 @@ from dataclasses import dataclass
 
 import anyio
 import mcp_types as types
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 
 from ..config.limits import Limits
-from .protocol_guard import Unanswered, error_line, find_id, invalid_request, is_answer, read_message, until
+from .protocol_guard import (
+    ReadStream,
+    Unanswered,
+    WriteStream,
+    duplicate,
+    find_id,
+    guarded_streams,
+    is_answer,
+    make_answer,
+    read_message,
+)
 from .stop_signals import StopSignals
 
 __all__ = ["MAX_MESSAGE_BYTES", "answering_before_the_end", "event_loop_stdio", "pollable"]
@@ -40,9 +50,6 @@ logger = logging.getLogger("cooked_mcp.transports.stdio")
 MAX_MESSAGE_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 #: How long buffered answers may take to reach a client that stopped reading, once serving ends.
 _FLUSH_SECONDS = 5.0
-
-ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
-WriteStream = MemoryObjectSendStream[SessionMessage]
 
 
 # Performance (mcp 2.3.0): ``stdio_server`` moves every line read, and every write and flush,
@@ -60,14 +67,13 @@ WriteStream = MemoryObjectSendStream[SessionMessage]
 @contextlib.asynccontextmanager
 async def event_loop_stdio(
     limits: Limits,
+    stop: StopSignals,
+    changes: Callable[[], Awaitable[None]],
     max_message_bytes: int = MAX_MESSAGE_BYTES,
-    stop: StopSignals | None = None,
-    changes: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
     """The SDK's ``stdio_server`` contract (newline-delimited JSON-RPC, streams of
-    ``SessionMessage``), served by the running asyncio loop. stdin and stdout must be pipes,
-    sockets or terminals. A stop ends reading as the end of stdin would, with the grace
-    ``protocol_guard`` gives the calls still running (and ``changes``), and one answer for each."""
+    ``SessionMessage``), served by the running asyncio loop, within ``guarded_streams``. stdin
+    and stdout must be pipes, sockets or terminals."""
     loop = asyncio.get_running_loop()
     with claimed_stdio() as (wire_in, wire_out):
         reader = asyncio.StreamReader(limit=max_message_bytes, loop=loop)
@@ -81,16 +87,18 @@ async def event_loop_stdio(
             os.fdopen(wire_out, "wb", 0, closefd=False),
         )
         writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
-        read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-        unanswered = Unanswered(limits)
+
+        async def send(message: types.JSONRPCMessage) -> None:
+            writer.write(message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
+            await writer.drain()
 
         async def answer(error: types.JSONRPCError) -> None:
-            writer.write(error_line(error))
             with contextlib.suppress(ConnectionError):
-                await writer.drain()
+                await send(error)
 
-        async def read_messages() -> None:
+        async def read(
+            messages: MemoryObjectSendStream[SessionMessage | Exception], unanswered: Unanswered
+        ) -> None:
             async for line in lines(reader):
                 if isinstance(line, Overlong):
                     if not await _refuse_overlong(line, max_message_bytes, answer):
@@ -100,39 +108,15 @@ async def event_loop_stdio(
                 if is_answer(message):
                     assert isinstance(message, types.JSONRPCError)
                     await answer(message)
-                    continue
-                if isinstance(message, types.JSONRPCRequest) and unanswered.running(message.id):
-                    await answer(invalid_request(message.id, _duplicate(message.id)))
-                    continue
-                unanswered.read(message)
-                await read_send.send(SessionMessage(message))
-
-        async def serve_input() -> None:
-            async with read_send:
-                await until(None if stop is None else stop.requested, read_messages)
-                await unanswered.settled(stop, changes)
-                for error in unanswered.cut_off():
-                    await answer(error)
-
-        async def write_messages() -> None:
-            async with write_receive:
-                async for session_message in write_receive:
-                    if not unanswered.may_send(session_message.message):
-                        continue
-                    json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    writer.write(json.encode() + b"\n")
-                    try:
-                        await writer.drain()
-                    except ConnectionError:
-                        logger.info("the client stopped reading stdout; no more answers can be sent")
-                        unanswered.give_up()
-                        return
+                elif isinstance(message, types.JSONRPCRequest) and unanswered.running(message.id):
+                    await answer(duplicate(message.id))
+                else:
+                    unanswered.read(message)
+                    await messages.send(SessionMessage(message))
 
         try:
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(serve_input)
-                tasks.start_soon(write_messages)
-                yield read_stream, write_stream
+            async with guarded_streams(read, send, limits, stop, changes) as streams:
+                yield streams
         finally:
             read_transport.close()
             writer.close()
@@ -149,46 +133,29 @@ async def event_loop_stdio(
 async def answering_before_the_end(
     streams: contextlib.AbstractAsyncContextManager[tuple[ReadStream, WriteStream]],
     limits: Limits,
-    stop: StopSignals | None = None,
-    changes: Callable[[], Awaitable[None]] | None = None,
+    stop: StopSignals,
+    changes: Callable[[], Awaitable[None]],
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
-    """The SDK transport's streams, relayed so that its end of input (and ``stop``) waits like
-    ``event_loop_stdio``'s. Only for what the event loop cannot watch (a regular file), so the
-    extra hop costs the pipes nothing."""
-    async with streams as (sdk_read, sdk_write):
-        read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-        unanswered = Unanswered(limits)
+    """The SDK transport's streams within ``guarded_streams``. Only for what the event loop
+    cannot watch (a regular file), so the extra hop costs the pipes nothing."""
+    async with streams as (sdk_read, sdk_write), sdk_write:
 
-        async def relay_messages() -> None:
+        async def send(message: types.JSONRPCMessage) -> None:
+            try:
+                await sdk_write.send(SessionMessage(message))
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+                raise ConnectionError from exc
+
+        async def read(
+            messages: MemoryObjectSendStream[SessionMessage | Exception], unanswered: Unanswered
+        ) -> None:
             async for item in sdk_read:
                 if isinstance(item, SessionMessage):
                     unanswered.read(item.message)
-                await read_send.send(item)
+                await messages.send(item)
 
-        async def relay_in() -> None:
-            async with read_send:
-                await until(None if stop is None else stop.requested, relay_messages)
-                await unanswered.settled(stop, changes)
-                for error in unanswered.cut_off():
-                    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-                        await sdk_write.send(SessionMessage(error))
-
-        async def relay_out() -> None:
-            async with write_receive, sdk_write:
-                async for session_message in write_receive:
-                    if not unanswered.may_send(session_message.message):
-                        continue
-                    try:
-                        await sdk_write.send(session_message)
-                    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                        unanswered.give_up()
-                        return
-
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(relay_in)
-            tasks.start_soon(relay_out)
-            yield read_stream, write_stream
+        async with guarded_streams(read, send, limits, stop, changes) as guarded:
+            yield guarded
 
 
 async def _refuse_overlong(
@@ -198,9 +165,9 @@ async def _refuse_overlong(
     request_id = find_id(line.head, line.tail)
     if request_id is not None:
         logger.warning("ignored a message longer than %d bytes", limit)
-        await answer(invalid_request(request_id, _too_long(limit)))
+        await answer(make_answer(request_id, _too_long(limit)))
         return True
-    await answer(invalid_request(None, _too_long(limit)))
+    await answer(make_answer(None, _too_long(limit)))
     print(
         f"cooked-mcp: a message longer than {limit} bytes arrived and its id could not be read, so no "
         "answer could reach the client's request; ending the session",
@@ -212,10 +179,6 @@ async def _refuse_overlong(
 
 def _too_long(limit: int) -> str:
     return f"Message longer than {limit} bytes; it was ignored and nothing was sent to Cooked"
-
-
-def _duplicate(request_id: types.RequestId) -> str:
-    return f"A request with id {request_id!r} is still running; use a new id"
 
 
 #: How much of each end of an over-long message is kept to look for its ``id``.
