@@ -1,18 +1,10 @@
 """Every reach into a private part of mcp, uvicorn or sse-starlette, in one place.
 
-Each reach below carries a comment naming the limitation it works around and what would let it
-go; pyproject.toml bounds those packages to the releases checked, and
-tests/surface/test_sdk_contract.py drives each reach against the installed SDK (behaviour, not
-source text). On an upgrade: run that test and tests/http, re-check each comment, and delete
-what the upstream package now does itself.
-
-* ``JsonWhenSilentTransport`` (mcp ``StreamableHTTPServerTransport``): plain JSON answers per
-  request, the guard's refusals, a client gone mid-request cancels it, a cancelled request
-  left unanswered, and requests cut off by shutdown answered.
-* ``JsonWhenSilentSessionManager`` (mcp ``StreamableHTTPSessionManager``): sessions opened on
-  the transport above, and the longest-idle one closed to make room.
-* ``BoundedH11Protocol`` (uvicorn ``H11Protocol``): request deadlines and the connection cap.
-* ``GracefulServer`` (uvicorn ``Server``): the shutdown grace, then one answer per request.
+Each reach carries a comment naming the limitation it works around and what would let it go;
+pyproject.toml bounds those packages to the releases checked, and
+tests/surface/test_sdk_contract.py drives each reach against the installed release. On an
+upgrade: run that test and tests/http, re-check each comment, and delete what the upstream
+package now does itself.
 """
 
 from __future__ import annotations
@@ -82,16 +74,10 @@ _BUSY_503 = (
 
 
 class JsonWhenSilentTransport(StreamableHTTPServerTransport):
-    """The SDK's session transport, answering a request with nothing to stream in JSON.
-
-    ``JsonWhenSilentSessionManager`` re-classes the transports the SDK builds to this one, so
-    it adds no ``__init__`` and keeps its own state in the instance ``__dict__``.
-
-    Each request decides how it is answered: streamed (the SDK's own code, unchanged) when it
-    carries a progress token, or is a tool call of a client that declared elicitation (a
-    question to the person may come first), or is anything but a plain request on an open
-    session; else one JSON body, ``initialize`` included. An SSE answer costs about 2 ms more
-    per call, most of it in the client parsing a stream that carries nothing but the answer.
+    """The SDK's session transport, answering a request with nothing to stream in JSON: an SSE
+    answer costs about 2 ms more per call, most of it in the client parsing a stream that
+    carries nothing but the answer. ``JsonWhenSilentSessionManager`` re-classes the transports
+    the SDK builds to this one, so it adds no ``__init__`` and keeps its state in ``__dict__``.
     """
 
     # Reach (mcp 2.3.0, private ``_handle_post_request``): the 2025 protocol's entry point
@@ -173,11 +159,9 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
             await writer.send(SessionMessage(cancel))
 
     def _answers_in_json(self, message: object, request: Request) -> bool:
-        """Whether ``message`` can only ever be answered with its response (else the SDK answers).
-
-        Anything this returns False for is left to the SDK, which then reads the same body
-        (Starlette keeps it) and applies its own checks and refusals to it.
-        """
+        """Whether ``message`` can only ever be answered with its response: not when it carries a
+        progress token, or is a tool call of a client that declared elicitation (a question to
+        the person may come first). Else the SDK streams it, reading the body Starlette kept."""
         has_json, has_sse = check_accept_headers(request)
         if not (has_json and has_sse) or not isinstance(message, JSONRPCRequest):
             return False
@@ -327,10 +311,8 @@ class JsonWhenSilentSessionManager(StreamableHTTPSessionManager):
 # to everyone once silent sockets fill it). Goes when uvicorn bounds them itself (encode/uvicorn
 # discussions on slowloris; none merged as of 0.54).
 class BoundedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with deadlines and a connection cap (``http_sockets``).
-
-    ``cap`` and ``limits`` are set on the class by ``bounded_protocol`` before serving.
-    """
+    """uvicorn's h11 protocol with deadlines and a connection cap (``http_sockets``); ``cap`` and
+    ``limits`` are set on the class by ``bounded_protocol``."""
 
     cap = MAX_CONNECTIONS
     limits = Limits()
@@ -434,16 +416,10 @@ def bounded_protocol(open_files: int, limits: Limits) -> type[BoundedH11Protocol
 
 
 class GracefulServer(uvicorn.Server):
-    """uvicorn, stopped by ``StopSignals`` rather than its own signal handling, and with
-    requests still running after the shutdown grace (or at a second signal) answered rather
-    than cut off.
-
-    uvicorn cancels them, which answers a plain-text 500 to a call whose change Cooked may
-    already have applied; here each gets its one JSON-RPC error saying so (``protocol_guard``),
-    then uvicorn goes on. A second signal is not passed to uvicorn as its "force exit",
-    which skips the application's shutdown and leaves the calls to be cancelled with
-    tracebacks: it only ends the grace.
-    """
+    """uvicorn, stopped by ``StopSignals``, with requests still running after the grace (or at a
+    second signal) answered rather than cancelled: uvicorn's cancel answers a plain-text 500 to
+    a call whose change Cooked may have applied, and its "force exit" at a second signal skips
+    the application's shutdown, leaving tracebacks."""
 
     def __init__(
         self,

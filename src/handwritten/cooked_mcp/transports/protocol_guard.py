@@ -1,30 +1,20 @@
 """Every protocol rule the SDK lacks, for both transports: the guard around its streams.
 
-**Framing.** The SDK validates a message against its union of request, notification and
-response; a message that is none of these reaches it as an exception and goes unanswered,
-and a request whose ``id`` is not a string or an integer (``1.5``, ``null``, ``true``, ``{}``)
-passes as a notification, which is never answered either. A client that sent either waits
-for ever. JSON-RPC 2.0 (section 5.1) says what to answer instead: -32700 for what is not
-JSON, -32600 for what is not a valid request, with the request's ``id`` when it can be read
-and ``null`` only when it cannot (``read_message``; python-sdk issues #2751 and #2848).
+**Framing** (``read_message``): the SDK leaves a message that is no JSON-RPC message, and a
+request whose ``id`` is no string or integer (it passes as a notification), unanswered, so its
+client waits for ever (python-sdk issues #2751 and #2848). JSON-RPC 2.0 section 5.1 answers
+-32700 or -32600, with the request's ``id`` when it can be read.
 
-**Refusals** (``refusal``): a request reusing the id of one still running (the SDK's
-dispatcher overwrites it, python-sdk issue #3060), and an ``initialize`` over
-``MAX_INITIALIZE_BYTES``. Over HTTP, a request without a session id can only open one:
-``OpeningRequests`` refuses one over that size unparsed, and a refusal of it names no session
-(the SDK names the session it discards).
+**Refusals** (``refusal``): a request reusing the id of one still running (the SDK's dispatcher
+overwrites it, python-sdk issue #3060) and an ``initialize`` over ``MAX_INITIALIZE_BYTES``;
+over HTTP ``OpeningRequests`` refuses a session-less one unparsed.
 
-**One answer per request id, also for a call cut off by a stop.** When serving stops (SIGINT,
-SIGTERM, or the end of stdin), the requests already read may still run for a grace period
-(``config.Limits``: ``input_end_grace_seconds`` after the end of stdin, which may simply have
-been sent all at once; ``stop_grace_seconds`` after a signal; none after a second signal); any
-still running after it is answered with ``interrupted`` (its change may or may not have been
-made), and whatever is written for it afterwards is dropped: the SDK's own -32000 "Connection
-closed" as it cancels the call, or the call's late result. The same grace also waits for the
-changes sent to Cooked that still run in the background (a cancelled call's, a URL import
-answered "still running"): stopping would break them off. Over stdio ``Unanswered`` keeps the
-rule on the message streams; over HTTP each request has its own answer stream, ended by its
-first answer (``private_reaches``).
+**One answer per request, also when a stop cuts it off.** After a stop (SIGINT, SIGTERM, the end
+of stdin) the requests already read, and the changes still running at Cooked in the background,
+get a grace (``config.Limits``); a request still running after it is answered ``interrupted``
+(its change may or may not have been made), and whatever comes for it later (the SDK's
+"Connection closed", a late result) is dropped: ``Unanswered`` over stdio; over HTTP each
+request's stream ends at its first answer (``private_reaches``).
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
-"""stdio served by the event loop, in place of the SDK's ``stdio_server``, and the guard on both.
+"""stdio served by the event loop, in place of the SDK's ``stdio_server`` (for speed; public
+asyncio and SDK parts only), and the SDK's transport within the guard (``protocol_guard``).
 
-The replacement is for speed and for framing: built on public asyncio and SDK parts only
-(``SessionMessage`` streams), it reads raw lines so that the guard (``protocol_guard``) sees
-what the SDK would turn into an exception. tests/surface/test_sdk_contract.py checks the
-SDK's transport still behaves as the comments below say, tests/stdio the behaviour here.
-
-While serving, fd 0 reads the null device and fd 1 writes to stderr, so a library or a
-child process that prints cannot corrupt the protocol stream; the protocol itself goes
-through private descriptors (``claimed_stdio``: the SDK's own claim is private, and shares a
-terminal's file description, whose non-blocking flag the event loop sets, with the shell).
+Raw lines are read so that the guard sees what the SDK would turn into an exception. While
+serving, fd 0 reads the null device and fd 1 writes to stderr, so a library or child process
+that prints cannot corrupt the protocol stream (``claimed_stdio``).
 """
 
 from __future__ import annotations
@@ -59,11 +54,8 @@ _FLUSH_SECONDS = 5.0
 # machine: p50 1.45-1.88 ms with this, 1.93-6.38 ms with the SDK's transport and the guard's
 # relay, far over the 0.1 ms that would let it go). The event loop watches the pipes instead.
 # No upstream issue found; re-check on upgrade by forcing ``pollable`` False and measuring.
-# The same replacement also answers what the SDK leaves unanswered (``protocol_guard``):
-# invalid lines (python-sdk issue #2751; its fix PRs #2755 and #2766 were closed), a request
-# reusing the id of one still running (the dispatcher overwrites it, python-sdk issue #3060,
-# open) and over-long lines (the SDK reads a line of any length; no upstream issue found,
-# re-check on upgrade).
+# Its raw lines also let the guard answer invalid lines (python-sdk issue #2751; fix PRs #2755
+# and #2766 closed) and over-long ones (the SDK reads a line of any length; no upstream issue).
 @contextlib.asynccontextmanager
 async def event_loop_stdio(
     limits: Limits,
@@ -233,8 +225,9 @@ async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | Overlong]
 @contextlib.contextmanager
 def claimed_stdio() -> Iterator[tuple[int, int]]:
     """Private fds for the protocol, while fd 0 reads the null device and fd 1 writes to stderr;
-    all restored on exit. A terminal is opened afresh by name, so the non-blocking flag the
-    event loop sets is not shared with the shell; a pipe or socket is duplicated."""
+    all restored on exit. The SDK's own claim is private, and shares a terminal's file description
+    with the shell: here a terminal is opened afresh by name, so the non-blocking flag the event
+    loop sets is not the shell's; a pipe or socket is duplicated."""
     saved_in, saved_out = os.dup(0), os.dup(1)
     wire_in, wire_out = _private(0, os.O_RDONLY), _private(1, os.O_WRONLY)
     null_in = os.open(os.devnull, os.O_RDONLY)
