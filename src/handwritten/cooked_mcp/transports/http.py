@@ -78,7 +78,6 @@ async def _serve(application: Application, open_files: int) -> int:
                 uvicorn.Config(
                     app,
                     log_config=None,
-                    log_level=None,
                     access_log=False,
                     http=bounded_protocol(open_files, settings.limits),
                     backlog=ACCEPT_BURST,
@@ -156,18 +155,12 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     """
     hosts = [*_LOCAL_NAMES, *(f"{name}:*" for name in _LOCAL_NAMES)]
     if not _is_wildcard(settings.http_host):
-        bound = settings.http_addr.shown()
-        if bound not in hosts:
-            hosts.append(bound)
+        hosts.append(settings.http_addr.shown())
     origins = [f"http://{host}" for host in hosts]
-    for host in settings.allowed_hosts:
-        if host not in hosts:
-            hosts.append(host)
-    for origin in settings.allowed_origins:
-        if origin not in origins:
-            origins.append(origin)
     return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=list(dict.fromkeys([*hosts, *settings.allowed_hosts])),
+        allowed_origins=list(dict.fromkeys([*origins, *settings.allowed_origins])),
     )
 
 

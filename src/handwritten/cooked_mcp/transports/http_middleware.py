@@ -1,23 +1,18 @@
 """The ASGI layers around the SDK's app that make its refusals cheap and say what to do.
 
-Each is an ``HttpMiddleware``: it acts on HTTP requests and passes lifespan events through.
+Each is an ``HttpMiddleware``: it acts on HTTP requests and passes every other scope through.
 """
 
 from __future__ import annotations
-
-import logging
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["HOST_REFUSED", "ORIGIN_REFUSED", "CloseWhenBodyUnread", "HttpMiddleware", "NameTheSetting"]
 
-logger = logging.getLogger("cooked_mcp.transports.http")
-
 
 class HttpMiddleware:
-    """An ASGI layer for HTTP requests (``handle``); every other scope goes to ``other``, which
-    passes it through untouched unless a layer says otherwise."""
+    """An ASGI layer for HTTP requests (``handle``); every other scope passes through untouched."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -26,13 +21,10 @@ class HttpMiddleware:
         if scope["type"] == "http":
             await self.handle(scope, receive, send)
         else:
-            await self.other(scope, receive, send)
+            await self.app(scope, receive, send)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         raise NotImplementedError
-
-    async def other(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.app(scope, receive, send)
 
 
 class CloseWhenBodyUnread(HttpMiddleware):

@@ -5,13 +5,10 @@ is one clear line and exit 2 rather than a uvicorn traceback.
 
 uvicorn keeps a silent connection open forever and lets a request head or body trickle in
 without a deadline; about a thousand silent sockets (the usual open-files limit) would stop it
-accepting anyone, with a traceback per failed ``accept`` many thousand times a second. Here a
-request head must come within ``http_head_seconds`` (``config.Limits``) and its body within
-``http_body_seconds``; at most ``connection_cap()`` connections are open, a newcomer beyond it
-closing the one that has waited longest without a request (503 only when all are busy); the
-open-files limit is raised to the hard one; the accept error is logged at most once a second.
-The application's own answering time is not bounded: that is the client's request. uvicorn has
-no public hook for these (``private_reaches.BoundedH11Protocol``).
+accepting anyone, with a traceback per failed ``accept`` many thousand times a second. Hence the
+head and body deadlines (``config.Limits``) and the connection cap, a newcomer beyond it closing
+the connection idle longest (``private_reaches.BoundedH11Protocol``: uvicorn has no public hook),
+and the accept error logged at most once a second. Answering time is the client's own request.
 """
 
 from __future__ import annotations
@@ -47,8 +44,7 @@ ACCEPT_BURST = 32
 
 
 def raise_open_files_limit() -> int:
-    """Raise the soft RLIMIT_NOFILE to the hard limit (a capped figure if that is unlimited);
-    return the soft limit now in force."""
+    """Raise the soft open-files limit to the hard one (capped if unlimited); return the new one."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
     if soft != resource.RLIM_INFINITY and soft < target:
@@ -108,12 +104,10 @@ def listen(host: str, port: int) -> list[socket.socket]:
         raise ListenError(f"cannot resolve the host ({exc.strerror})") from None
     sockets: list[socket.socket] = []
     unavailable: OSError | None = None
-    seen: set[tuple[int, Any]] = set()
     try:
-        for family, kind, proto, _, address in infos:
-            if (family, address) in seen:
-                continue
-            seen.add((family, address))
+        for family, kind, proto, address in dict.fromkeys(
+            (fam, kind, proto, addr) for fam, kind, proto, _, addr in infos
+        ):
             try:
                 sockets.append(_bind(family, kind, proto, address))
             except OSError as exc:

@@ -103,7 +103,11 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
                 return
             if isinstance(message, JSONRPCRequest):
                 if message.method == "initialize":
-                    self.__dict__["_client_elicits"] = _declares_elicitation(message.params)
+                    capabilities = (message.params or {}).get("capabilities")
+                    elicits = isinstance(capabilities, dict) and isinstance(
+                        capabilities.get("elicitation"), dict
+                    )
+                    self.__dict__["_client_elicits"] = elicits
                 async with self._in_flight(message.id, receive):
                     if not self._answers_in_json(message, request):
                         await super()._handle_post_request(scope, request, receive, send)
@@ -122,10 +126,8 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
     # upstream issue found; re-check on upgrade.
     @contextlib.asynccontextmanager
     async def _in_flight(self, request_id: RequestId, receive: Receive) -> AsyncIterator[None]:
-        """While the body runs, the id is kept by its stream key (the SDK's is ``str(id)``; the
-        interrupted answer needs the id itself), and a client that goes before its answer cancels
-        the request, exactly as its notifications/cancelled would: an answer it never got is not
-        counted as received."""
+        """While the body runs, its id is kept by its stream key (the SDK's ``str(id)``; the
+        interrupted answer needs the id itself), and a client gone before its answer cancels it."""
         ids: dict[str, RequestId] = self.__dict__.setdefault("_request_ids", {})
         ids[str(request_id)] = request_id
         async with anyio.create_task_group() as group:
@@ -158,12 +160,12 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
         ):
             await writer.send(SessionMessage(cancel))
 
-    def _answers_in_json(self, message: object, request: Request) -> bool:
+    def _answers_in_json(self, message: JSONRPCRequest, request: Request) -> bool:
         """Whether ``message`` can only ever be answered with its response: not when it carries a
         progress token, or is a tool call of a client that declared elicitation (a question to
         the person may come first). Else the SDK streams it, reading the body Starlette kept."""
         has_json, has_sse = check_accept_headers(request)
-        if not (has_json and has_sse) or not isinstance(message, JSONRPCRequest):
+        if not (has_json and has_sse):
             return False
         if message.method == "tools/call" and self.__dict__.get("_client_elicits", False):
             return False  # the call may ask the person first (handlers/confirmation.py)
@@ -191,24 +193,17 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
                 if isinstance(event.message, JSONRPCResponse | JSONRPCError):
                     response = self._create_json_response(event.message)
                     break
-                # A notification about this request has no place in a JSON body. None is
-                # sent without a progress token; skipping one keeps it from being taken
-                # for the answer.
+                # A notification has no place in a JSON body (none comes without a progress token).
                 logger.debug("dropped a message about request %s answered in JSON", request_id)
         except anyio.ClosedResourceError:
             pass  # the session was terminated while the request ran
         finally:
             await self._clean_up_memory_streams(request_id)
-        if response is None and not self.is_terminated:
-            # Only ``_terminate_unanswered_request`` ends a live session's stream unanswered.
-            response = Response(status_code=HTTPStatus.ACCEPTED)  # a cancelled request is not answered
-        if response is None:
-            response = self._create_error_response(
-                "Session terminated before the request completed",
-                HTTPStatus.INTERNAL_SERVER_ERROR,
-                INTERNAL_ERROR,
-            )
-        await response(scope, receive, send)
+        if response is None and self.is_terminated:
+            gone = "Session terminated before the request completed"
+            response = self._create_error_response(gone, HTTPStatus.INTERNAL_SERVER_ERROR, INTERNAL_ERROR)
+        # Else only ``_terminate_unanswered_request`` ended the stream: a cancelled request is not answered.
+        await (response or Response(status_code=HTTPStatus.ACCEPTED))(scope, receive, send)
 
     # Reach (mcp 2.3.0, private ``_terminate_unanswered_request``): the SDK's dispatcher no
     # longer answers a cancelled request (python-sdk issue #2480, PR #3188), but its 2025-era
@@ -218,8 +213,7 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
     # it goes with the 2026-07-28 protocol, whose transports must not answer.
     async def _terminate_unanswered_request(self, request_id: RequestId) -> None:
         """A request that settled without an answer (cancelled) gets none: its JSON POST ends
-        with 202 and an empty body, its event stream ends without a message. The SDK sends it
-        ``Request cancelled``, which clients report as an answer to an unknown request."""
+        with 202 and an empty body, its event stream ends without a message."""
         streams = self._request_streams.get(str(request_id))
         if streams is not None:
             await streams[0].aclose()
@@ -243,12 +237,6 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
                 await streams[0].send(EventMessage(interrupted(request_id)))
                 answered += 1
         return answered
-
-
-def _declares_elicitation(params: object) -> bool:
-    """Whether an ``initialize`` request's client capabilities include elicitation."""
-    capabilities = params.get("capabilities") if isinstance(params, dict) else None
-    return isinstance(capabilities, dict) and isinstance(capabilities.get("elicitation"), dict)
 
 
 class JsonWhenSilentSessionManager(StreamableHTTPSessionManager):
@@ -382,8 +370,9 @@ class BoundedH11Protocol(H11Protocol):
         ]
         if not idle:
             return False
-        oldest = min(idle, key=lambda conn: conn._waiting_since)
-        oldest._close("closed the longest-idle connection to make room for a new one (%d open)", self.cap)
+        min(idle, key=lambda conn: conn._waiting_since)._close(
+            "closed the longest-idle connection to make room for a new one (%d open)", self.cap
+        )
         return True
 
     def _close(self, why: str, *figures: float) -> None:

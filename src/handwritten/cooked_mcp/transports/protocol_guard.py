@@ -43,10 +43,9 @@ __all__ = [
     "INTERRUPTED",
     "MAX_INITIALIZE_BYTES",
     "OpeningRequests",
+    "PassOn",
     "ReadStream",
-    "Unanswered",
     "WriteStream",
-    "duplicate",
     "find_id",
     "guarded_streams",
     "interrupted",
@@ -65,6 +64,7 @@ _SESSION_HEADER = "mcp-session-id"
 
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
+PassOn = Callable[[SessionMessage | Exception], Awaitable[None]]
 
 
 def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
@@ -212,14 +212,10 @@ class OpeningRequests:
             body = too_big.model_dump_json(by_alias=True, exclude_unset=True)
             await Response(body, 413, media_type="application/json")(scope, receive, send)
             return
-        replayed = False
+        unread = [first]
 
         async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return first
-            return await receive()
+            return unread.pop() if unread else await receive()
 
         async def without_a_dead_session(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] >= 400:
@@ -244,25 +240,34 @@ def interrupted(request_id: types.RequestId) -> types.JSONRPCError:
 
 @contextlib.asynccontextmanager
 async def guarded_streams(
-    read: Callable[[MemoryObjectSendStream[SessionMessage | Exception], Unanswered], Awaitable[None]],
+    read: Callable[[PassOn], Awaitable[None]],
     send: Callable[[types.JSONRPCMessage], Awaitable[None]],
     limits: Limits,
     stop: StopSignals,
     changes: Callable[[], Awaitable[None]],
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
     """The streams the SDK's server runs on, between a stdio transport's ``read`` (which passes
-    each message read on, telling ``Unanswered``) and its ``send`` (which raises
-    ``ConnectionError`` once the client is gone): input ends at a stop as at its end, waits for
-    the calls still running, and each request gets one answer."""
+    on each message read) and its ``send`` (which raises ``ConnectionError`` once the client is
+    gone): a request reusing a running id is refused, input ends at a stop as at its end, waits
+    for the calls still running, and each request gets one answer."""
     read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     unanswered = Unanswered(limits)
+
+    async def pass_on(item: SessionMessage | Exception) -> None:
+        if isinstance(item, SessionMessage):
+            if isinstance(item.message, types.JSONRPCRequest) and unanswered.running(item.message.id):
+                with contextlib.suppress(ConnectionError):
+                    await send(duplicate(item.message.id))
+                return
+            unanswered.read(item.message)
+        await read_send.send(item)
 
     async def serve_input() -> None:
         async with read_send:  # its end is the end of input, which the SDK's server acts on
             async with anyio.create_task_group() as reading:
                 reading.start_soon(cancel_when_set, stop.requested, reading.cancel_scope)
-                await read(read_send, unanswered)
+                await read(pass_on)
                 reading.cancel_scope.cancel()
             await unanswered.settled(stop, changes)
             for error in unanswered.cut_off():

@@ -19,16 +19,14 @@ from dataclasses import dataclass
 
 import anyio
 import mcp_types as types
-from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 
 from ..config.limits import Limits
 from .protocol_guard import (
+    PassOn,
     ReadStream,
-    Unanswered,
     WriteStream,
-    duplicate,
     find_id,
     guarded_streams,
     is_answer,
@@ -88,9 +86,7 @@ async def event_loop_stdio(
             with contextlib.suppress(ConnectionError):
                 await send(error)
 
-        async def read(
-            messages: MemoryObjectSendStream[SessionMessage | Exception], unanswered: Unanswered
-        ) -> None:
+        async def read(pass_on: PassOn) -> None:
             async for line in lines(reader):
                 if isinstance(line, Overlong):
                     if not await _refuse_overlong(line, max_message_bytes, answer):
@@ -100,11 +96,8 @@ async def event_loop_stdio(
                 if is_answer(message):
                     assert isinstance(message, types.JSONRPCError)
                     await answer(message)
-                elif isinstance(message, types.JSONRPCRequest) and unanswered.running(message.id):
-                    await answer(duplicate(message.id))
                 else:
-                    unanswered.read(message)
-                    await messages.send(SessionMessage(message))
+                    await pass_on(SessionMessage(message))
 
         try:
             async with guarded_streams(read, send, limits, stop, changes) as streams:
@@ -138,13 +131,9 @@ async def answering_before_the_end(
             except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
                 raise ConnectionError from exc
 
-        async def read(
-            messages: MemoryObjectSendStream[SessionMessage | Exception], unanswered: Unanswered
-        ) -> None:
+        async def read(pass_on: PassOn) -> None:
             async for item in sdk_read:
-                if isinstance(item, SessionMessage):
-                    unanswered.read(item.message)
-                await messages.send(item)
+                await pass_on(item)
 
         async with guarded_streams(read, send, limits, stop, changes) as guarded:
             yield guarded
@@ -155,11 +144,14 @@ async def _refuse_overlong(
 ) -> bool:
     """Answer a message too long to read; False when its id cannot be found and the session must end."""
     request_id = find_id(line.head, line.tail)
+    await answer(
+        make_answer(
+            request_id, f"Message longer than {limit} bytes; it was ignored and nothing was sent to Cooked"
+        )
+    )
     if request_id is not None:
         logger.warning("ignored a message longer than %d bytes", limit)
-        await answer(make_answer(request_id, _too_long(limit)))
         return True
-    await answer(make_answer(None, _too_long(limit)))
     print(
         f"cooked-mcp: a message longer than {limit} bytes arrived and its id could not be read, so no "
         "answer could reach the client's request; ending the session",
@@ -167,10 +159,6 @@ async def _refuse_overlong(
         flush=True,
     )
     return False
-
-
-def _too_long(limit: int) -> str:
-    return f"Message longer than {limit} bytes; it was ignored and nothing was sent to Cooked"
 
 
 #: How much of each end of an over-long message is kept to look for its ``id``.
