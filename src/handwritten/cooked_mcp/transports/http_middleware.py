@@ -38,10 +38,8 @@ class CloseWhenBodyUnread(HttpMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
-        body_done = "transfer-encoding" not in headers and headers.get("content-length", "0").strip() in (
-            "",
-            "0",
-        )
+        declared = headers.get("content-length", "0").strip()
+        body_done = "transfer-encoding" not in headers and declared in ("", "0")
 
         async def tracking_receive() -> Message:
             nonlocal body_done
