@@ -44,20 +44,13 @@ class BearerTokenMiddleware(HttpMiddleware):
     """Answers 401 to every HTTP request without the configured bearer token.
 
     Every path is guarded, not only ``/mcp``: an unauthenticated caller learns nothing,
-    not even which paths exist. Lifespan events pass through; any other scope type
-    (websockets are switched off in uvicorn) is closed unanswered.
+    not even which paths exist. Other scopes are lifespan events (websockets are off in uvicorn).
     """
 
     def __init__(self, app: ASGIApp, token: SecretStr, *, served_path: str) -> None:
         super().__init__(app)
         self._token = token.get_secret_value().encode("ascii")
         self._served_path = served_path
-
-    async def other(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await self.app(scope, receive, send)
-        elif scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008})
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         problem = self._problem(scope)

@@ -1,26 +1,10 @@
 """MCP over Streamable HTTP at ``/mcp``, served by uvicorn on the configured address.
 
-Layers, outermost first, so that the cheapest refusal happens before any work:
-
-1. the bearer token (``auth.BearerTokenMiddleware``), when one is configured: a caller
-   without it gets 401 before its body is read;
-2. the SDK's ``RequestBodyLimitMiddleware``: a declared ``Content-Length`` above its limit
-   gets 413 before the body is read, a chunked body as soon as it passes the limit;
-3. ``protocol_guard.OpeningRequests``: a request without a session id (only ``initialize``
-   can answer it) is refused over 16 KiB, and a refusal of it names no session;
-4. the SDK's Streamable HTTP session manager, with its DNS-rebinding defence always on:
-   a ``Host`` that is not a local name or an allowed one gets 421, a foreign ``Origin``
-   403. The SDK enables that defence by itself only for loopback binds, so it is
-   configured here explicitly for every address. Its sessions answer a request in plain
-   JSON unless the request asked for progress (``private_reaches``): an SSE stream costs
-   both sides about 2 ms a call and carries nothing else.
-
-Hosts and origins beyond the local names come from TOML ``mcp.allowed_hosts`` and
-``mcp.allowed_origins``; config accepts them only with a token (see ``Settings``).
-
-Binding the sockets and bounding connections are ``http_sockets``', the signals
-``stop_signals``'; closing an unread upload is ``http_middleware``'s; what reaches into
-private parts of the SDK or uvicorn is ``private_reaches``'.
+Layers, outermost first, so that the cheapest refusal comes before any work: the bearer token
+(``auth``), a 401 before the body is read; the SDK's ``RequestBodyLimitMiddleware``; the guard's
+``OpeningRequests``; the SDK's session manager (``private_reaches``), whose DNS-rebinding
+defence the SDK enables by itself only for loopback binds, so it is configured here for every
+address (hosts and origins beyond the local names only with a token, see ``Settings``).
 """
 
 from __future__ import annotations
@@ -47,8 +31,7 @@ from ..app import Application
 from ..config import Settings
 from ..exceptions import ListenError
 from .auth import BearerTokenMiddleware
-from .host_check_messages import NameTheSetting
-from .http_middleware import CloseWhenBodyUnread
+from .http_middleware import CloseWhenBodyUnread, NameTheSetting
 from .http_sockets import ACCEPT_BURST, listen, raise_open_files_limit, rate_limited_accept_errors
 from .private_reaches import GracefulServer, JsonWhenSilentSessionManager, bounded_protocol
 from .protocol_guard import OpeningRequests
@@ -95,7 +78,6 @@ async def _serve(application: Application, open_files: int) -> int:
                 uvicorn.Config(
                     app,
                     log_config=None,
-                    log_level=None,
                     access_log=False,
                     http=bounded_protocol(open_files, settings.limits),
                     backlog=ACCEPT_BURST,
@@ -173,18 +155,12 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     """
     hosts = [*_LOCAL_NAMES, *(f"{name}:*" for name in _LOCAL_NAMES)]
     if not _is_wildcard(settings.http_host):
-        bound = settings.http_addr.shown()
-        if bound not in hosts:
-            hosts.append(bound)
+        hosts.append(settings.http_addr.shown())
     origins = [f"http://{host}" for host in hosts]
-    for host in settings.allowed_hosts:
-        if host not in hosts:
-            hosts.append(host)
-    for origin in settings.allowed_origins:
-        if origin not in origins:
-            origins.append(origin)
     return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=list(dict.fromkeys([*hosts, *settings.allowed_hosts])),
+        allowed_origins=list(dict.fromkeys([*origins, *settings.allowed_origins])),
     )
 
 

@@ -1,24 +1,18 @@
-"""The ASGI layers that refuse a request before its body is read, and keep that cheap.
+"""The ASGI layers around the SDK's app that make its refusals cheap and say what to do.
 
-Each is an ``HttpMiddleware``: it acts on HTTP requests and passes lifespan events through.
-Their answers are Starlette responses, sent as ASGI apps.
+Each is an ``HttpMiddleware``: it acts on HTTP requests and passes every other scope through.
 """
 
 from __future__ import annotations
 
-import logging
-
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["CloseWhenBodyUnread", "HttpMiddleware"]
-
-logger = logging.getLogger("cooked_mcp.transports.http")
+__all__ = ["HOST_REFUSED", "ORIGIN_REFUSED", "CloseWhenBodyUnread", "HttpMiddleware", "NameTheSetting"]
 
 
 class HttpMiddleware:
-    """An ASGI layer for HTTP requests (``handle``); every other scope goes to ``other``, which
-    passes it through untouched unless a layer says otherwise."""
+    """An ASGI layer for HTTP requests (``handle``); every other scope passes through untouched."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -27,13 +21,10 @@ class HttpMiddleware:
         if scope["type"] == "http":
             await self.handle(scope, receive, send)
         else:
-            await self.other(scope, receive, send)
+            await self.app(scope, receive, send)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         raise NotImplementedError
-
-    async def other(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.app(scope, receive, send)
 
 
 class CloseWhenBodyUnread(HttpMiddleware):
@@ -47,10 +38,8 @@ class CloseWhenBodyUnread(HttpMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
-        body_done = "transfer-encoding" not in headers and headers.get("content-length", "0").strip() in (
-            "",
-            "0",
-        )
+        declared = headers.get("content-length", "0").strip()
+        body_done = "transfer-encoding" not in headers and declared in ("", "0")
 
         async def tracking_receive() -> Message:
             nonlocal body_done
@@ -66,3 +55,38 @@ class CloseWhenBodyUnread(HttpMiddleware):
             await send(message)
 
         await self.app(scope, tracking_receive, closing_send)
+
+
+HOST_REFUSED = (
+    "Host header not allowed: this server answers to 127.0.0.1, localhost, [::1] and its own address; "
+    "add the name to mcp.allowed_hosts in the config file (as NAME:PORT; it needs a bearer token)"
+)
+ORIGIN_REFUSED = (
+    "Origin header not allowed: browsers may call this server only from its local names; add the "
+    "origin to mcp.allowed_origins in the config file (as http://NAME:PORT; it needs a bearer token)"
+)
+_MESSAGES = {421: HOST_REFUSED.encode(), 403: ORIGIN_REFUSED.encode()}
+
+
+class NameTheSetting(HttpMiddleware):
+    """The SDK's DNS-rebinding check answers "Invalid Host header" (421) or "Invalid Origin
+    header" (403), which leaves a user who reached the server through a new name (a LAN address,
+    a reverse proxy) guessing: the check stays the SDK's, and those answers' text names the
+    setting to change. Nothing else in this server answers 421 or 403."""
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        replacement: bytes | None = None
+
+        async def rewrite(message: Message) -> None:
+            nonlocal replacement
+            if message["type"] == "http.response.start" and message["status"] in _MESSAGES:
+                replacement = _MESSAGES[message["status"]]
+                message = {**message, "headers": list(message.get("headers", []))}
+                headers = MutableHeaders(scope=message)  # on a copy of the list
+                headers["content-type"] = "text/plain; charset=utf-8"
+                headers["content-length"] = str(len(replacement))
+            elif message["type"] == "http.response.body" and replacement is not None:
+                message = {**message, "body": replacement}  # a Starlette Response: one body message
+            await send(message)
+
+        await self.app(scope, receive, rewrite)

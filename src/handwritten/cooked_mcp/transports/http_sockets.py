@@ -1,28 +1,14 @@
 """The HTTP server's sockets: listening, and how many connections, each how long to ask.
 
-The listening sockets are bound before uvicorn starts (``listen``) so that an address in
-use (or one this machine does not have) is one clear line and exit 2 rather than a uvicorn
-traceback.
+The listening sockets are bound before uvicorn starts (``listen``), so that an address in use
+is one clear line and exit 2 rather than a uvicorn traceback.
 
-uvicorn keeps a connection that never sends a byte open forever, and lets a request head
-or body trickle in without a deadline. Each holds a file descriptor, so about a thousand
-silent sockets (the usual open-files limit) stop the server accepting anyone, and asyncio
-then logs a traceback for every failed ``accept`` many thousand times a second. Here:
-
-* a connection must deliver its request head within ``http_head_seconds`` (``config.Limits``)
-  of connecting (or of its previous answer), and its body within ``http_body_seconds`` of the
-  head; else it is closed;
-  at shutdown, one that has not delivered its whole request is closed at once;
-* at most ``connection_cap()`` connections are open. A new one beyond the cap first
-  closes the connection that has waited longest without a request in progress (an idle
-  or trickling one), so silent sockets cannot lock an authorised client out; only when
-  every connection is busy with a request is the newcomer answered 503 and closed;
-* the soft open-files limit is raised to the hard one at start-up (``raise_open_files_limit``);
-* asyncio's "out of system resource" accept error is logged at most once a second.
-
-Time spent by the application answering (a slow tool call, an open event stream) is not
-bounded here: that is the client's own request. The deadlines and the cap are kept by
-``private_reaches.BoundedH11Protocol``: uvicorn has no public hook for them.
+uvicorn keeps a silent connection open forever and lets a request head or body trickle in
+without a deadline; about a thousand silent sockets (the usual open-files limit) would stop it
+accepting anyone, with a traceback per failed ``accept`` many thousand times a second. Hence the
+head and body deadlines (``config.Limits``) and the connection cap, a newcomer beyond it closing
+the connection idle longest (``private_reaches.BoundedH11Protocol``: uvicorn has no public hook),
+and the accept error logged at most once a second. Answering time is the client's own request.
 """
 
 from __future__ import annotations
@@ -58,8 +44,7 @@ ACCEPT_BURST = 32
 
 
 def raise_open_files_limit() -> int:
-    """Raise the soft RLIMIT_NOFILE to the hard limit (a capped figure if that is unlimited);
-    return the soft limit now in force."""
+    """Raise the soft open-files limit to the hard one (capped if unlimited); return the new one."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
     if soft != resource.RLIM_INFINITY and soft < target:
@@ -119,12 +104,10 @@ def listen(host: str, port: int) -> list[socket.socket]:
         raise ListenError(f"cannot resolve the host ({exc.strerror})") from None
     sockets: list[socket.socket] = []
     unavailable: OSError | None = None
-    seen: set[tuple[int, Any]] = set()
     try:
-        for family, kind, proto, _, address in infos:
-            if (family, address) in seen:
-                continue
-            seen.add((family, address))
+        for family, kind, proto, address in dict.fromkeys(
+            (fam, kind, proto, addr) for fam, kind, proto, _, addr in infos
+        ):
             try:
                 sockets.append(_bind(family, kind, proto, address))
             except OSError as exc:

@@ -1,18 +1,10 @@
 """Every reach into a private part of mcp, uvicorn or sse-starlette, in one place.
 
-Each reach below carries a comment naming the limitation it works around and what would let it
-go; pyproject.toml bounds those packages to the releases checked, and
-tests/surface/test_sdk_contract.py drives each reach against the installed SDK (behaviour, not
-source text). On an upgrade: run that test and tests/http, re-check each comment, and delete
-what the upstream package now does itself.
-
-* ``JsonWhenSilentTransport`` (mcp ``StreamableHTTPServerTransport``): plain JSON answers per
-  request, the guard's refusals, a client gone mid-request cancels it, a cancelled request
-  left unanswered, and requests cut off by shutdown answered.
-* ``JsonWhenSilentSessionManager`` (mcp ``StreamableHTTPSessionManager``): sessions opened on
-  the transport above, and the longest-idle one closed to make room.
-* ``BoundedH11Protocol`` (uvicorn ``H11Protocol``): request deadlines and the connection cap.
-* ``GracefulServer`` (uvicorn ``Server``): the shutdown grace, then one answer per request.
+Each reach carries a comment naming the limitation it works around and what would let it go;
+pyproject.toml bounds those packages to the releases checked, and
+tests/surface/test_sdk_contract.py drives each reach against the installed release. On an
+upgrade: run that test and tests/http, re-check each comment, and delete what the upstream
+package now does itself.
 """
 
 from __future__ import annotations
@@ -58,7 +50,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from ..config.limits import Limits
 from .http_sockets import MAX_CONNECTIONS, connection_cap
 from .protocol_guard import interrupted, read_message, refusal
-from .stop_signals import StopSignals
+from .stop_signals import StopSignals, cancel_when_set
 
 __all__ = [
     "BoundedH11Protocol",
@@ -82,16 +74,10 @@ _BUSY_503 = (
 
 
 class JsonWhenSilentTransport(StreamableHTTPServerTransport):
-    """The SDK's session transport, answering a request with nothing to stream in JSON.
-
-    ``JsonWhenSilentSessionManager`` re-classes the transports the SDK builds to this one, so
-    it adds no ``__init__`` and keeps its own state in the instance ``__dict__``.
-
-    Each request decides how it is answered: streamed (the SDK's own code, unchanged) when it
-    carries a progress token, or is a tool call of a client that declared elicitation (a
-    question to the person may come first), or is anything but a plain request on an open
-    session; else one JSON body, ``initialize`` included. An SSE answer costs about 2 ms more
-    per call, most of it in the client parsing a stream that carries nothing but the answer.
+    """The SDK's session transport, answering a request with nothing to stream in JSON: an SSE
+    answer costs about 2 ms more per call, most of it in the client parsing a stream that
+    carries nothing but the answer. ``JsonWhenSilentSessionManager`` re-classes the transports
+    the SDK builds to this one, so it adds no ``__init__`` and keeps its state in ``__dict__``.
     """
 
     # Reach (mcp 2.3.0, private ``_handle_post_request``): the 2025 protocol's entry point
@@ -116,10 +102,13 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
                 await self._create_json_response(refused, HTTPStatus.BAD_REQUEST)(scope, receive, send)
                 return
             if isinstance(message, JSONRPCRequest):
-                self._remember_id(message.id)
                 if message.method == "initialize":
-                    self.__dict__["_client_elicits"] = _declares_elicitation(message.params)
-                async with self._cancelled_when_client_leaves(message.id, receive):
+                    capabilities = (message.params or {}).get("capabilities")
+                    elicits = isinstance(capabilities, dict) and isinstance(
+                        capabilities.get("elicitation"), dict
+                    )
+                    self.__dict__["_client_elicits"] = elicits
+                async with self._in_flight(message.id, receive):
                     if not self._answers_in_json(message, request):
                         await super()._handle_post_request(scope, request, receive, send)
                     elif message.method == "initialize" or await self._validate_request_headers(
@@ -136,17 +125,18 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
     # received (ToolCall.when_answered), and an identical retry would make a change again. No
     # upstream issue found; re-check on upgrade.
     @contextlib.asynccontextmanager
-    async def _cancelled_when_client_leaves(
-        self, request_id: RequestId, receive: Receive
-    ) -> AsyncIterator[None]:
-        """While the body runs, a client that goes before its answer cancels the request, exactly
-        as its notifications/cancelled would: an answer it never got is not counted as received."""
+    async def _in_flight(self, request_id: RequestId, receive: Receive) -> AsyncIterator[None]:
+        """While the body runs, its id is kept by its stream key (the SDK's ``str(id)``; the
+        interrupted answer needs the id itself), and a client gone before its answer cancels it."""
+        ids: dict[str, RequestId] = self.__dict__.setdefault("_request_ids", {})
+        ids[str(request_id)] = request_id
         async with anyio.create_task_group() as group:
             group.start_soon(self._cancel_when_gone, request_id, receive)
             try:
                 yield
             finally:
                 group.cancel_scope.cancel()
+                ids.pop(str(request_id), None)
 
     async def _cancel_when_gone(self, request_id: RequestId, receive: Receive) -> None:
         # The body has been read: the next message is the disconnect (the client went, or uvicorn
@@ -170,14 +160,12 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
         ):
             await writer.send(SessionMessage(cancel))
 
-    def _answers_in_json(self, message: object, request: Request) -> bool:
-        """Whether ``message`` can only ever be answered with its response (else the SDK answers).
-
-        Anything this returns False for is left to the SDK, which then reads the same body
-        (Starlette keeps it) and applies its own checks and refusals to it.
-        """
+    def _answers_in_json(self, message: JSONRPCRequest, request: Request) -> bool:
+        """Whether ``message`` can only ever be answered with its response: not when it carries a
+        progress token, or is a tool call of a client that declared elicitation (a question to
+        the person may come first). Else the SDK streams it, reading the body Starlette kept."""
         has_json, has_sse = check_accept_headers(request)
-        if not (has_json and has_sse) or not isinstance(message, JSONRPCRequest):
+        if not (has_json and has_sse):
             return False
         if message.method == "tools/call" and self.__dict__.get("_client_elicits", False):
             return False  # the call may ask the person first (handlers/confirmation.py)
@@ -205,40 +193,17 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
                 if isinstance(event.message, JSONRPCResponse | JSONRPCError):
                     response = self._create_json_response(event.message)
                     break
-                # A notification about this request has no place in a JSON body. None is
-                # sent without a progress token; skipping one keeps it from being taken
-                # for the answer.
+                # A notification has no place in a JSON body (none comes without a progress token).
                 logger.debug("dropped a message about request %s answered in JSON", request_id)
         except anyio.ClosedResourceError:
             pass  # the session was terminated while the request ran
         finally:
             await self._clean_up_memory_streams(request_id)
-        if response is None and request_id in self._cancelled():
-            self._cancelled().discard(request_id)
-            response = Response(status_code=HTTPStatus.ACCEPTED)  # a cancelled request is not answered
-        if response is None:
-            response = self._create_error_response(
-                "Session terminated before the request completed",
-                HTTPStatus.INTERNAL_SERVER_ERROR,
-                INTERNAL_ERROR,
-            )
-        await response(scope, receive, send)
-
-    def _ids_by_key(self) -> dict[str, RequestId]:
-        """The id of each request in flight by its stream key (the SDK keys them by ``str(id)``)."""
-        ids: dict[str, RequestId] = self.__dict__.setdefault("_request_ids", {})
-        return ids
-
-    def _remember_id(self, request_id: RequestId) -> None:
-        ids = self._ids_by_key()
-        for key in [key for key in ids if key not in self._request_streams]:
-            del ids[key]
-        ids[str(request_id)] = request_id
-
-    def _cancelled(self) -> set[str]:
-        """Ids of requests cancelled by the client (kept on the instance: the class is swapped in)."""
-        cancelled: set[str] = self.__dict__.setdefault("_cancelled_ids", set())
-        return cancelled
+        if response is None and self.is_terminated:
+            gone = "Session terminated before the request completed"
+            response = self._create_error_response(gone, HTTPStatus.INTERNAL_SERVER_ERROR, INTERNAL_ERROR)
+        # Else only ``_terminate_unanswered_request`` ended the stream: a cancelled request is not answered.
+        await (response or Response(status_code=HTTPStatus.ACCEPTED))(scope, receive, send)
 
     # Reach (mcp 2.3.0, private ``_terminate_unanswered_request``): the SDK's dispatcher no
     # longer answers a cancelled request (python-sdk issue #2480, PR #3188), but its 2025-era
@@ -248,14 +213,10 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
     # it goes with the 2026-07-28 protocol, whose transports must not answer.
     async def _terminate_unanswered_request(self, request_id: RequestId) -> None:
         """A request that settled without an answer (cancelled) gets none: its JSON POST ends
-        with 202 and an empty body, its event stream ends without a message. The SDK sends it
-        ``Request cancelled``, which clients report as an answer to an unknown request."""
-        key = str(request_id)
-        streams = self._request_streams.get(key)
-        if streams is None:
-            return
-        self._cancelled().add(key)
-        await streams[0].aclose()
+        with 202 and an empty body, its event stream ends without a message."""
+        streams = self._request_streams.get(str(request_id))
+        if streams is not None:
+            await streams[0].aclose()
 
     # Reach (mcp 2.3.0, private ``_request_streams``): at shutdown the SDK cuts a request
     # still running off without an answer, though Cooked may have applied its change. No
@@ -265,25 +226,17 @@ class JsonWhenSilentTransport(StreamableHTTPServerTransport):
         (the request's stream ends at its first answer, so a late result is not sent after it);
         return how many there were."""
         answered = 0
-        ids = self._ids_by_key()
-        for key, (sender, _) in list(self._request_streams.items()):
-            request_id = ids.get(str(key))
-            if request_id is None:
-                continue  # the standalone GET stream: no request to answer
-            error = interrupted(request_id)
+        for key, request_id in list(self.__dict__.get("_request_ids", {}).items()):
+            streams = self._request_streams.get(key)
+            if streams is None:
+                continue  # not started yet, or answered
             with (
                 anyio.move_on_after(1),
                 contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError),
             ):
-                await sender.send(EventMessage(error))
+                await streams[0].send(EventMessage(interrupted(request_id)))
                 answered += 1
         return answered
-
-
-def _declares_elicitation(params: object) -> bool:
-    """Whether an ``initialize`` request's client capabilities include elicitation."""
-    capabilities = params.get("capabilities") if isinstance(params, dict) else None
-    return isinstance(capabilities, dict) and isinstance(capabilities.get("elicitation"), dict)
 
 
 class JsonWhenSilentSessionManager(StreamableHTTPSessionManager):
@@ -346,10 +299,8 @@ class JsonWhenSilentSessionManager(StreamableHTTPSessionManager):
 # to everyone once silent sockets fill it). Goes when uvicorn bounds them itself (encode/uvicorn
 # discussions on slowloris; none merged as of 0.54).
 class BoundedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with deadlines and a connection cap (``http_sockets``).
-
-    ``cap`` and ``limits`` are set on the class by ``bounded_protocol`` before serving.
-    """
+    """uvicorn's h11 protocol with deadlines and a connection cap (``http_sockets``); ``cap`` and
+    ``limits`` are set on the class by ``bounded_protocol``."""
 
     cap = MAX_CONNECTIONS
     limits = Limits()
@@ -419,8 +370,9 @@ class BoundedH11Protocol(H11Protocol):
         ]
         if not idle:
             return False
-        oldest = min(idle, key=lambda conn: conn._waiting_since)
-        oldest._close("closed the longest-idle connection to make room for a new one (%d open)", self.cap)
+        min(idle, key=lambda conn: conn._waiting_since)._close(
+            "closed the longest-idle connection to make room for a new one (%d open)", self.cap
+        )
         return True
 
     def _close(self, why: str, *figures: float) -> None:
@@ -453,16 +405,10 @@ def bounded_protocol(open_files: int, limits: Limits) -> type[BoundedH11Protocol
 
 
 class GracefulServer(uvicorn.Server):
-    """uvicorn, stopped by ``StopSignals`` rather than its own signal handling, and with
-    requests still running after the shutdown grace (or at a second signal) answered rather
-    than cut off.
-
-    uvicorn cancels them, which answers a plain-text 500 to a call whose change Cooked may
-    already have applied; here each gets its one JSON-RPC error saying so (``protocol_guard``),
-    then uvicorn goes on. A second signal is not passed to uvicorn as its "force exit",
-    which skips the application's shutdown and leaves the calls to be cancelled with
-    tracebacks: it only ends the grace.
-    """
+    """uvicorn, stopped by ``StopSignals``, with requests still running after the grace (or at a
+    second signal) answered rather than cancelled: uvicorn's cancel answers a plain-text 500 to
+    a call whose change Cooked may have applied, and its "force exit" at a second signal skips
+    the application's shutdown, leaving tracebacks."""
 
     def __init__(
         self,
@@ -500,7 +446,7 @@ class GracefulServer(uvicorn.Server):
         self._sessions.close_listening_streams()  # they carry nothing cooked-mcp needs to finish
         with anyio.move_on_after(self._grace):
             async with anyio.create_task_group() as grace:
-                grace.start_soon(_cancel_when_set, self._stop.now, grace.cancel_scope)
+                grace.start_soon(cancel_when_set, self._stop.now, grace.cancel_scope)
                 await super()._wait_tasks_to_complete()
                 await self._changes()  # those still running in the background: the same grace
                 grace.cancel_scope.cancel()
@@ -516,8 +462,3 @@ class GracefulServer(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
         yield
-
-
-async def _cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
-    await event.wait()
-    scope.cancel()

@@ -1,65 +1,58 @@
 """Every protocol rule the SDK lacks, for both transports: the guard around its streams.
 
-**Framing.** The SDK validates a message against its union of request, notification and
-response; a message that is none of these reaches it as an exception and goes unanswered,
-and a request whose ``id`` is not a string or an integer (``1.5``, ``null``, ``true``, ``{}``)
-passes as a notification, which is never answered either. A client that sent either waits
-for ever. JSON-RPC 2.0 (section 5.1) says what to answer instead: -32700 for what is not
-JSON, -32600 for what is not a valid request, with the request's ``id`` when it can be read
-and ``null`` only when it cannot (``read_message``; python-sdk issues #2751 and #2848).
+**Framing** (``read_message``): the SDK leaves a message that is no JSON-RPC message, and a
+request whose ``id`` is no string or integer (it passes as a notification), unanswered, so its
+client waits for ever (python-sdk issues #2751 and #2848). JSON-RPC 2.0 section 5.1 answers
+-32700 or -32600, with the request's ``id`` when it can be read.
 
-**Refusals** (``refusal``): a request reusing the id of one still running (the SDK's
-dispatcher overwrites it, python-sdk issue #3060), and an ``initialize`` over
-``MAX_INITIALIZE_BYTES``. Over HTTP, a request without a session id can only open one:
-``OpeningRequests`` refuses one over that size unparsed, and a refusal of it names no session
-(the SDK names the session it discards).
+**Refusals** (``refusal``): a request reusing the id of one still running (the SDK's dispatcher
+overwrites it, python-sdk issue #3060) and an ``initialize`` over ``MAX_INITIALIZE_BYTES``;
+over HTTP ``OpeningRequests`` refuses a session-less one unparsed.
 
-**One answer per request id, also for a call cut off by a stop.** When serving stops (SIGINT,
-SIGTERM, or the end of stdin), the requests already read may still run for a grace period
-(``config.Limits``: ``input_end_grace_seconds`` after the end of stdin, which may simply have
-been sent all at once; ``stop_grace_seconds`` after a signal; none after a second signal); any
-still running after it is answered with ``interrupted`` (its change may or may not have been
-made), and whatever is written for it afterwards is dropped: the SDK's own -32000 "Connection
-closed" as it cancels the call, or the call's late result. The same grace also waits for the
-changes sent to Cooked that still run in the background (a cancelled call's, a URL import
-answered "still running"): stopping would break them off. Over stdio ``Unanswered`` keeps the
-rule on the message streams; over HTTP each request has its own answer stream, ended by its
-first answer (``private_reaches``).
+**One answer per request, also when a stop cuts it off.** After a stop (SIGINT, SIGTERM, the end
+of stdin) the requests already read, and the changes still running at Cooked in the background,
+get a grace (``config.Limits``); a request still running after it is answered ``interrupted``
+(its change may or may not have been made), and whatever comes for it later (the SDK's
+"Connection closed", a late result) is dropped: ``Unanswered`` over stdio; over HTTP each
+request's stream ends at its first answer (``private_reaches``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anyio
 import mcp_types as types
 import pydantic_core
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 from starlette.datastructures import MutableHeaders
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..config.limits import Limits
-from .stop_signals import StopSignals
+from .stop_signals import StopSignals, cancel_when_set
 
 __all__ = [
     "INTERRUPTED",
     "MAX_INITIALIZE_BYTES",
     "OpeningRequests",
-    "Unanswered",
-    "answer_from_here",
-    "error_line",
+    "PassOn",
+    "ReadStream",
+    "WriteStream",
     "find_id",
+    "guarded_streams",
     "interrupted",
-    "invalid_request",
     "is_answer",
+    "make_answer",
     "read_message",
     "refusal",
-    "until",
 ]
 
 logger = logging.getLogger("cooked_mcp.transports")
@@ -68,6 +61,10 @@ logger = logging.getLogger("cooked_mcp.transports")
 #: body limit let one session pin some 70 MB of parsed capability keys for half an hour.
 MAX_INITIALIZE_BYTES = 16 * 1024
 _SESSION_HEADER = "mcp-session-id"
+
+ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
+WriteStream = MemoryObjectSendStream[SessionMessage]
+PassOn = Callable[[SessionMessage | Exception], Awaitable[None]]
 
 
 def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
@@ -80,17 +77,15 @@ def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
     try:
         data: Any = pydantic_core.from_json(raw)
     except ValueError:
-        return _Answer.make(None, types.PARSE_ERROR, "Parse error: the message is not valid JSON")
+        return make_answer(None, "Parse error: the message is not valid JSON", types.PARSE_ERROR)
     if isinstance(data, list):
-        return _Answer.make(
-            None, types.INVALID_REQUEST, "Batches are not supported: send one message at a time"
-        )
+        return make_answer(None, "Batches are not supported: send one message at a time")
     if not isinstance(data, dict):
-        return _Answer.make(None, types.INVALID_REQUEST, "Invalid request: a message must be a JSON object")
+        return make_answer(None, "Invalid request: a message must be a JSON object")
     request_id = data.get("id")
     readable = request_id if type(request_id) in (int, str) else None
     if "id" in data and readable is None:
-        return _Answer.make(None, types.INVALID_REQUEST, "Invalid request: id must be a string or an integer")
+        return make_answer(None, "Invalid request: id must be a string or an integer")
     try:
         return types.jsonrpc_message_adapter.validate_python(data, by_name=False)
     except ValidationError as exc:
@@ -98,7 +93,7 @@ def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
             f"{'.'.join(str(part) for part in error['loc'][-2:]) or 'message'}: {error['msg']}"
             for error in exc.errors(include_input=False, include_url=False)[:3]
         )
-        return _Answer.make(readable, types.INVALID_REQUEST, f"Invalid request ({where})")
+        return make_answer(readable, f"Invalid request ({where})")
 
 
 def is_answer(message: types.JSONRPCMessage | types.JSONRPCError) -> bool:
@@ -106,13 +101,15 @@ def is_answer(message: types.JSONRPCMessage | types.JSONRPCError) -> bool:
     return isinstance(message, _Answer)
 
 
-def invalid_request(request_id: types.RequestId | None, message: str) -> types.JSONRPCError:
-    return _Answer.make(request_id, types.INVALID_REQUEST, message)
-
-
-def answer_from_here(request_id: types.RequestId | None, code: int, message: str) -> types.JSONRPCError:
+def make_answer(
+    request_id: types.RequestId | None, message: str, code: int = types.INVALID_REQUEST
+) -> types.JSONRPCError:
     """A JSON-RPC error made by this server, to be sent (``is_answer`` is true of it)."""
-    return _Answer.make(request_id, code, message)
+    return _Answer(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+
+
+def duplicate(request_id: types.RequestId) -> types.JSONRPCError:
+    return make_answer(request_id, f"A request with id {request_id!r} is still running; use a new id")
 
 
 def find_id(head: bytes, tail: bytes) -> types.RequestId | None:
@@ -169,17 +166,8 @@ def _last_members_id(tail: bytes) -> object:
     return _MISSING
 
 
-def error_line(error: types.JSONRPCError) -> bytes:
-    """``error`` as one newline-terminated line of the stdio wire."""
-    return types.JSONRPCError.model_dump_json(error, by_alias=True, exclude_unset=True).encode() + b"\n"
-
-
 class _Answer(types.JSONRPCError):
     """A JSON-RPC error made here, to be sent (distinct from an error a client sent)."""
-
-    @classmethod
-    def make(cls, request_id: types.RequestId | None, code: int, message: str) -> _Answer:
-        return cls(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
 
 
 def refusal(
@@ -195,16 +183,12 @@ def refusal(
     if not isinstance(message, types.JSONRPCRequest):
         return None
     if message.method == "initialize" and len(body) > MAX_INITIALIZE_BYTES:
-        return answer_from_here(
+        return make_answer(
             message.id,
-            types.INVALID_PARAMS,
             f"initialize request larger than {MAX_INITIALIZE_BYTES} bytes; send fewer capabilities",
+            types.INVALID_PARAMS,
         )
-    if running(message.id):
-        return invalid_request(
-            message.id, f"A request with id {message.id!r} is still running in this session; use a new id"
-        )
-    return None
+    return duplicate(message.id) if running(message.id) else None
 
 
 class OpeningRequests:
@@ -224,17 +208,14 @@ class OpeningRequests:
         first = await receive()
         if len(first.get("body", b"")) > MAX_INITIALIZE_BYTES:
             logger.info("refused an opening request of %d bytes", len(first["body"]))
-            too_big = invalid_request(None, f"initialize request larger than {MAX_INITIALIZE_BYTES} bytes")
-            await _json_error(too_big, 413)(scope, receive, send)
+            too_big = make_answer(None, f"initialize request larger than {MAX_INITIALIZE_BYTES} bytes")
+            body = too_big.model_dump_json(by_alias=True, exclude_unset=True)
+            await Response(body, 413, media_type="application/json")(scope, receive, send)
             return
-        replayed = False
+        unread = [first]
 
         async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return first
-            return await receive()
+            return unread.pop() if unread else await receive()
 
         async def without_a_dead_session(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] >= 400:
@@ -243,14 +224,6 @@ class OpeningRequests:
             await send(message)
 
         await self.app(scope, replay, without_a_dead_session)
-
-
-def _json_error(error: types.JSONRPCError, status: int) -> Response:
-    return Response(
-        types.JSONRPCError.model_dump_json(error, by_alias=True, exclude_unset=True),
-        status_code=status,
-        media_type="application/json",
-    )
 
 
 #: What a request cut off by a stop is told: a write may have reached Cooked.
@@ -262,7 +235,60 @@ INTERRUPTED = (
 
 def interrupted(request_id: types.RequestId) -> types.JSONRPCError:
     """The one answer to a request still running when serving stops (see ``INTERRUPTED``)."""
-    return answer_from_here(request_id, types.INTERNAL_ERROR, INTERRUPTED)
+    return make_answer(request_id, INTERRUPTED, types.INTERNAL_ERROR)
+
+
+@contextlib.asynccontextmanager
+async def guarded_streams(
+    read: Callable[[PassOn], Awaitable[None]],
+    send: Callable[[types.JSONRPCMessage], Awaitable[None]],
+    limits: Limits,
+    stop: StopSignals,
+    changes: Callable[[], Awaitable[None]],
+) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
+    """The streams the SDK's server runs on, between a stdio transport's ``read`` (which passes
+    on each message read) and its ``send`` (which raises ``ConnectionError`` once the client is
+    gone): a request reusing a running id is refused, input ends at a stop as at its end, waits
+    for the calls still running, and each request gets one answer."""
+    read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    unanswered = Unanswered(limits)
+
+    async def pass_on(item: SessionMessage | Exception) -> None:
+        if isinstance(item, SessionMessage):
+            if isinstance(item.message, types.JSONRPCRequest) and unanswered.running(item.message.id):
+                with contextlib.suppress(ConnectionError):
+                    await send(duplicate(item.message.id))
+                return
+            unanswered.read(item.message)
+        await read_send.send(item)
+
+    async def serve_input() -> None:
+        async with read_send:  # its end is the end of input, which the SDK's server acts on
+            async with anyio.create_task_group() as reading:
+                reading.start_soon(cancel_when_set, stop.requested, reading.cancel_scope)
+                await read(pass_on)
+                reading.cancel_scope.cancel()
+            await unanswered.settled(stop, changes)
+            for error in unanswered.cut_off():
+                with contextlib.suppress(ConnectionError):
+                    await send(error)
+
+    async def serve_output() -> None:
+        async with write_receive:
+            async for session_message in write_receive:
+                if unanswered.may_send(session_message.message):
+                    try:
+                        await send(session_message.message)
+                    except ConnectionError:
+                        logger.info("the client stopped reading; no more answers can be sent")
+                        unanswered.cut_off()  # none can be delivered: stop waiting for them
+                        return
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(serve_input)
+        tasks.start_soon(serve_output)
+        yield read_stream, write_stream
 
 
 class Unanswered:
@@ -299,36 +325,25 @@ class Unanswered:
         self._drop(None)
         return answers
 
-    def give_up(self) -> None:
-        """No answer can be delivered any more: stop waiting for them."""
-        self._ids.clear()
-        self._drop(None)
-
     def running(self, request_id: types.RequestId) -> bool:
         return request_id in self._ids
 
-    async def settled(
-        self, stop: StopSignals | None = None, changes: Callable[[], Awaitable[None]] | None = None
-    ) -> None:
+    async def settled(self, stop: StopSignals, changes: Callable[[], Awaitable[None]]) -> None:
         """Return once every request read has been answered and ``changes()`` has returned (every
         change sent to Cooked has ended, also those of calls already answered or cancelled), or
         the grace is over (see the module docstring); a signal during the end of input's grace
         shortens it."""
-        if not self._ids and changes is None:
-            return
         logger.debug("input ended with %d request(s) still running; answering them first", len(self._ids))
         self._none_left = anyio.Event()
         if not self._ids:
             self._none_left.set()
         with anyio.move_on_after(self._limits.input_end_grace_seconds):
             async with anyio.create_task_group() as group:
-                if stop is not None:
-                    group.start_soon(
-                        _cancel_after_grace, stop, self._limits.stop_grace_seconds, group.cancel_scope
-                    )
+                group.start_soon(
+                    _cancel_after_grace, stop, self._limits.stop_grace_seconds, group.cancel_scope
+                )
                 await self._none_left.wait()
-                if changes is not None:
-                    await changes()
+                await changes()
                 group.cancel_scope.cancel()
         if self._ids:
             logger.warning(
@@ -347,17 +362,3 @@ async def _cancel_after_grace(stop: StopSignals, grace: float, scope: anyio.Canc
     with anyio.move_on_after(grace):
         await stop.now.wait()
     scope.cancel()
-
-
-async def until(stop: anyio.Event | None, run: Callable[[], Awaitable[None]]) -> None:
-    """Run ``run`` until it returns or ``stop`` is set."""
-    async with anyio.create_task_group() as group:
-        if stop is not None:
-
-            async def stop_on_request() -> None:
-                await stop.wait()
-                group.cancel_scope.cancel()
-
-            group.start_soon(stop_on_request)
-        await run()
-        group.cancel_scope.cancel()

@@ -1,14 +1,9 @@
-"""stdio served by the event loop, in place of the SDK's ``stdio_server``, and the guard on both.
+"""stdio served by the event loop, in place of the SDK's ``stdio_server`` (for speed; public
+asyncio and SDK parts only), and the SDK's transport within the guard (``protocol_guard``).
 
-The replacement is for speed and for framing: built on public asyncio and SDK parts only
-(``SessionMessage`` streams), it reads raw lines so that the guard (``protocol_guard``) sees
-what the SDK would turn into an exception. tests/surface/test_sdk_contract.py checks the
-SDK's transport still behaves as the comments below say, tests/stdio the behaviour here.
-
-While serving, fd 0 reads the null device and fd 1 writes to stderr, so a library or a
-child process that prints cannot corrupt the protocol stream; the protocol itself goes
-through private descriptors (``claimed_stdio``: the SDK's own claim is private, and shares a
-terminal's file description, whose non-blocking flag the event loop sets, with the shell).
+Raw lines are read so that the guard sees what the SDK would turn into an exception. While
+serving, fd 0 reads the null device and fd 1 writes to stderr, so a library or child process
+that prints cannot corrupt the protocol stream (``claimed_stdio``).
 """
 
 from __future__ import annotations
@@ -24,12 +19,20 @@ from dataclasses import dataclass
 
 import anyio
 import mcp_types as types
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 
 from ..config.limits import Limits
-from .protocol_guard import Unanswered, error_line, find_id, invalid_request, is_answer, read_message, until
+from .protocol_guard import (
+    PassOn,
+    ReadStream,
+    WriteStream,
+    find_id,
+    guarded_streams,
+    is_answer,
+    make_answer,
+    read_message,
+)
 from .stop_signals import StopSignals
 
 __all__ = ["MAX_MESSAGE_BYTES", "answering_before_the_end", "event_loop_stdio", "pollable"]
@@ -41,9 +44,6 @@ MAX_MESSAGE_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
 #: How long buffered answers may take to reach a client that stopped reading, once serving ends.
 _FLUSH_SECONDS = 5.0
 
-ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
-WriteStream = MemoryObjectSendStream[SessionMessage]
-
 
 # Performance (mcp 2.3.0): ``stdio_server`` moves every line read, and every write and flush,
 # through a worker thread (``anyio.wrap_file``); those hand-offs cost more server CPU per tool
@@ -52,22 +52,18 @@ WriteStream = MemoryObjectSendStream[SessionMessage]
 # machine: p50 1.45-1.88 ms with this, 1.93-6.38 ms with the SDK's transport and the guard's
 # relay, far over the 0.1 ms that would let it go). The event loop watches the pipes instead.
 # No upstream issue found; re-check on upgrade by forcing ``pollable`` False and measuring.
-# The same replacement also answers what the SDK leaves unanswered (``protocol_guard``):
-# invalid lines (python-sdk issue #2751; its fix PRs #2755 and #2766 were closed), a request
-# reusing the id of one still running (the dispatcher overwrites it, python-sdk issue #3060,
-# open) and over-long lines (the SDK reads a line of any length; no upstream issue found,
-# re-check on upgrade).
+# Its raw lines also let the guard answer invalid lines (python-sdk issue #2751; fix PRs #2755
+# and #2766 closed) and over-long ones (the SDK reads a line of any length; no upstream issue).
 @contextlib.asynccontextmanager
 async def event_loop_stdio(
     limits: Limits,
+    stop: StopSignals,
+    changes: Callable[[], Awaitable[None]],
     max_message_bytes: int = MAX_MESSAGE_BYTES,
-    stop: StopSignals | None = None,
-    changes: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
     """The SDK's ``stdio_server`` contract (newline-delimited JSON-RPC, streams of
-    ``SessionMessage``), served by the running asyncio loop. stdin and stdout must be pipes,
-    sockets or terminals. A stop ends reading as the end of stdin would, with the grace
-    ``protocol_guard`` gives the calls still running (and ``changes``), and one answer for each."""
+    ``SessionMessage``), served by the running asyncio loop, within ``guarded_streams``. stdin
+    and stdout must be pipes, sockets or terminals."""
     loop = asyncio.get_running_loop()
     with claimed_stdio() as (wire_in, wire_out):
         reader = asyncio.StreamReader(limit=max_message_bytes, loop=loop)
@@ -81,16 +77,16 @@ async def event_loop_stdio(
             os.fdopen(wire_out, "wb", 0, closefd=False),
         )
         writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
-        read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-        unanswered = Unanswered(limits)
+
+        async def send(message: types.JSONRPCMessage) -> None:
+            writer.write(message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
+            await writer.drain()
 
         async def answer(error: types.JSONRPCError) -> None:
-            writer.write(error_line(error))
             with contextlib.suppress(ConnectionError):
-                await writer.drain()
+                await send(error)
 
-        async def read_messages() -> None:
+        async def read(pass_on: PassOn) -> None:
             async for line in lines(reader):
                 if isinstance(line, Overlong):
                     if not await _refuse_overlong(line, max_message_bytes, answer):
@@ -100,39 +96,12 @@ async def event_loop_stdio(
                 if is_answer(message):
                     assert isinstance(message, types.JSONRPCError)
                     await answer(message)
-                    continue
-                if isinstance(message, types.JSONRPCRequest) and unanswered.running(message.id):
-                    await answer(invalid_request(message.id, _duplicate(message.id)))
-                    continue
-                unanswered.read(message)
-                await read_send.send(SessionMessage(message))
-
-        async def serve_input() -> None:
-            async with read_send:
-                await until(None if stop is None else stop.requested, read_messages)
-                await unanswered.settled(stop, changes)
-                for error in unanswered.cut_off():
-                    await answer(error)
-
-        async def write_messages() -> None:
-            async with write_receive:
-                async for session_message in write_receive:
-                    if not unanswered.may_send(session_message.message):
-                        continue
-                    json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    writer.write(json.encode() + b"\n")
-                    try:
-                        await writer.drain()
-                    except ConnectionError:
-                        logger.info("the client stopped reading stdout; no more answers can be sent")
-                        unanswered.give_up()
-                        return
+                else:
+                    await pass_on(SessionMessage(message))
 
         try:
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(serve_input)
-                tasks.start_soon(write_messages)
-                yield read_stream, write_stream
+            async with guarded_streams(read, send, limits, stop, changes) as streams:
+                yield streams
         finally:
             read_transport.close()
             writer.close()
@@ -149,46 +118,25 @@ async def event_loop_stdio(
 async def answering_before_the_end(
     streams: contextlib.AbstractAsyncContextManager[tuple[ReadStream, WriteStream]],
     limits: Limits,
-    stop: StopSignals | None = None,
-    changes: Callable[[], Awaitable[None]] | None = None,
+    stop: StopSignals,
+    changes: Callable[[], Awaitable[None]],
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
-    """The SDK transport's streams, relayed so that its end of input (and ``stop``) waits like
-    ``event_loop_stdio``'s. Only for what the event loop cannot watch (a regular file), so the
-    extra hop costs the pipes nothing."""
-    async with streams as (sdk_read, sdk_write):
-        read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-        unanswered = Unanswered(limits)
+    """The SDK transport's streams within ``guarded_streams``. Only for what the event loop
+    cannot watch (a regular file), so the extra hop costs the pipes nothing."""
+    async with streams as (sdk_read, sdk_write), sdk_write:
 
-        async def relay_messages() -> None:
+        async def send(message: types.JSONRPCMessage) -> None:
+            try:
+                await sdk_write.send(SessionMessage(message))
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+                raise ConnectionError from exc
+
+        async def read(pass_on: PassOn) -> None:
             async for item in sdk_read:
-                if isinstance(item, SessionMessage):
-                    unanswered.read(item.message)
-                await read_send.send(item)
+                await pass_on(item)
 
-        async def relay_in() -> None:
-            async with read_send:
-                await until(None if stop is None else stop.requested, relay_messages)
-                await unanswered.settled(stop, changes)
-                for error in unanswered.cut_off():
-                    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-                        await sdk_write.send(SessionMessage(error))
-
-        async def relay_out() -> None:
-            async with write_receive, sdk_write:
-                async for session_message in write_receive:
-                    if not unanswered.may_send(session_message.message):
-                        continue
-                    try:
-                        await sdk_write.send(session_message)
-                    except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                        unanswered.give_up()
-                        return
-
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(relay_in)
-            tasks.start_soon(relay_out)
-            yield read_stream, write_stream
+        async with guarded_streams(read, send, limits, stop, changes) as guarded:
+            yield guarded
 
 
 async def _refuse_overlong(
@@ -196,11 +144,14 @@ async def _refuse_overlong(
 ) -> bool:
     """Answer a message too long to read; False when its id cannot be found and the session must end."""
     request_id = find_id(line.head, line.tail)
+    await answer(
+        make_answer(
+            request_id, f"Message longer than {limit} bytes; it was ignored and nothing was sent to Cooked"
+        )
+    )
     if request_id is not None:
         logger.warning("ignored a message longer than %d bytes", limit)
-        await answer(invalid_request(request_id, _too_long(limit)))
         return True
-    await answer(invalid_request(None, _too_long(limit)))
     print(
         f"cooked-mcp: a message longer than {limit} bytes arrived and its id could not be read, so no "
         "answer could reach the client's request; ending the session",
@@ -208,14 +159,6 @@ async def _refuse_overlong(
         flush=True,
     )
     return False
-
-
-def _too_long(limit: int) -> str:
-    return f"Message longer than {limit} bytes; it was ignored and nothing was sent to Cooked"
-
-
-def _duplicate(request_id: types.RequestId) -> str:
-    return f"A request with id {request_id!r} is still running; use a new id"
 
 
 #: How much of each end of an over-long message is kept to look for its ``id``.
@@ -270,8 +213,9 @@ async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | Overlong]
 @contextlib.contextmanager
 def claimed_stdio() -> Iterator[tuple[int, int]]:
     """Private fds for the protocol, while fd 0 reads the null device and fd 1 writes to stderr;
-    all restored on exit. A terminal is opened afresh by name, so the non-blocking flag the
-    event loop sets is not shared with the shell; a pipe or socket is duplicated."""
+    all restored on exit. The SDK's own claim is private, and shares a terminal's file description
+    with the shell: here a terminal is opened afresh by name, so the non-blocking flag the event
+    loop sets is not the shell's; a pipe or socket is duplicated."""
     saved_in, saved_out = os.dup(0), os.dup(1)
     wire_in, wire_out = _private(0, os.O_RDONLY), _private(1, os.O_WRONLY)
     null_in = os.open(os.devnull, os.O_RDONLY)

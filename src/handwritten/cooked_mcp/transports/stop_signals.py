@@ -19,7 +19,7 @@ import signal
 import anyio
 from anyio.abc import TaskStatus
 
-__all__ = ["StopSignals"]
+__all__ = ["StopSignals", "cancel_when_set"]
 
 logger = logging.getLogger("cooked_mcp.transports")
 
@@ -46,3 +46,8 @@ class StopSignals:
                 elif not self.now.is_set():
                     logger.info("received %s again, stopping now", name)
                     self.now.set()
+
+
+async def cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
