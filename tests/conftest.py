@@ -8,13 +8,14 @@ tests/traceability.py for what the gate checks.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 import traceability
 from netguard import loopback_only
 
-from cooked_fake import FakeCooked
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -51,6 +52,15 @@ def fake(running_fake: FakeCooked) -> Iterator[FakeCooked]:
     running_fake.reset()
     yield running_fake
     running_fake.reset()
+
+
+@pytest.fixture
+def process_env(tmp_path: Path, fake: FakeCooked) -> dict[str, str]:
+    """The environment of a real cooked-mcp process on this test's fake, logged in as its seed user,
+    with a HOME of its own; tests add settings to it."""
+    from servers import server_env
+
+    return server_env(tmp_path / "home", fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
 
 
 @pytest.fixture(scope="module")

@@ -27,24 +27,18 @@ from servers import (
     is_listening,
     python_command,
     run_server,
-    server_env,
     stdio_client,
 )
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import SEED_LOGIN, FakeCooked
 from cooked_mcp.config.limits import Limits
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def env(tmp_path: Path, fake: FakeCooked) -> dict[str, str]:
-    return server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
-
-
-def write_config(env: dict[str, str], text: str) -> None:
+def write_config(process_env: dict[str, str], text: str) -> None:
     """The default config file ($XDG_CONFIG_HOME/cooked-mcp/config.toml) of the process."""
-    path = Path(env["XDG_CONFIG_HOME"]) / "cooked-mcp" / "config.toml"
+    path = Path(process_env["XDG_CONFIG_HOME"]) / "cooked-mcp" / "config.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
 
@@ -71,32 +65,32 @@ def one_line_error(result: object) -> str:
 @pytest.mark.req("server.TRANSPORT.2", "server.TRANSPORT.4")
 @pytest.mark.parametrize("transport", ["foo", "HTTP"])
 def test_an_unknown_transport_is_refused_before_serving(
-    env: dict[str, str], fake: FakeCooked, transport: str
+    process_env: dict[str, str], fake: FakeCooked, transport: str
 ) -> None:
     port = free_port()
-    result = run_server(env, "--transport", transport, "--http-addr", f"127.0.0.1:{port}")
+    result = run_server(process_env, "--transport", transport, "--http-addr", f"127.0.0.1:{port}")
     line = one_line_error(result)
     assert "--transport stdio" in line and "--transport http" in line
     assert not is_listening(port) and fake.requests == []
 
 
 @pytest.mark.req("server.TRANSPORT.2", "server.TRANSPORT.2-1")
-async def test_transport_stdio_selects_stdio(env: dict[str, str]) -> None:
-    async with stdio_client(env, "--transport", "stdio") as client:
+async def test_transport_stdio_selects_stdio(process_env: dict[str, str]) -> None:
+    async with stdio_client(process_env, "--transport", "stdio") as client:
         assert len((await client.list_tools()).tools) == 5
 
 
 @pytest.mark.req("server.SECURITY.1", "server.TRANSPORT.3")
 @pytest.mark.parametrize("host", ["0.0.0.0", "[::]"])
 def test_a_wildcard_listener_without_a_token_exits_2_before_binding(
-    env: dict[str, str], fake: FakeCooked, host: str
+    process_env: dict[str, str], fake: FakeCooked, host: str
 ) -> None:
     port = free_port()
     # Hold the port: had the server tried to bind, it would report "address already in use".
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
         held.bind(("127.0.0.1", port))
         held.listen()
-        result = run_server(env, "--transport", "http", "--http-addr", f"{host}:{port}")
+        result = run_server(process_env, "--transport", "http", "--http-addr", f"{host}:{port}")
     line = one_line_error(result)
     assert "refusing to serve HTTP on non-loopback address" in line and "without a bearer token" in line
     assert "COOKED_MCP_HTTP_TOKEN" in line and "127.0.0.1" in line
@@ -113,12 +107,12 @@ def test_a_wildcard_listener_without_a_token_exits_2_before_binding(
     "server.VERIFICATION.1",
 )
 async def test_a_wildcard_listener_with_a_token_serves_and_still_checks_host_and_origin(
-    env: dict[str, str], fake: FakeCooked
+    process_env: dict[str, str], fake: FakeCooked
 ) -> None:
     token = "wildcard-token-9d2e"
     port = free_port()
-    env["COOKED_MCP_HTTP_TOKEN"] = token
-    with http_server(env, "--http-addr", f"0.0.0.0:{port}", port=port) as server:
+    process_env["COOKED_MCP_HTTP_TOKEN"] = token
+    with http_server(process_env, "--http-addr", f"0.0.0.0:{port}", port=port) as server:
         assert fake.requests == [], "the server contacted Cooked at startup"
         async with http_client(server.url, token) as client:
             assert len((await client.list_tools()).tools) == 5
@@ -133,36 +127,36 @@ async def test_a_wildcard_listener_with_a_token_serves_and_still_checks_host_and
 
 
 @pytest.mark.req("server.TRANSPORT.3")
-def test_a_port_in_use_is_one_clear_line_and_exit_2(env: dict[str, str]) -> None:
+def test_a_port_in_use_is_one_clear_line_and_exit_2(process_env: dict[str, str]) -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
         held.bind(("127.0.0.1", 0))
         held.listen()
         port = held.getsockname()[1]
-        result = run_server(env, "--transport", "http", "--http-addr", f"127.0.0.1:{port}")
+        result = run_server(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{port}")
     line = one_line_error(result)
     assert line.startswith(f"cooked-mcp: cannot listen on 127.0.0.1:{port}: address already in use")
 
 
 @pytest.mark.req("server.TRANSPORT.3")
-def test_an_address_this_machine_lacks_is_one_clear_line_and_exit_2(env: dict[str, str]) -> None:
-    env["COOKED_MCP_HTTP_TOKEN"] = "t0ken"
-    result = run_server(env, "--transport", "http", "--http-addr", "192.0.2.1:8123")  # TEST-NET-1
+def test_an_address_this_machine_lacks_is_one_clear_line_and_exit_2(process_env: dict[str, str]) -> None:
+    process_env["COOKED_MCP_HTTP_TOKEN"] = "t0ken"
+    result = run_server(process_env, "--transport", "http", "--http-addr", "192.0.2.1:8123")  # TEST-NET-1
     line = one_line_error(result)
     assert line.startswith("cooked-mcp: cannot listen on 192.0.2.1:8123: ")
 
 
 @pytest.mark.req("server.SECURITY.11")
 @pytest.mark.parametrize("token", ["", "   "])
-def test_an_empty_token_exits_2(env: dict[str, str], token: str) -> None:
-    env["COOKED_MCP_HTTP_TOKEN"] = token
-    result = run_server(env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
+def test_an_empty_token_exits_2(process_env: dict[str, str], token: str) -> None:
+    process_env["COOKED_MCP_HTTP_TOKEN"] = token
+    result = run_server(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
     assert "COOKED_MCP_HTTP_TOKEN is empty" in one_line_error(result)
 
 
 @pytest.mark.req("server.SECURITY.8")
-def test_http_token_with_http_token_cmd_exits_2(env: dict[str, str]) -> None:
-    write_config(env, '[mcp]\nhttp_token = "secret-one"\nhttp_token_cmd = "echo secret-two"\n')
-    result = run_server(env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
+def test_http_token_with_http_token_cmd_exits_2(process_env: dict[str, str]) -> None:
+    write_config(process_env, '[mcp]\nhttp_token = "secret-one"\nhttp_token_cmd = "echo secret-two"\n')
+    result = run_server(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
     line = one_line_error(result)
     assert "mcp.http_token and mcp.http_token_cmd are both set" in line
     assert "secret-one" not in line and "secret-two" not in line
@@ -179,15 +173,17 @@ def test_http_token_with_http_token_cmd_exits_2(env: dict[str, str]) -> None:
     "server.SECURITY.10",
 )
 def test_flag_beats_environment_beats_toml_for_the_address_and_the_token(
-    env: dict[str, str], tmp_path: Path
+    process_env: dict[str, str], tmp_path: Path
 ) -> None:
     flag_port, env_port, toml_port = free_port(), free_port(), free_port()
     marker = tmp_path / "token-command-ran"
     command = python_command(f"import pathlib; pathlib.Path({str(marker)!r}).touch(); print('  cmd-token  ')")
-    write_config(env, f"[mcp]\nhttp_addr = '127.0.0.1:{toml_port}'\nhttp_token_cmd = '''{command}'''\n")
+    write_config(
+        process_env, f"[mcp]\nhttp_addr = '127.0.0.1:{toml_port}'\nhttp_token_cmd = '''{command}'''\n"
+    )
 
-    env["COOKED_MCP_HTTP_ADDR"] = f"127.0.0.1:{env_port}"
-    with http_server(env, "--http-addr", f"127.0.0.1:{flag_port}", port=flag_port) as server:
+    process_env["COOKED_MCP_HTTP_ADDR"] = f"127.0.0.1:{env_port}"
+    with http_server(process_env, "--http-addr", f"127.0.0.1:{flag_port}", port=flag_port) as server:
         assert not is_listening(env_port) and not is_listening(toml_port)
         # The TOML command's output, trimmed, is the token.
         assert marker.exists()
@@ -195,10 +191,10 @@ def test_flag_beats_environment_beats_toml_for_the_address_and_the_token(
         assert status(server.url, None) == 401
 
     marker.unlink()
-    env["COOKED_MCP_HTTP_TOKEN"] = "env-token"
-    with http_server(env, port=env_port) as server:
+    process_env["COOKED_MCP_HTTP_TOKEN"] = "process_env-token"
+    with http_server(process_env, port=env_port) as server:
         assert not is_listening(toml_port)
-        assert status(server.url, "env-token") == 200
+        assert status(server.url, "process_env-token") == 200
         assert status(server.url, "cmd-token") == 401
     assert not marker.exists(), "the token command ran although COOKED_MCP_HTTP_TOKEN was set"
 
@@ -206,9 +202,9 @@ def test_flag_beats_environment_beats_toml_for_the_address_and_the_token(
 @pytest.mark.req("server.TRANSPORT.2-2")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 async def test_a_signal_stops_the_server_cleanly_with_a_client_connected(
-    env: dict[str, str], sig: signal.Signals
+    process_env: dict[str, str], sig: signal.Signals
 ) -> None:
-    with http_server(env) as server:
+    with http_server(process_env) as server:
         async with http_client(server.url) as client:
             await client.list_tools()
             started = time.monotonic()
@@ -221,10 +217,10 @@ async def test_a_signal_stops_the_server_cleanly_with_a_client_connected(
 
 
 @pytest.mark.req("server.TRANSPORT.2-2")
-def test_a_signal_as_soon_as_the_port_opens_still_exits_0(env: dict[str, str]) -> None:
+def test_a_signal_as_soon_as_the_port_opens_still_exits_0(process_env: dict[str, str]) -> None:
     # The signal handlers are in place before the port is bound, so even a signal that
     # arrives while uvicorn is still starting ends the process cleanly.
-    with http_server(env, poll_interval=0.001) as server:
+    with http_server(process_env, poll_interval=0.001) as server:
         code = server.stop(signal.SIGINT)
     assert code == 0, server.stderr()
     assert "Traceback" not in server.stderr() and "KeyboardInterrupt" not in server.stderr()
@@ -243,17 +239,17 @@ TOKEN_CANARY = "CANARY-banner-token-5e0d"
 
 
 @pytest.mark.req("server.SECURITY.2", "server.SECURITY.4")
-@pytest.mark.parametrize("token", [None, "env", "file"])
+@pytest.mark.parametrize("token", [None, "process_env", "file"])
 def test_the_banner_says_where_for_whom_who_may_connect_and_how_to_stop(
-    env: dict[str, str], fake: FakeCooked, token: str | None
+    process_env: dict[str, str], fake: FakeCooked, token: str | None
 ) -> None:
     """Like the stdio banner: a user who started it by hand sees the account, the token rule, the way out."""
-    if token == "env":
-        env["COOKED_MCP_HTTP_TOKEN"] = TOKEN_CANARY
+    if token == "process_env":
+        process_env["COOKED_MCP_HTTP_TOKEN"] = TOKEN_CANARY
     elif token == "file":
-        write_config(env, f'[mcp]\nhttp_token = "{TOKEN_CANARY}"\n')
-        (Path(env["XDG_CONFIG_HOME"]) / "cooked-mcp" / "config.toml").chmod(0o600)
-    with http_server(env) as server:
+        write_config(process_env, f'[mcp]\nhttp_token = "{TOKEN_CANARY}"\n')
+        (Path(process_env["XDG_CONFIG_HOME"]) / "cooked-mcp" / "config.toml").chmod(0o600)
+    with http_server(process_env) as server:
         banner = banner_of(server)
     # stderr is a file here, as under a service manager: the account by its source, not its name.
     assert banner.startswith(
@@ -264,7 +260,7 @@ def test_the_banner_says_where_for_whom_who_may_connect_and_how_to_stop(
     assert banner.endswith(". Press Ctrl-C to stop.")
     if token is None:
         assert "no bearer token is required, so any program on this machine can connect" in banner
-    elif token == "env":
+    elif token == "process_env":
         assert (
             "every request must carry the bearer token from the environment variable COOKED_MCP_HTTP_TOKEN"
             in banner
@@ -275,12 +271,14 @@ def test_the_banner_says_where_for_whom_who_may_connect_and_how_to_stop(
 
 
 @pytest.mark.req("server.TRANSPORT.2-2")
-def test_in_a_terminal_the_banner_names_the_account_itself(env: dict[str, str], fake: FakeCooked) -> None:
+def test_in_a_terminal_the_banner_names_the_account_itself(
+    process_env: dict[str, str], fake: FakeCooked
+) -> None:
     """A person who started it by hand reads the login name, as the stdio banner shows it."""
     port = free_port()
     pid, terminal = pty.fork()
     if pid == 0:  # the child: cooked-mcp with the pseudo-terminal as stdin, stdout and stderr
-        os.execve(COOKED_MCP, [COOKED_MCP, "--http-addr", f"127.0.0.1:{port}"], env)  # noqa: S606
+        os.execve(COOKED_MCP, [COOKED_MCP, "--http-addr", f"127.0.0.1:{port}"], process_env)  # noqa: S606
     seen = b""
     try:
         deadline = time.monotonic() + 20

@@ -32,14 +32,9 @@ SLOW_READ = {
 
 
 @pytest.fixture
-def env(tmp_path: Path, fake: FakeCooked) -> dict[str, str]:
-    return server_env(tmp_path / "home", fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
-
-
-@pytest.fixture
-def process(env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+def process(process_env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
     started = subprocess.Popen(
-        [COOKED_MCP], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [COOKED_MCP], env=process_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     try:
         yield started
@@ -122,15 +117,15 @@ def _stop(process: subprocess.Popen[bytes], how: str) -> None:
     ],
 )
 def test_a_call_cut_off_by_a_stop_gets_exactly_one_answer_saying_its_change_may_have_been_made(
-    env: dict[str, str], fake: FakeCooked, how: str, status: int
+    process_env: dict[str, str], fake: FakeCooked, how: str, status: int
 ) -> None:
     """Issue 30 item 1. Before: id 42 was answered twice, -32603 "The server shut down..." then
     -32000 "Connection closed" (the SDK's answer as it cancelled the call); at the end of input
     only "Connection closed", which says nothing of the change. A second SIGINT cuts the grace short."""
     grace = LONG_GRACE if how == "double SIGINT" else SHORT_GRACE
-    write_limits(env, stop_grace_seconds=grace, input_end_grace_seconds=grace)
+    write_limits(process_env, stop_grace_seconds=grace, input_end_grace_seconds=grace)
     process = subprocess.Popen(
-        [COOKED_MCP], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [COOKED_MCP], env=process_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     try:
         initialize(process)
@@ -160,13 +155,13 @@ def test_a_call_cut_off_by_a_stop_gets_exactly_one_answer_saying_its_change_may_
 class Terminal:
     """cooked-mcp on a pseudo-terminal as its controlling terminal, as at a shell prompt."""
 
-    def __init__(self, env: dict[str, str], *args: str) -> None:
+    def __init__(self, process_env: dict[str, str], *args: str) -> None:
         self.pid, self.master = pty.fork()
         if self.pid == 0:  # the child
             # A shell gives what it starts Ctrl-C's default action, even when the test run itself
             # was started with SIGINT ignored (a background job in a script).
             signal.signal(signal.SIGINT, signal.SIG_DFL)
-            os.execve(COOKED_MCP, [COOKED_MCP, *args], env)  # noqa: S606 - the real command, no shell
+            os.execve(COOKED_MCP, [COOKED_MCP, *args], process_env)  # noqa: S606 - the real command, no shell
         self.output = b""
 
     def read_until(self, text: str, timeout: float = 20) -> str:
@@ -206,10 +201,10 @@ class Terminal:
 
 @pytest.mark.req("server.TRANSPORT.1", "server.IDENTITY.2")
 def test_in_a_terminal_it_says_what_it_waits_for_and_one_ctrl_c_ends_it_quietly(
-    env: dict[str, str], fake: FakeCooked
+    process_env: dict[str, str], fake: FakeCooked
 ) -> None:
     """Before: nothing was printed; the first Ctrl-C did nothing, the second printed a traceback."""
-    terminal = Terminal(env)
+    terminal = Terminal(process_env)
     try:
         banner = terminal.read_until("Ctrl-C")
         assert "waiting for an MCP client on stdin" in banner
@@ -224,10 +219,10 @@ def test_in_a_terminal_it_says_what_it_waits_for_and_one_ctrl_c_ends_it_quietly(
 
 @pytest.mark.req("server.TRANSPORT.2-2", "server.TRANSPORT.3")
 def test_over_http_in_a_terminal_it_prints_its_url_and_one_ctrl_c_ends_it_quietly(
-    env: dict[str, str],
+    process_env: dict[str, str],
 ) -> None:
     port = free_port()
-    terminal = Terminal(env, "--transport", "http", "--http-addr", f"127.0.0.1:{port}")
+    terminal = Terminal(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{port}")
     try:
         terminal.read_until(f"http://127.0.0.1:{port}/mcp")
         terminal.ctrl_c()
@@ -246,7 +241,7 @@ def test_a_stop_lets_a_background_import_finish_within_its_grace(
     """An import answered "still running" goes on in the background: a stop (end of stdin, a signal)
     waits for it within the same grace as for calls, instead of breaking it off. Before: the process
     exited at once and cooked-mcp's own request to Cooked was cut off."""
-    env = server_env(
+    process_env = server_env(
         tmp_path / "home",
         fake.base_url,
         login=SEED_LOGIN,
@@ -255,11 +250,11 @@ def test_a_stop_lets_a_background_import_finish_within_its_grace(
         COOKED_MCP_LOG_LEVEL="info",
     )
     # The grace is long and the import short: the stop waits for the import, not for the grace.
-    write_limits(env, stop_grace_seconds=LONG_GRACE, input_end_grace_seconds=LONG_GRACE)
+    write_limits(process_env, stop_grace_seconds=LONG_GRACE, input_end_grace_seconds=LONG_GRACE)
     fake.fail_with("slow", "POST", "/api/new", seconds=0.5)
     url = "https://example.org/recipes/background-stew"
     started = subprocess.Popen(
-        [COOKED_MCP], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [COOKED_MCP], env=process_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     try:
         initialize(started)

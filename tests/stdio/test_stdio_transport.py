@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from servers import COOKED_MCP, INITIALIZE, server_env
+from servers import COOKED_MCP, INITIALIZE
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 from cooked_mcp.transports.stdio import MAX_MESSAGE_BYTES
 
 pytestmark = pytest.mark.req("server.TRANSPORT.1")
@@ -80,20 +80,15 @@ class LineClient:
         return self.process.stderr.read().decode(errors="replace")
 
 
-@pytest.fixture
-def env(tmp_path: Path, fake: FakeCooked) -> dict[str, str]:
-    return server_env(tmp_path / "home", fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
-
-
-def _start(env: dict[str, str], stdin: int | IO[bytes] = subprocess.PIPE) -> subprocess.Popen[bytes]:
+def _start(process_env: dict[str, str], stdin: int | IO[bytes] = subprocess.PIPE) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [COOKED_MCP], env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [COOKED_MCP], env=process_env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
 
 
 @pytest.fixture
-def client(env: dict[str, str]) -> Iterator[LineClient]:
-    process = _start(env)
+def client(process_env: dict[str, str]) -> Iterator[LineClient]:
+    process = _start(process_env)
     try:
         yield LineClient(process)
     finally:
@@ -229,7 +224,9 @@ def test_a_large_request_and_answer_cross_the_pipes_whole(client: LineClient, fa
     client.finish()
 
 
-def test_stdin_from_a_file_is_served_too(env: dict[str, str], tmp_path: Path, fake: FakeCooked) -> None:
+def test_stdin_from_a_file_is_served_too(
+    process_env: dict[str, str], tmp_path: Path, fake: FakeCooked
+) -> None:
     """A regular file cannot be watched by the event loop: the SDK's transport serves it. Its end
     comes long before the slow last call is done, and that call is answered all the same."""
     fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=0.5)
@@ -241,7 +238,7 @@ def test_stdin_from_a_file_is_served_too(env: dict[str, str], tmp_path: Path, fa
         + _line(SLOW_READ)
     )
     with requests.open("rb") as stdin:
-        process = _start(env, stdin)
+        process = _start(process_env, stdin)
         out, err = process.communicate(timeout=15)
     assert process.returncode == 0, err.decode(errors="replace")
     answers = {answer["id"]: answer for answer in map(json.loads, out.splitlines())}
@@ -281,7 +278,7 @@ def test_a_call_the_client_cancelled_is_not_waited_for_when_stdin_ends(
 
 
 def test_stray_output_of_the_process_and_its_children_goes_to_stderr(
-    env: dict[str, str], tmp_path: Path
+    process_env: dict[str, str], tmp_path: Path
 ) -> None:
     """As a chatty library would: print() and a child process writing to fd 1 during a tool call."""
     site = tmp_path / "site"
@@ -298,7 +295,7 @@ def test_stray_output_of_the_process_and_its_children_goes_to_stderr(
         "client.CookedClient.get_recipe = chatty\n",
         encoding="utf-8",
     )
-    process = _start({**env, "PYTHONPATH": str(site)})
+    process = _start({**process_env, "PYTHONPATH": str(site)})
     try:
         client = LineClient(process)
         client.initialize()
