@@ -24,11 +24,48 @@ def test_limits_default_and_a_file_table_sets_some_of_them(home: Path, tmp_path:
 
 
 @pytest.mark.req("server.CONFIG.2")
-@pytest.mark.parametrize("line", ["stop_grace = 1", "http_head_seconds = 0", "http_body_seconds = 4000"])
-def test_a_wrong_limit_is_one_line_naming_the_table_and_its_keys(tmp_path: Path, line: str) -> None:
-    path = write(tmp_path / "c.toml", f"[mcp.limits]\n{line}\n")
+@pytest.mark.parametrize(
+    ("text", "line", "expected"),
+    [
+        (
+            "[mcp.limits]\nstop_grace = 1",
+            2,
+            "unknown key mcp.limits.stop_grace: remove it or fix its spelling "
+            "(known keys in [mcp.limits]: stop_grace_seconds, input_end_grace_seconds, http_head_seconds, "
+            "http_body_seconds)",
+        ),
+        (
+            "[mcp.limits]\nhttp_body_seconds = 2\nhttp_head_seconds = 0",
+            3,
+            "mcp.limits.http_head_seconds must be a number of seconds above 0 and at most 3600",
+        ),
+        (
+            "[mcp.limits]\nhttp_body_seconds = 4000",
+            2,
+            "mcp.limits.http_body_seconds must be a number of seconds above 0 and at most 3600",
+        ),
+        (
+            '[mcp.limits]\nstop_grace_seconds = "3"',
+            2,
+            "mcp.limits.stop_grace_seconds must be a number of seconds above 0 and at most 3600",
+        ),
+        (
+            "[mcp]\nread_only = true\nlimits = { stop_grace_seconds = inf }",
+            3,
+            "mcp.limits.stop_grace_seconds must be a number of seconds above 0 and at most 3600",
+        ),
+        (
+            "[mcp]\nlimits = 5",
+            2,
+            "mcp.limits must be a table ([mcp.limits]) holding stop_grace_seconds, "
+            "input_end_grace_seconds, http_head_seconds, http_body_seconds",
+        ),
+    ],
+)
+def test_a_wrong_limit_is_one_line_naming_the_file_line_and_key(
+    tmp_path: Path, text: str, line: int, expected: str
+) -> None:
+    path = write(tmp_path / "c.toml", f"{text}\n")
     with pytest.raises(ConfigError) as refused:
         load_settings(config_path=str(path), environ=ENVIRON)
-    message = str(refused.value)
-    assert message.startswith(f"mcp.limits in {path}") and "\n" not in message
-    assert "stop_grace_seconds, input_end_grace_seconds, http_head_seconds, http_body_seconds" in message
+    assert str(refused.value) == f"{path}:{line}: {expected}"

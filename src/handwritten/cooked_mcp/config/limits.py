@@ -13,7 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["Limits"]
 
-Seconds = Annotated[float, Field(gt=0, le=3600, allow_inf_nan=False)]
+#: The description is how the config file's messages name what a key must be.
+Seconds = Annotated[
+    float,
+    Field(gt=0, le=3600, allow_inf_nan=False, description="a number of seconds above 0 and at most 3600"),
+]
 
 
 class Limits(BaseModel):

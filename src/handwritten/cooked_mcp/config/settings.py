@@ -114,13 +114,8 @@ class Settings(BaseSettings):
     allowed_origins: tuple[str, ...] = setting(
         (), file="mcp.allowed_origins", refusal="{where}: {name} {problem}"
     )
-    limits: Limits = setting(
-        Limits(),
-        file="mcp.limits",
-        refusal="{source}: {problem}; its keys are "
-        + ", ".join(Limits.model_fields)
-        + ", each a number of seconds above 0 and at most 3600",
-    )
+    #: File only; the file's schema checks each key of ``[mcp.limits]`` at its own line (toml_file).
+    limits: Limits = setting(Limits(), file="mcp.limits")
     username: str = setting(env="COOKED_LOGIN_USERNAME", file="user.name", command=True, repr=False)
     password: SecretStr = setting(env="COOKED_LOGIN_PASSWORD", file="user.password", command=True)
     config_file: Path | None = None

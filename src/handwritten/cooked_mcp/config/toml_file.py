@@ -20,25 +20,47 @@ from cooked_mcp.text import printable
 from .origins import Origin
 from .table import Declared
 
+# Built at the first file checked, not at import: most starts have no file (start-up time).
+_STRICT = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+
 
 class _Table(BaseModel):
-    # Built at the first file checked, not at import: most starts have no file (start-up time).
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+    model_config = _STRICT
 
 
 # implements: authentication.CREDENTIALS.13, authentication.CREDENTIALS.14, authentication.CREDENTIALS.15
-def schema(settings: Iterable[Declared]) -> dict[str, type[_Table]]:
-    """Every table and key the file may hold, with the type each must have, in the file's order."""
+def schema(settings: Iterable[Declared]) -> dict[str, type[BaseModel]]:
+    """Every table and key the file may hold, with the type each must have, in the file's order.
+
+    A setting whose type is a model (``mcp.limits``) is a table of its own (``[mcp.limits]``),
+    checked like the others: its own keys, types and bounds, each mistake at its own line.
+    """
     tables: dict[str, dict[str, Any]] = {}
+    nested: dict[str, type[BaseModel]] = {}
     for d in settings:
         if d.table is None or d.key is None:
             continue
         keys = tables.setdefault(d.table, {})
+        if isinstance(d.annotation, type) and issubclass(d.annotation, BaseModel):
+            name = f"{d.table}.{d.key}"
+            nested[name] = type(f"_{d.annotation.__name__}", (d.annotation,), {"model_config": _STRICT})
+            holding = ", ".join(d.annotation.model_fields)
+            keys[d.key] = (
+                Annotated[
+                    dict[str, object] | None, Field(description=f"a table ([{name}]) holding {holding}")
+                ],
+                None,
+            )
+            continue
         keys[d.key] = _toml_type(d.annotation)
         if d.command:
             keys[f"{d.key}_cmd"] = _toml_type(str)
     return {
-        table: create_model(f"_{table.title()}", __base__=_Table, **keys) for table, keys in tables.items()
+        **{
+            table: create_model(f"_{table.title()}", __base__=_Table, **keys)
+            for table, keys in tables.items()
+        },
+        **nested,
     }
 
 
@@ -50,8 +72,6 @@ def _toml_type(annotation: Any) -> tuple[Any, None]:
         return Annotated[float | None, Field(description="a number of seconds")], None
     if annotation is int:
         return Annotated[int | None, Field(description="a whole number")], None
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):  # a table of seconds
-        return Annotated[dict[str, float] | None, Field(description="a table of numbers of seconds")], None
     if getattr(annotation, "__origin__", None) is tuple:
         return Annotated[list[str] | None, Field(description="a list of strings")], None
     return Annotated[str | None, Field(description="a string")], None
@@ -69,10 +89,21 @@ class TomlFile:
         return (self.data or {}).get(table, {}).get(key)
 
     def where(self, table: str | None, key: str | None) -> str:
-        """``path:line`` of a key (or, failing that, its table), for messages."""
+        """``path:line`` of a key (or, failing that, its table), for messages.
+
+        A key of a sub-table (``mcp.limits``) may be written under ``[mcp.limits]`` or inline
+        (``limits = { ... }`` under ``[mcp]``): failing the key, the line naming its table.
+        """
         line = _find_line(self.text, table, key)
-        if line is None and key is not None and table is not None:
-            line = _find_line(self.text, table, None)
+        if line is None and table is not None:
+            parent, _, name = table.rpartition(".")
+            candidates: list[tuple[str, str | None]] = [(table, None)]
+            if key is not None:
+                candidates.insert(0, (f"{table}.{key}", None))  # a sub-table's own header
+            if parent:
+                candidates.insert(-1, (parent, name))  # a sub-table written inline in its parent
+                candidates.append((parent, None))  # or as dotted keys there
+            line = next((n for t, k in candidates if (n := _find_line(self.text, t, k)) is not None), None)
         return f"{self.path}:{line}" if line is not None else str(self.path)
 
     def origin(self, table: str, key: str) -> Origin:
@@ -137,11 +168,11 @@ def _syntax_message(path: Path, message: str) -> str:
     return f"{where}: invalid TOML: {printable(reason)}; fix the syntax there"
 
 
-def _check_schema(file: TomlFile, data: Mapping[str, object], tables: Mapping[str, type[_Table]]) -> None:
+def _check_schema(file: TomlFile, data: Mapping[str, object], tables: Mapping[str, type[BaseModel]]) -> None:
     """The first mistake in document order, as ``path:line: what is wrong, how to fix it``."""
-    known_tables = ", ".join(f"[{name}]" for name in tables)
+    known_tables = ", ".join(f"[{name}]" for name in tables if "." not in name)
     for table, content in data.items():
-        model = tables.get(table)
+        model = tables.get(table) if "." not in table else None  # a sub-table only in its parent
         if model is None and isinstance(content, dict):
             raise ConfigError(
                 f"{file.where(table, None)}: unknown table [{printable(table)}]: remove it or fix its name "
@@ -152,23 +183,33 @@ def _check_schema(file: TomlFile, data: Mapping[str, object], tables: Mapping[st
                 f"{file.where(None, table)}: unknown key {printable(table)}: remove it or move it into "
                 f"one of the tables {known_tables}"
             )
-        keys = list(model.model_fields)
-        if not isinstance(content, dict):
+        _check_table(file, table, content, model, tables)
+
+
+def _check_table(
+    file: TomlFile, table: str, content: object, model: type[BaseModel], tables: Mapping[str, type[BaseModel]]
+) -> None:
+    keys = list(model.model_fields)
+    if not isinstance(content, dict):
+        raise ConfigError(
+            f"{file.where(table, None)}: {table} must be a table ([{table}]) holding {', '.join(keys)}"
+        )
+    try:
+        model.model_validate(content)
+    except ValidationError as exc:
+        errors = [(str(error["loc"][0]), error["type"]) for error in exc.errors()]
+        key, kind = min(errors, key=lambda error: _find_line(file.text, table, error[0]) or 0)
+        if kind == "extra_forbidden":
             raise ConfigError(
-                f"{file.where(table, None)}: {table} must be a table ([{table}]) holding {', '.join(keys)}"
-            )
-        try:
-            model.model_validate(content)
-        except ValidationError as exc:
-            errors = [(str(error["loc"][0]), error["type"]) for error in exc.errors()]
-            key, kind = min(errors, key=lambda error: _find_line(file.text, table, error[0]) or 0)
-            if kind == "extra_forbidden":
-                raise ConfigError(
-                    f"{file.where(table, key)}: unknown key {table}.{printable(key)}: remove it or fix its "
-                    f"spelling (known keys in [{table}]: {', '.join(keys)})"
-                ) from None
-            expected = model.model_fields[key].description
-            raise ConfigError(f"{file.where(table, key)}: {table}.{key} must be {expected}") from None
+                f"{file.where(table, key)}: unknown key {table}.{printable(key)}: remove it or fix its "
+                f"spelling (known keys in [{table}]: {', '.join(keys)})"
+            ) from None
+        expected = model.model_fields[key].description
+        raise ConfigError(f"{file.where(table, key)}: {table}.{key} must be {expected}") from None
+    for key, value in content.items():
+        inner = tables.get(f"{table}.{key}")
+        if inner is not None:
+            _check_table(file, f"{table}.{key}", value, inner, tables)
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]#]+?)\s*\]\]?\s*(?:#.*)?$")
