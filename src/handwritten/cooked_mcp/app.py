@@ -88,8 +88,8 @@ class ToolsOnFirstCall:
 
     Listing the tools needs neither, and importing them (the Cooked client, its response
     models, httpx) was about 35 ms of cooked-mcp's own start-up, which `make bench` holds
-    to 1.15x a bare SDK server's; the first call, which also waits for the first login to
-    Cooked, pays it instead. The handler methods (one per tool, named like it: the generated
+    to 1.10x a bare SDK server's (bench/startup.py); the first call, which also waits for the
+    first login to Cooked, pays it instead. The handler methods (one per tool, named like it: the generated
     dispatch calls ``handlers.<tool>``) are the built handlers'; any other attribute is not
     there, so a stray lookup builds nothing. Building is synchronous, so calls arriving
     together build once.
