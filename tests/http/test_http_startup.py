@@ -191,10 +191,10 @@ def test_flag_beats_environment_beats_toml_for_the_address_and_the_token(
         assert status(server.url, None) == 401
 
     marker.unlink()
-    process_env["COOKED_MCP_HTTP_TOKEN"] = "process_env-token"
+    process_env["COOKED_MCP_HTTP_TOKEN"] = "env-token"
     with http_server(process_env, port=env_port) as server:
         assert not is_listening(toml_port)
-        assert status(server.url, "process_env-token") == 200
+        assert status(server.url, "env-token") == 200
         assert status(server.url, "cmd-token") == 401
     assert not marker.exists(), "the token command ran although COOKED_MCP_HTTP_TOKEN was set"
 
@@ -239,12 +239,12 @@ TOKEN_CANARY = "CANARY-banner-token-5e0d"
 
 
 @pytest.mark.req("server.SECURITY.2", "server.SECURITY.4")
-@pytest.mark.parametrize("token", [None, "process_env", "file"])
+@pytest.mark.parametrize("token", [None, "env", "file"])
 def test_the_banner_says_where_for_whom_who_may_connect_and_how_to_stop(
     process_env: dict[str, str], fake: FakeCooked, token: str | None
 ) -> None:
     """Like the stdio banner: a user who started it by hand sees the account, the token rule, the way out."""
-    if token == "process_env":
+    if token == "env":
         process_env["COOKED_MCP_HTTP_TOKEN"] = TOKEN_CANARY
     elif token == "file":
         write_config(process_env, f'[mcp]\nhttp_token = "{TOKEN_CANARY}"\n')
@@ -260,7 +260,7 @@ def test_the_banner_says_where_for_whom_who_may_connect_and_how_to_stop(
     assert banner.endswith(". Press Ctrl-C to stop.")
     if token is None:
         assert "no bearer token is required, so any program on this machine can connect" in banner
-    elif token == "process_env":
+    elif token == "env":
         assert (
             "every request must carry the bearer token from the environment variable COOKED_MCP_HTTP_TOKEN"
             in banner
