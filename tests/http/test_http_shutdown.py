@@ -169,7 +169,9 @@ IDLE_STOP_SECONDS = 5.0
 
 
 @pytest.mark.req("server.TRANSPORT.5")
-def test_sigterm_with_idle_connections_open_exits_within_a_second(fake: FakeCooked, tmp_path: Path) -> None:
+def test_sigterm_with_idle_connections_open_exits_without_waiting_out_the_grace(
+    fake: FakeCooked, tmp_path: Path
+) -> None:
     """Before: 5.6 s, uvicorn waiting for a half-sent body until its graceful-shutdown timeout
     ("Cancel 0 running task(s)"); idle connections now close at once, calls in flight keep their
     grace (test_a_write_cut_off_by_shutdown_is_told_its_change_may_have_been_made)."""
