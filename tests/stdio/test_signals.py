@@ -88,6 +88,32 @@ def test_a_signal_lets_a_call_in_flight_finish_then_exits_128_plus_the_signal(
     assert "Traceback" not in stderr_of(process)
 
 
+@pytest.mark.req("server.TRANSPORT.1")
+def test_a_signals_grace_is_the_stop_grace_whatever_the_end_of_input_grace(
+    process_env: dict[str, str], fake: FakeCooked
+) -> None:
+    """A signal gives calls in flight ``stop_grace_seconds``, as over HTTP; the end-of-input grace,
+    shorter here, does not cut it (before: the shorter of the two)."""
+    write_limits(process_env, stop_grace_seconds=60, input_end_grace_seconds=0.2)
+    process = subprocess.Popen(
+        [COOKED_MCP], env=process_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        initialize(process)
+        fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=1.5)
+        send(process, SLOW_READ)
+        fake.wait_for_request("GET", "/api/saved/r-0001")
+        process.send_signal(signal.SIGTERM)
+        answer = receive(process)
+        assert process.wait(timeout=20) == 128 + signal.SIGTERM
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert answer["id"] == 3 and "result" in answer, answer
+    assert "Traceback" not in stderr_of(process)
+
+
 #: The graces the cut-off test runs with (``[mcp.limits]``), not the real 3 s and 120 s: short, so
 #: waiting them out takes a second; long, so that ending before it proves a second SIGINT cut it.
 SHORT_GRACE = 1.0

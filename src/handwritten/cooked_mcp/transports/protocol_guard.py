@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -337,7 +338,10 @@ class Unanswered:
         self._none_left = anyio.Event()
         if not self._ids:
             self._none_left.set()
-        with anyio.move_on_after(self._limits.input_end_grace_seconds):
+        # Input ended by a stop: the stop's grace alone, as over HTTP; ended by itself: the end of
+        # input's grace, which a signal during it shortens to the stop's.
+        stopped = stop.requested.is_set()
+        with anyio.move_on_after(math.inf if stopped else self._limits.input_end_grace_seconds):
             async with anyio.create_task_group() as group:
                 group.start_soon(
                     _cancel_after_grace, stop, self._limits.stop_grace_seconds, group.cancel_scope
