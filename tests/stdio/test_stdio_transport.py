@@ -228,7 +228,8 @@ def test_stdin_from_a_file_is_served_too(
     process_env: dict[str, str], tmp_path: Path, fake: FakeCooked
 ) -> None:
     """A regular file cannot be watched by the event loop: the SDK's transport serves it. Its end
-    comes long before the slow last call is done, and that call is answered all the same."""
+    comes long before the slow last call is done, and that call is answered all the same; a
+    request reusing its id meanwhile is refused, as from a pipe."""
     fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=0.5)
     requests = tmp_path / "requests.jsonl"
     requests.write_bytes(
@@ -236,15 +237,19 @@ def test_stdin_from_a_file_is_served_too(
         + _line(INITIALIZED)
         + _line({"jsonrpc": "2.0", "id": 2, "method": "ping"})
         + _line(SLOW_READ)
+        + _line(SLOW_READ)
     )
     with requests.open("rb") as stdin:
         process = _start(process_env, stdin)
         out, err = process.communicate(timeout=15)
     assert process.returncode == 0, err.decode(errors="replace")
-    answers = {answer["id"]: answer for answer in map(json.loads, out.splitlines())}
-    assert sorted(answers) == [INITIALIZE["id"], 2, 3]
-    assert answers[2]["result"] == {}
-    assert answers[3]["result"]["structuredContent"]["recipe"]["id"] == "r-0001"
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert sorted(answer["id"] for answer in answers) == [INITIALIZE["id"], 2, 3, 3]
+    by_id = {(answer["id"], "error" in answer): answer for answer in answers}
+    assert by_id[2, False]["result"] == {}
+    assert by_id[3, False]["result"]["structuredContent"]["recipe"]["id"] == "r-0001"
+    assert "still running" in by_id[3, True]["error"]["message"]
+    assert [r.path for r in fake.api_requests() if r.path == "/api/saved/r-0001"] == ["/api/saved/r-0001"]
 
 
 def test_a_call_still_running_when_stdin_ends_is_answered_before_exit(
