@@ -578,6 +578,8 @@ async def test_a_second_request_with_the_id_of_one_in_flight_is_refused_and_the_
     assert answers["second"].status_code == 400
     assert answers["second"].json()["id"] == first["id"]
     assert answers["second"].json()["error"]["code"] == -32600
+    # Worded as over stdio (tests/stdio/test_stdio_transport.py): one rule, protocol_guard.duplicate.
+    assert "is still running; use a new id" in answers["second"].json()["error"]["message"]
     assert tool_result(answers["first"].json(), first)["structuredContent"]["saved"] is True  # type: ignore[index]
 
 
