@@ -37,7 +37,6 @@ STOP_SECONDS = 2.0
 SECRET = "canary-secret-W3k"
 #: The number of ``write`` on this machine's Linux, to see a thread blocked in it.
 _WRITE_SYSCALL = {"x86_64": 1, "aarch64": 64}.get(platform.machine())
-_PIPE_FILL = 1 << 20
 
 
 class SignalInLen(str):
