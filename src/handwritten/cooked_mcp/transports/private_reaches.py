@@ -1,4 +1,4 @@
-"""Every reach into a private part of mcp, uvicorn or sse-starlette, in one place.
+"""Every reach into a private part of mcp, uvicorn (and the h11 it drives) or sse-starlette, in one place.
 
 Each reach carries a comment naming the limitation it works around and what would let it go;
 pyproject.toml bounds those packages to the releases checked, and
