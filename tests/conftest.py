@@ -15,7 +15,7 @@ import pytest
 import traceability
 from netguard import loopback_only
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -60,7 +60,7 @@ def process_env(tmp_path: Path, fake: FakeCooked) -> dict[str, str]:
     with a HOME of its own; tests add settings to it."""
     from servers import server_env
 
-    return server_env(tmp_path / "home", fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+    return server_env(tmp_path / "home", fake.base_url)
 
 
 @pytest.fixture(scope="module")

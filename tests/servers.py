@@ -27,13 +27,18 @@ from mcp import Client, StdioServerParameters
 from mcp.client._transport import TransportStreams
 from mcp.client.streamable_http import streamable_http_client
 
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD
+
 BIN = Path(sys.executable).parent
 COOKED_MCP = str(BIN / "cooked-mcp")
 MODULE = (sys.executable, "-m", "cooked_mcp")  # the same program started as ``python -m cooked_mcp``
 
 
-def server_env(home: Path, base_url: str, *, login: str, password: str, **extra: str) -> dict[str, str]:
-    """The whole environment of a cooked-mcp process: nothing leaks in from the test runner."""
+def server_env(
+    home: Path, base_url: str, *, login: str = SEED_LOGIN, password: str = SEED_PASSWORD, **extra: str
+) -> dict[str, str]:
+    """The whole environment of a cooked-mcp process: nothing leaks in from the test runner; it logs
+    in as the fake's seed user unless told otherwise."""
     (home / "config").mkdir(parents=True, exist_ok=True)
     return {
         "PATH": f"{BIN}:/usr/bin:/bin",

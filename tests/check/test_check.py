@@ -24,7 +24,7 @@ def run_check(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 @pytest.mark.req("api-client.RESPONSES.1")
 def test_a_matching_cooked_passes_with_only_read_requests(tmp_path: Path) -> None:
     with FakeCooked() as fake:
-        done = run_check(server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD))
+        done = run_check(server_env(tmp_path, fake.base_url))
         methods = {(r.method, r.path) for r in fake.requests}
     assert done.returncode == 0, done.stdout + done.stderr
     # What was checked and what was not, never "all" of something that was not.
@@ -57,7 +57,7 @@ def test_a_wrong_shape_is_reported_by_endpoint_and_field(tmp_path: Path) -> None
         fake.fail_with(
             "wrong_shape", method="GET", path=f"/api/user/{SEED_USERNAME}/shopping-list", times=None
         )
-        done = run_check(server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD))
+        done = run_check(server_env(tmp_path, fake.base_url))
     assert done.returncode == 1
     lines = dict(line[2:].split(" ... ", 1) for line in done.stdout.splitlines() if " ... " in line)
     assert "FAILED" in lines["list recipes"] and "items[0].id" in lines["list recipes"]
@@ -94,9 +94,7 @@ def test_a_refused_connection_is_said_to_be_one_and_nothing_else_is_listed(tmp_p
     with socket.socket() as closed:  # a free port nothing listens on
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
-    done = run_check(
-        server_env(tmp_path, f"http://127.0.0.1:{port}", login=SEED_LOGIN, password=SEED_PASSWORD)
-    )
+    done = run_check(server_env(tmp_path, f"http://127.0.0.1:{port}"))
     assert done.returncode == 1
     failure = next(line for line in done.stdout.splitlines() if line.startswith("  log in ... "))
     assert "FAILED - Cooked at" in failure and "the connection was refused" in failure
@@ -112,7 +110,7 @@ def test_each_line_is_shown_as_soon_as_it_is_known_while_cooked_keeps_quiet(tmp_
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)  # the kernel accepts connections; nothing ever reads or answers them
         base_url = f"http://127.0.0.1:{silent.getsockname()[1]}"
-        env = server_env(tmp_path, base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+        env = server_env(tmp_path, base_url)
         process = subprocess.Popen(
             [COOKED_MCP, "--check"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )

@@ -219,7 +219,7 @@ async def test_a_failure_at_any_step_is_undone_byte_for_byte(fake: FakeCooked, m
 @pytest.mark.parametrize("flag", ["--write", "--yes", "--report=r.json"])
 def test_the_check_flags_need_check(tmp_path: Path, flag: str) -> None:
     with FakeCooked() as fake:
-        env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+        env = server_env(tmp_path, fake.base_url)
         done = subprocess.run([COOKED_MCP, flag], env=env, capture_output=True, text=True, timeout=30)
         assert fake.requests == []
     assert done.returncode == 2

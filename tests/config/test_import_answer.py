@@ -9,7 +9,7 @@ from config_support import write
 from guidance import data_only
 from servers import server_env, stdio_client
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 from cooked_mcp.config import load_settings
 from cooked_mcp.exceptions import ConfigError
 
@@ -65,8 +65,6 @@ async def test_the_running_server_answers_a_slow_import_by_the_configured_deadli
     env = server_env(
         tmp_path,
         fake.base_url,
-        login=SEED_LOGIN,
-        password=SEED_PASSWORD,
         COOKED_MCP_IMPORT_ANSWER_SECONDS="0.5",
     )
 

@@ -19,7 +19,7 @@ from mcp import Client, StdioServerParameters
 from servers import COOKED_MCP, HttpServer, http_client, http_server, server_env
 from sessions import text_of
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("era", ERAS)]
 LOSS_CASES = [pytest.param(loss, id=loss.label) for loss in LOSSES]
@@ -30,7 +30,7 @@ Processes = dict[tuple[str, str], tuple[Client, Person]]
 
 
 def process(fake: FakeCooked, home: Path, era: str, person: Person | None, **env: str) -> Client:
-    environment = server_env(home, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, **env)
+    environment = server_env(home, fake.base_url, **env)
     return Client(
         StdioServerParameters(command=COOKED_MCP, env=environment),
         mode=era,
@@ -160,8 +160,6 @@ def served_over_http(
     env = server_env(
         tmp_path_factory.mktemp("confirm-http"),
         running_fake.base_url,
-        login=SEED_LOGIN,
-        password=SEED_PASSWORD,
         COOKED_MCP_HTTP_TOKEN=TOKEN,
     )
     with http_server(env) as server:

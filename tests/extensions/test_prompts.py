@@ -16,7 +16,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from servers import COOKED_MCP, server_env
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 from cooked_mcp.prompts import JOURNEYS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("era", ERAS)]
@@ -44,7 +44,7 @@ ARGUMENTS = {"import_recipe": {"url": "https://example.com/stew"}, "shop_for_rec
 
 
 def process(fake: FakeCooked, home: Path, era: str, **env: str) -> Client:
-    environment = server_env(home, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, **env)
+    environment = server_env(home, fake.base_url, **env)
     return Client(
         StdioServerParameters(command=COOKED_MCP, env=environment), mode=era, read_timeout_seconds=30
     )

@@ -44,7 +44,7 @@ from servers import server_env, stdio_client
 from sessions import text_of
 from strategies import SPECS, properties, valid_arguments
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 from cooked_mcp.cooked.endpoints import ENDPOINTS
 from cooked_mcp.transports.stdio import MAX_MESSAGE_BYTES
 from cooked_mcp_runtime.arguments import InvalidArguments
@@ -278,8 +278,6 @@ def stdio(
     env = server_env(
         tmp_path_factory.mktemp("hostile-stdio"),
         running_fake.base_url,
-        login=SEED_LOGIN,
-        password=SEED_PASSWORD,
     )
     with portal.wrap_async_context_manager(stdio_client(env)) as client:
         yield client

@@ -21,7 +21,7 @@ import httpx
 import pytest
 from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env, write_limits
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 from cooked_mcp.transports.http_sockets import connection_cap, rate_limited_accept_errors
 from cooked_mcp.transports.private_reaches import MAX_SESSIONS
 from cooked_mcp.transports.protocol_guard import MAX_INITIALIZE_BYTES
@@ -37,9 +37,7 @@ SESSIONS_RSS_BOUND_MIB = 64
 def bounded_server(
     fake: FakeCooked, home: Path, open_files: tuple[int, int] | None = None, **limits: float
 ) -> AbstractContextManager[HttpServer]:
-    env = server_env(
-        home, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, COOKED_MCP_HTTP_TOKEN=TOKEN
-    )
+    env = server_env(home, fake.base_url, COOKED_MCP_HTTP_TOKEN=TOKEN)
     write_limits(env, **limits)
     return http_server(env, open_files=open_files)
 

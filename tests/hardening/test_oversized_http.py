@@ -18,7 +18,7 @@ import pytest
 from hardening_support import FIGURES
 from servers import HttpServer, http_server, server_env
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 
 TOKEN = "hardening-oversize-token-5f1c"
 CHUNK = 64 * 1024
@@ -31,9 +31,7 @@ MAX_PEAK_GROWTH_KIB = 48 * 1024
 @pytest.fixture(scope="module")
 def server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
     home: Path = tmp_path_factory.mktemp("oversize")
-    env = server_env(
-        home, running_fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, COOKED_MCP_HTTP_TOKEN=TOKEN
-    )
+    env = server_env(home, running_fake.base_url, COOKED_MCP_HTTP_TOKEN=TOKEN)
     with http_server(env) as running:
         yield running
 

@@ -116,9 +116,7 @@ async def test_read_only_wiring_in_memory(
 def test_read_only_over_stdio_from_the_environment(
     portal: BlockingPortal, fake: FakeCooked, tmp_path: Path
 ) -> None:
-    env = server_env(
-        tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, COOKED_MCP_READ_ONLY="1"
-    )
+    env = server_env(tmp_path, fake.base_url, COOKED_MCP_READ_ONLY="1")
 
     async def run() -> int:
         async with stdio_client(env) as client:
@@ -129,7 +127,7 @@ def test_read_only_over_stdio_from_the_environment(
 
 @pytest.mark.req("tools.READ_WRITE_SPLIT.1", "server.CONFIG.2", "server.TRANSPORT.2-2")
 def test_read_only_over_http_from_toml(portal: BlockingPortal, fake: FakeCooked, tmp_path: Path) -> None:
-    env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+    env = server_env(tmp_path, fake.base_url)
     config = tmp_path / "config.toml"
     config.write_text("[mcp]\nread_only = true\n", "utf-8")
 

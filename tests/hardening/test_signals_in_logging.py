@@ -27,7 +27,7 @@ import httpx
 import pytest
 from servers import COOKED_MCP, INITIALIZE, MCP_HEADERS, http_server, server_env
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 from cooked_mcp.logging_setup import REDACTED, RedactionFilter
 
 HARNESS = Path(__file__).with_name("signals_in_logging.py")
@@ -116,9 +116,7 @@ def _flood_http(url: str, stop: threading.Event) -> None:
 
 
 def _debug_env(home: Path, fake: FakeCooked) -> dict[str, str]:
-    return server_env(
-        home, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, COOKED_MCP_LOG_LEVEL="debug"
-    )
+    return server_env(home, fake.base_url, COOKED_MCP_LOG_LEVEL="debug")
 
 
 @pytest.mark.req("server.TRANSPORT.1")

@@ -9,14 +9,14 @@ import httpx
 import pytest
 from servers import INITIALIZE, MCP_HEADERS, http_server, server_env
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 
 
 @pytest.mark.req("server.TRANSPORT.2-2", "server.TRANSPORT.5")
 def test_refused_host_and_origin_answers_name_the_settings(tmp_path: Path) -> None:
     with (
         FakeCooked() as fake,
-        http_server(server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)) as server,
+        http_server(server_env(tmp_path, fake.base_url)) as server,
     ):
 
         def post(**headers: str) -> httpx.Response:

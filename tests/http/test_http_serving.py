@@ -21,7 +21,7 @@ import pytest
 from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env, write_limits
 from sessions import text_of
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 
 pytestmark = pytest.mark.anyio
 
@@ -34,8 +34,6 @@ def server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -
     env = server_env(
         home,
         running_fake.base_url,
-        login=SEED_LOGIN,
-        password=SEED_PASSWORD,
         COOKED_MCP_HTTP_TOKEN=TOKEN,
         COOKED_MCP_LOG_LEVEL="debug",  # the most talkative level, for the secrecy test
     )

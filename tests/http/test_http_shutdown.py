@@ -19,7 +19,7 @@ import httpx
 import pytest
 from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_server, server_env, write_limits
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 
 pytestmark = pytest.mark.anyio
 
@@ -38,7 +38,7 @@ async def test_a_write_cut_off_by_shutdown_is_told_its_change_may_have_been_made
 ) -> None:
     fake.set_import_result(IMPORT_URL, "saved")
     fake.fail_with("slow", "POST", "/api/new", seconds=60)
-    env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+    env = server_env(tmp_path, fake.base_url)
     write_limits(env, stop_grace_seconds=SHORT_GRACE)
     params: dict[str, object] = {"name": "save_recipe", "arguments": {"source": "url", "url": IMPORT_URL}}
     if progress:
@@ -68,8 +68,6 @@ def test_sigterm_lets_a_background_import_finish_within_the_grace(fake: FakeCook
     env = server_env(
         tmp_path,
         fake.base_url,
-        login=SEED_LOGIN,
-        password=SEED_PASSWORD,
         COOKED_MCP_IMPORT_ANSWER_SECONDS="0.3",
         COOKED_MCP_LOG_LEVEL="info",
     )
@@ -134,7 +132,7 @@ async def test_a_double_sigint_answers_the_call_in_flight_at_once_with_the_json_
 ) -> None:
     """Issue 30 item 3. Before: the client got a plain-text 500 and stderr three tracebacks."""
     fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=60)
-    env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+    env = server_env(tmp_path, fake.base_url)
     write_limits(env, stop_grace_seconds=LONG_GRACE)
     request = {
         "jsonrpc": "2.0",
@@ -175,7 +173,7 @@ def test_sigterm_with_idle_connections_open_exits_without_waiting_out_the_grace(
     """Before: 5.6 s, uvicorn waiting for a half-sent body until its graceful-shutdown timeout
     ("Cancel 0 running task(s)"); idle connections now close at once, calls in flight keep their
     grace (test_a_write_cut_off_by_shutdown_is_told_its_change_may_have_been_made)."""
-    env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+    env = server_env(tmp_path, fake.base_url)
     write_limits(env, stop_grace_seconds=LONG_GRACE)
     with http_server(env) as server, contextlib.ExitStack() as sockets:
         for kind, sent in IDLE.items():

@@ -20,7 +20,7 @@ import pytest
 from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_server, server_env
 from writes_support import LIST_CHANGES, NEWEST, RECIPE_CHANGES, Change
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 
 URL = Change("url", "save_recipe", {"source": "url", "url": ""}, "POST", "/api/new", NEWEST)
 CHANGES = {**RECIPE_CHANGES, "url": URL, **LIST_CHANGES}
@@ -43,9 +43,7 @@ CLIENT_SECONDS = 0.5
 @pytest.fixture(scope="module")
 def server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
     home: Path = tmp_path_factory.mktemp("home")
-    with http_server(
-        server_env(home, running_fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
-    ) as server:
+    with http_server(server_env(home, running_fake.base_url)) as server:
         yield server
 
 

@@ -19,7 +19,7 @@ from recipe_support import failed, ok
 from servers import server_env, stdio_client
 from sessions import text_of, until
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 
 pytestmark = pytest.mark.anyio
 
@@ -44,7 +44,7 @@ async def settled(fake: FakeCooked, count: int = 1) -> None:
 
 
 def started(fake: FakeCooked, tmp_path: Path, **extra: str) -> Client:
-    env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, **extra)
+    env = server_env(tmp_path, fake.base_url, **extra)
     return stdio_client(env)
 
 

@@ -13,7 +13,7 @@ import pytest
 from recipe_support import failed, ok
 from servers import server_env, stdio_client
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 
 pytestmark = pytest.mark.anyio
 
@@ -50,7 +50,7 @@ async def test_find_read_import_review_save_update_and_delete_over_stdio(
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         progress.append(value)
 
-    env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+    env = server_env(tmp_path, fake.base_url)
     async with stdio_client(env) as client:
         text, found = ok(await client.call_tool("read", {"target": "recipes", "query": "shakshuka"}), "read")
         recipe_id = id_after(text, r"\n(r-\S+)  Shakshuka\n")

@@ -55,7 +55,7 @@ from pydantic import (
 )
 from servers import server_env
 
-from cooked_fake import FAULT_KINDS, SEED_LOGIN, SEED_PASSWORD, FakeCooked, RecordedRequest
+from cooked_fake import FAULT_KINDS, FakeCooked, RecordedRequest
 from cooked_mcp_generated.tools import TOOLS
 
 SCENARIO_DIR: Final = Path(__file__).resolve().parent
@@ -375,7 +375,7 @@ async def run_scenario(scenario: Scenario, connect: Connect, home: Path) -> None
     """One journey against a fresh fake Cooked and a freshly started server process."""
     with FakeCooked() as fake:
         apply_actions(fake, scenario.setup)
-        env = server_env(home, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD, **scenario.env)
+        env = server_env(home, fake.base_url, **scenario.env)
         failure: StepFailed | None = None
         async with connect(env) as client:
             try:

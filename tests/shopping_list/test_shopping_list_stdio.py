@@ -16,7 +16,7 @@ from servers import server_env, stdio_client
 from sessions import text_of
 from shopping_support import GET_LIST, INGREDIENTS, LIST, REMOVE, SELECTED, group_path
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 
 pytestmark = pytest.mark.anyio
 
@@ -54,7 +54,7 @@ def group_named(listing: dict[str, Any], name: str) -> dict[str, Any]:
 )
 async def test_an_agent_shops_for_a_recipe_over_stdio(tmp_path: Path) -> None:
     with FakeCooked() as fake:
-        env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+        env = server_env(tmp_path, fake.base_url)
         async with stdio_client(env) as client:
             text, found = await call(client, "read", target="recipes", query="pad thai")
             recipe_id = found["recipes"][0]["id"]

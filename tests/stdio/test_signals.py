@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from servers import COOKED_MCP, INITIALIZE, free_port, server_env, write_limits
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import SEED_LOGIN, FakeCooked
 
 SLOW_READ = {
     "jsonrpc": "2.0",
@@ -270,8 +270,6 @@ def test_a_stop_lets_a_background_import_finish_within_its_grace(
     process_env = server_env(
         tmp_path / "home",
         fake.base_url,
-        login=SEED_LOGIN,
-        password=SEED_PASSWORD,
         COOKED_MCP_IMPORT_ANSWER_SECONDS="0.3",
         COOKED_MCP_LOG_LEVEL="info",
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from servers import server_env, stdio_client
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 
 pytestmark = pytest.mark.anyio
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.anyio
 )
 async def test_stdio_by_default_lists_five_tools_with_titles_annotations_and_schemas(tmp_path: Path) -> None:
     with FakeCooked() as fake:
-        env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+        env = server_env(tmp_path, fake.base_url)
         # No subcommand and no --transport: stdio is the default.
         async with stdio_client(env) as client:
             assert client.server_info is not None and client.server_info.name == "Cooked"

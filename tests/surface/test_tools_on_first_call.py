@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from servers import server_env
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import FakeCooked
 
 #: Runs in a fresh interpreter: imports what the entry point and both transports import,
 #: builds the application as the entry point does, lists the tools (through the in-memory
@@ -67,7 +67,7 @@ def test_start_up_lists_tools_without_the_cooked_client_and_the_first_calls_buil
     tmp_path: Path,
 ) -> None:
     with FakeCooked() as fake:
-        environ = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password=SEED_PASSWORD)
+        environ = server_env(tmp_path, fake.base_url)
         done = subprocess.run(
             [sys.executable, "-c", _SCRIPT, json.dumps(environ)],
             capture_output=True,
