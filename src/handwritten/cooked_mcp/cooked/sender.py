@@ -42,6 +42,7 @@ from cooked_mcp.cooked.bounds import (
 )
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.cooked.failures import base_url_setting, connect_failure
+from cooked_mcp.cooked.jar import SessionCookies
 from cooked_mcp.exceptions import CookedResponseError, CookedUnavailable
 
 __all__ = [
@@ -137,7 +138,8 @@ class Sender:
     @functools.cached_property
     def _http(self) -> httpx.AsyncClient:
         # implements: authentication.SESSION.7, authentication.SESSION.8
-        return httpx.AsyncClient(
+        return _Client(
+            SessionCookies(),
             trust_env=True,  # proxy and CA settings from the environment, as any httpx client
             verify=httpx.create_ssl_context(),  # one trust store for the client and a proxy's transport
             transport=self._given_transport,
@@ -341,6 +343,23 @@ class Sender:
                 "(for example https://cooked.wiki), or retry later"
             ),
         )
+
+
+class _Client(httpx.AsyncClient):
+    """An ``httpx.AsyncClient`` whose ``cookies`` are the session's own ``SessionCookies``:
+    given to the constructor (or assigned), httpx would copy them into a plain jar."""
+
+    def __init__(self, cookies: SessionCookies, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._session_cookies = cookies
+
+    @property
+    def cookies(self) -> SessionCookies:
+        return self._session_cookies
+
+    @cookies.setter
+    def cookies(self, cookies: object) -> None:
+        raise AttributeError("the session's cookie jar cannot be replaced")
 
 
 def _check_path(url: httpx.URL, path: str, endpoint_name: str = "") -> None:
