@@ -8,6 +8,7 @@ endpoint is called.
 
 from __future__ import annotations
 
+import functools
 import string
 from dataclasses import dataclass
 from typing import Final
@@ -125,7 +126,7 @@ class Endpoint:
     query: tuple[str, ...] = ()
     changes: bool = False
 
-    @property
+    @functools.cached_property  # parsing the template costs more than the rest of path()
     def path_params(self) -> tuple[str, ...]:
         return tuple(field for _, field, _, _ in string.Formatter().parse(self.path_template) if field)
 
