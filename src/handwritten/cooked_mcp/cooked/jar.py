@@ -35,6 +35,7 @@ def _address(url: str) -> str:
     return url.partition("?")[0]
 
 
+# implements: authentication.SESSION.1, authentication.SESSION.2
 class SessionJar(http.cookiejar.CookieJar):
     """A ``CookieJar`` whose ``add_cookie_header`` decision is remembered per address.
 

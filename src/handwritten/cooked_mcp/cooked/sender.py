@@ -3,15 +3,15 @@
 This is the only module that touches httpx directly. It owns the process's one
 ``httpx.AsyncClient``: its connection pool, the proxy it takes from the environment
 (``HTTPS_PROXY``, ``HTTP_PROXY`` or ``ALL_PROXY`` unless ``NO_PROXY`` covers the host), the CA
-settings ``SSL_CERT_FILE`` and ``SSL_CERT_DIR``, and its cookie jar: cookies live in that
-in-memory jar only, are set by Cooked's ``Set-Cookie`` and put on each request by the client,
-and never follow a redirect, because redirects are not followed at all. Login and the one
-re-login on a lost session are the ``httpx.Auth`` flow of ``session.Session``.
+settings ``SSL_CERT_FILE`` and ``SSL_CERT_DIR``, and its cookie jar (``jar.SessionCookies``):
+cookies live in that in-memory jar only, are set by Cooked's ``Set-Cookie`` and put on each
+request by the jar, and never follow a redirect, because redirects are not followed at all.
+Login and the one re-login on a lost session are the ``httpx.Auth`` flow of ``session.Session``.
 
 The client is built at the first request, because building it loads the TLS trust store,
 the largest part of start-up that is ours; the environment is read then. Going through the
-client rather than straight to the transport costs about 0.1 ms per request (``make bench``,
-section ``http_layer``; issue 19 set 0.3 ms as the most worth saving).
+client rather than straight to the transport costs a few hundredths of a millisecond per
+request (``make bench``, section ``http_layer``; issue 19 set 0.3 ms as the most worth saving).
 
 Every bound that keeps a misbehaving Cooked (or a proxy in front of it) from holding the
 process is applied here: one overall deadline per exchange, bounded body reads (an error body
