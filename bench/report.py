@@ -66,7 +66,8 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
         f"{m['date']} · {m['machine']} · {m['cpu']} · {m['cores']} cores · Python {m['python']} · "
         f"{'quick' if meta['quick'] else 'full'} run · SDK client mode `{meta['client_mode']}` · "
         f"{meta['runtime_s']:.0f} s · load average {meta['load_average_1min']['before']:.1f} before, "
-        f"{meta['load_average_1min']['after']:.1f} after · nice {meta.get('nice', 0)}",
+        f"{meta['load_average_1min']['after']:.1f} after · nice {meta.get('nice', 0)}"
+        f"{' · own session' if meta.get('own_session') else ''}",
         "",
         *([f"Extra server environment: `{meta['server_env']}`", ""] if meta.get("server_env") else []),
         "## Targets",
