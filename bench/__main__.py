@@ -24,6 +24,7 @@ import anyio
 from . import concurrency, latency, memory, overhead, report, requests_count, startup, wire_ab
 from .context import Context, Plan
 from .fake import remote_fake
+from .procs import die_with_parent
 from .results import Results
 
 Section = Callable[[Context], Awaitable[None]]
@@ -130,7 +131,8 @@ def _in_own_session() -> int | None:
     of its own (the burner one group among the others, like any other program) cooked-mcp was
     ahead through both. Started here, the benchmark's clients and fake Cooked form one group of
     their own; the servers are placed as before (the SDK client's in new sessions, the minimal
-    client's in the benchmark's). Ctrl-C here is passed on.
+    client's in the benchmark's). Ctrl-C here is passed on; a parent stopped otherwise takes the
+    run with it (PR_SET_PDEATHSIG).
     """
     if os.environ.get(OWN_SESSION) or os.getsid(0) == os.getpid():
         return None
@@ -138,6 +140,7 @@ def _in_own_session() -> int | None:
         [sys.executable, *sys.orig_argv[1:]],
         env={**os.environ, OWN_SESSION: "1"},
         start_new_session=True,
+        preexec_fn=die_with_parent,  # a parent stopped by a signal takes this run with it
     )
     try:
         return child.wait()
