@@ -27,6 +27,7 @@ __all__ = [
     "Child",
     "child_pids",
     "cpu_seconds",
+    "die_with_parent",
     "free_port",
     "rss_kib",
     "server_env",
@@ -40,7 +41,7 @@ HOST = "127.0.0.1"
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+def die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
@@ -58,7 +59,7 @@ class Child:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self._log_file,
-            preexec_fn=_die_with_parent,  # only a prctl between fork and exec
+            preexec_fn=die_with_parent,  # only a prctl between fork and exec
         )
 
     @property

@@ -66,7 +66,8 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
         f"{m['date']} · {m['machine']} · {m['cpu']} · {m['cores']} cores · Python {m['python']} · "
         f"{'quick' if meta['quick'] else 'full'} run · SDK client mode `{meta['client_mode']}` · "
         f"{meta['runtime_s']:.0f} s · load average {meta['load_average_1min']['before']:.1f} before, "
-        f"{meta['load_average_1min']['after']:.1f} after · nice {meta.get('nice', 0)}",
+        f"{meta['load_average_1min']['after']:.1f} after · nice {meta.get('nice', 0)}"
+        f"{' · own session' if meta.get('own_session') else ''}",
         "",
         *([f"Extra server environment: `{meta['server_env']}`", ""] if meta.get("server_env") else []),
         "## Targets",
@@ -177,6 +178,14 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
             "(each round visits every row), because the machine's speed moves within minutes and every absolute "
             "figure with it; every row is judged against the bare SDK server timed at the same moments, turn by "
             "turn (bench/results.json has every round's figures).",
+            "",
+            'The benchmark runs in a session of its own ("own session" above): on Linux with autogroup '
+            "scheduling each session is one scheduling group, and a CPU-bound process started from the "
+            "shell that ran `make bench` otherwise shared the group of the benchmark's clients and fake "
+            "Cooked, while the SDK client starts each server in a new session: the burner then slowed the "
+            "client and the fake but not the servers, and cooked-mcp's stdio rows through the SDK client "
+            "came out 0.3-1.2 ms behind the bare SDK server (docs/performance.md). The servers are started "
+            "as before: by the SDK client in sessions of their own, by the minimal client in the benchmark's.",
             "",
         ]
     if "requests_per_call" in s:
