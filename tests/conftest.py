@@ -7,6 +7,7 @@ tests/traceability.py for what the gate checks.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,6 +35,47 @@ def anyio_backend() -> str:
 def only_loopback_network() -> Iterator[None]:
     """Session-wide, so module-scoped fixtures and hypothesis examples run under it too."""
     with loopback_only():
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_trust_store_and_one_schema_check_per_test_run() -> Iterator[None]:
+    """The test process builds over a thousand Cooked and MCP clients, where cooked-mcp builds one of
+    each. Loading certifi's CA bundle (~25 ms: every httpx client built with ``verify=True``) and the
+    SDK client's check of a tool's output schema against its metaschema (~20 ms per tool per session)
+    gave the same answer each time and were a third of this process's CPU: both are done once per
+    distinct input here. The context is shared as loaded (httpx and httpcore only add ALPN on it,
+    for https, which no test uses); a schema that failed its check is checked again, so it fails
+    again. cooked-mcp processes the tests start are untouched."""
+    import ssl
+
+    import certifi
+    from jsonschema.validators import validator_for
+
+    bundle = certifi.where()
+    load_trust_store = ssl.create_default_context
+    contexts: dict[str, ssl.SSLContext] = {}
+
+    def shared_context(*args: object, **kwargs: object) -> ssl.SSLContext:
+        if args or kwargs != {"cafile": bundle}:
+            return load_trust_store(*args, **kwargs)  # type: ignore[arg-type]
+        if bundle not in contexts:
+            contexts[bundle] = load_trust_store(cafile=bundle)
+        return contexts[bundle]
+
+    validator = validator_for({})  # the draft of the schemas cooked-mcp serves (they name none)
+    check_schema = validator.check_schema
+    checked: set[str] = set()
+
+    def check_once(schema: object) -> None:
+        key = json.dumps(schema, sort_keys=True)
+        if key not in checked:
+            check_schema(schema)
+            checked.add(key)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ssl, "create_default_context", shared_context)
+        patch.setattr(validator, "check_schema", check_once)
         yield
 
 
