@@ -1,5 +1,7 @@
 """The real ``cooked-mcp`` process: transport choice, address, token sources, startup refusals,
-signals and log secrecy. Each test starts its own process, so each checks several things.
+signals and log secrecy. Each test starts its own process, so each checks several things; a
+refusal decided before anything listens is shown once through the process and otherwise runs
+the entry point in this process (``run_main``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from servers import (
     http_server,
     is_listening,
     python_command,
+    run_main,
     run_server,
     stdio_client,
 )
@@ -68,7 +71,8 @@ def test_an_unknown_transport_is_refused_before_serving(
     process_env: dict[str, str], fake: FakeCooked, transport: str
 ) -> None:
     port = free_port()
-    result = run_server(process_env, "--transport", transport, "--http-addr", f"127.0.0.1:{port}")
+    run = run_server if transport == "foo" else run_main  # the real process once, then in this one
+    result = run(process_env, "--transport", transport, "--http-addr", f"127.0.0.1:{port}")
     line = one_line_error(result)
     assert "--transport stdio" in line and "--transport http" in line
     assert not is_listening(port) and fake.requests == []
@@ -90,7 +94,8 @@ def test_a_wildcard_listener_without_a_token_exits_2_before_binding(
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
         held.bind(("127.0.0.1", port))
         held.listen()
-        result = run_server(process_env, "--transport", "http", "--http-addr", f"{host}:{port}")
+        run = run_server if host == "0.0.0.0" else run_main  # the real process once, then in this one
+        result = run(process_env, "--transport", "http", "--http-addr", f"{host}:{port}")
     line = one_line_error(result)
     assert "refusing to serve HTTP on non-loopback address" in line and "without a bearer token" in line
     assert "COOKED_MCP_HTTP_TOKEN" in line and "127.0.0.1" in line
@@ -149,14 +154,14 @@ def test_an_address_this_machine_lacks_is_one_clear_line_and_exit_2(process_env:
 @pytest.mark.parametrize("token", ["", "   "])
 def test_an_empty_token_exits_2(process_env: dict[str, str], token: str) -> None:
     process_env["COOKED_MCP_HTTP_TOKEN"] = token
-    result = run_server(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
+    result = run_main(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
     assert "COOKED_MCP_HTTP_TOKEN is empty" in one_line_error(result)
 
 
 @pytest.mark.req("server.SECURITY.8")
 def test_http_token_with_http_token_cmd_exits_2(process_env: dict[str, str]) -> None:
     write_config(process_env, '[mcp]\nhttp_token = "secret-one"\nhttp_token_cmd = "echo secret-two"\n')
-    result = run_server(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
+    result = run_main(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
     line = one_line_error(result)
     assert "mcp.http_token and mcp.http_token_cmd are both set" in line
     assert "secret-one" not in line and "secret-two" not in line
