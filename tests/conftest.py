@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import traceability
@@ -41,27 +41,30 @@ def only_loopback_network() -> Iterator[None]:
 @pytest.fixture(scope="session", autouse=True)
 def one_trust_store_and_one_schema_check_per_test_run() -> Iterator[None]:
     """The test process builds over a thousand Cooked and MCP clients, where cooked-mcp builds one of
-    each. Loading certifi's CA bundle (~25 ms: every httpx client built with ``verify=True``) and the
-    SDK client's check of a tool's output schema against its metaschema (~20 ms per tool per session)
-    gave the same answer each time and were a third of this process's CPU: both are done once per
-    distinct input here. The context is shared as loaded (httpx and httpcore only add ALPN on it,
-    for https, which no test uses); a schema that failed its check is checked again, so it fails
-    again. cooked-mcp processes the tests start are untouched."""
+    each. Loading the CA bundle (certifi's or SSL_CERT_FILE's, ~17 ms: every httpx client built with
+    ``verify=True``) and the SDK client's check of a tool's output schema against its metaschema
+    (~20 ms per tool per session) gave the same answer each time and were a third of this process's
+    CPU: both are done once per distinct input here (a bundle file by path, size and time). The
+    context is shared as loaded (httpx and httpcore only add ALPN on it, for https, which no test
+    uses); a schema that failed its check is checked again, so it fails again. cooked-mcp processes
+    the tests start are untouched."""
+    import os
     import ssl
 
-    import certifi
     from jsonschema.validators import validator_for
 
-    bundle = certifi.where()
     load_trust_store = ssl.create_default_context
-    contexts: dict[str, ssl.SSLContext] = {}
+    contexts: dict[tuple[str, str, int, int], ssl.SSLContext] = {}
 
-    def shared_context(*args: object, **kwargs: object) -> ssl.SSLContext:
-        if args or kwargs != {"cafile": bundle}:
-            return load_trust_store(*args, **kwargs)  # type: ignore[arg-type]
-        if bundle not in contexts:
-            contexts[bundle] = load_trust_store(cafile=bundle)
-        return contexts[bundle]
+    def shared_context(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        if args or len(kwargs) != 1 or not {"cafile", "capath"} >= kwargs.keys():
+            return load_trust_store(*args, **kwargs)
+        ((kind, path),) = kwargs.items()
+        found = os.stat(path)
+        key = (kind, str(path), found.st_mtime_ns, found.st_size)
+        if key not in contexts:
+            contexts[key] = load_trust_store(**kwargs)
+        return contexts[key]
 
     validator = validator_for({})  # the draft of the schemas cooked-mcp serves (they name none)
     check_schema = validator.check_schema
