@@ -7,9 +7,6 @@ the entry point in this process (``run_main``).
 from __future__ import annotations
 
 import json
-import os
-import pty
-import select
 import signal
 import socket
 import time
@@ -19,7 +16,6 @@ import anyio
 import httpx
 import pytest
 from servers import (
-    COOKED_MCP,
     INITIALIZE,
     MCP_HEADERS,
     HttpServer,
@@ -273,26 +269,3 @@ def test_the_banner_says_where_for_whom_who_may_connect_and_how_to_stop(
     else:
         assert "every request must carry the bearer token from mcp.http_token in " in banner
     assert TOKEN_CANARY not in server.stderr()
-
-
-@pytest.mark.req("server.TRANSPORT.2-2")
-def test_in_a_terminal_the_banner_names_the_account_itself(
-    process_env: dict[str, str], fake: FakeCooked
-) -> None:
-    """A person who started it by hand reads the login name, as the stdio banner shows it."""
-    port = free_port()
-    pid, terminal = pty.fork()
-    if pid == 0:  # the child: cooked-mcp with the pseudo-terminal as stdin, stdout and stderr
-        os.execve(COOKED_MCP, [COOKED_MCP, "--http-addr", f"127.0.0.1:{port}"], process_env)  # noqa: S606
-    seen = b""
-    try:
-        deadline = time.monotonic() + 20
-        while b"Press Ctrl-C to stop." not in seen:
-            assert time.monotonic() < deadline, seen
-            if select.select([terminal], [], [], 0.5)[0]:
-                seen += os.read(terminal, 4096)
-    finally:
-        os.kill(pid, signal.SIGTERM)
-        os.waitpid(pid, 0)
-        os.close(terminal)
-    assert f"(Cooked account {SEED_LOGIN} at {fake.base_url});".encode() in seen
