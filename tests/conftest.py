@@ -7,6 +7,7 @@ tests/traceability.py for what the gate checks.
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -132,6 +133,14 @@ def pytest_collection_modifyitems(
     trace = traceability.collect(items)
     trace.full_run = traceability.is_full_run(config)
     config.stash[_TRACE] = trace
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection built (modules, items, the SDK's and the fake's classes) lives until the run
+    ends: frozen out of the cyclic collector, so that its passes during the tests do not walk it
+    again and again (as cooked-mcp does after its start-up, cli.py)."""
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
