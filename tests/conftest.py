@@ -7,9 +7,11 @@ tests/traceability.py for what the gate checks.
 
 from __future__ import annotations
 
+import gc
+import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import traceability
@@ -34,6 +36,50 @@ def anyio_backend() -> str:
 def only_loopback_network() -> Iterator[None]:
     """Session-wide, so module-scoped fixtures and hypothesis examples run under it too."""
     with loopback_only():
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_trust_store_and_one_schema_check_per_test_run() -> Iterator[None]:
+    """The test process builds over a thousand Cooked and MCP clients, where cooked-mcp builds one of
+    each. Loading the CA bundle (certifi's or SSL_CERT_FILE's, ~17 ms: every httpx client built with
+    ``verify=True``) and the SDK client's check of a tool's output schema against its metaschema
+    (~20 ms per tool per session) gave the same answer each time and were a third of this process's
+    CPU: both are done once per distinct input here (a bundle file by path, size and time). The
+    context is shared as loaded (httpx and httpcore only add ALPN on it, for https, which no test
+    uses); a schema that failed its check is checked again, so it fails again. cooked-mcp processes
+    the tests start are untouched."""
+    import os
+    import ssl
+
+    from jsonschema.validators import validator_for
+
+    load_trust_store = ssl.create_default_context
+    contexts: dict[tuple[str, str, int, int], ssl.SSLContext] = {}
+
+    def shared_context(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        if args or len(kwargs) != 1 or not {"cafile", "capath"} >= kwargs.keys():
+            return load_trust_store(*args, **kwargs)
+        ((kind, path),) = kwargs.items()
+        found = os.stat(path)
+        key = (kind, str(path), found.st_mtime_ns, found.st_size)
+        if key not in contexts:
+            contexts[key] = load_trust_store(**kwargs)
+        return contexts[key]
+
+    validator = validator_for({})  # the draft of the schemas cooked-mcp serves (they name none)
+    check_schema = validator.check_schema
+    checked: set[str] = set()
+
+    def check_once(schema: object) -> None:
+        key = json.dumps(schema, sort_keys=True)
+        if key not in checked:
+            check_schema(schema)
+            checked.add(key)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ssl, "create_default_context", shared_context)
+        patch.setattr(validator, "check_schema", check_once)
         yield
 
 
@@ -87,6 +133,14 @@ def pytest_collection_modifyitems(
     trace = traceability.collect(items)
     trace.full_run = traceability.is_full_run(config)
     config.stash[_TRACE] = trace
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection built (modules, items, the SDK's and the fake's classes) lives until the run
+    ends: frozen out of the cyclic collector, so that its passes during the tests do not walk it
+    again and again (as cooked-mcp does after its start-up, cli.py)."""
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -9,6 +9,7 @@ through 127.0.0.1.
 from __future__ import annotations
 
 import contextlib
+import logging
 import resource
 import shlex
 import signal
@@ -23,6 +24,7 @@ from functools import partial
 from pathlib import Path
 
 import httpx2
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client._transport import TransportStreams
 from mcp.client.streamable_http import streamable_http_client
@@ -71,6 +73,50 @@ def run_server(
         timeout=timeout,
         check=False,
     )
+
+
+def run_main(env: Mapping[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """``cooked-mcp ARGS`` run to completion in this process: its entry point (``cli.main``) with
+    exactly ``env`` as the environment, ``stdin`` as what the user types, stdout and stderr
+    (log lines included) captured, and the process-wide state it sets (environment, logging)
+    put back afterwards. For what is decided before anything is served (flags, settings,
+    ``--check``), where starting a process (0.2-0.3 s CPU) would be most of the test's cost;
+    ``run_server`` keeps proving the same through the real process."""
+    import io
+    import os
+
+    import cooked_mcp.check
+    import cooked_mcp.logging_setup
+    from cooked_mcp.cli import main
+
+    saved_environ = dict(os.environ)
+    root = logging.getLogger()
+    saved_logging = root.handlers[:], root.level, cooked_mcp.logging_setup._active
+    quieted = {name: logging.getLogger(name).level for name in cooked_mcp.logging_setup.QUIET_LIBRARY_LOGGERS}
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        # run_check's streams default to sys.stdout and sys.stdin as they were when it was imported.
+        patch.setattr(
+            cooked_mcp.check,
+            "run_check",
+            partial(cooked_mcp.check.run_check, out=out, answer=io.StringIO(stdin)),
+        )
+        os.environ.clear()
+        os.environ.update(env)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    code = main(list(args))
+                except SystemExit as exit:  # argparse: --help, --version and refused flags
+                    code = exit.code if isinstance(exit.code, int) else int(exit.code is not None)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved_environ)
+            root.handlers[:], level, cooked_mcp.logging_setup._active = saved_logging
+            root.setLevel(level)
+            for name, quiet in quieted.items():
+                logging.getLogger(name).setLevel(quiet)
+    return subprocess.CompletedProcess([COOKED_MCP, *args], code, out.getvalue(), err.getvalue())
 
 
 def free_port() -> int:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from servers import COOKED_MCP, server_env
+from servers import COOKED_MCP, run_main, server_env
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
 
@@ -18,7 +18,8 @@ CANARY_PASSWORD = "CANARY-check-pw-9c1e"
 
 
 def run_check(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([COOKED_MCP, "--check"], env=env, capture_output=True, text=True, timeout=60)
+    """In this process (run_main): the two tests at the bottom run the real one."""
+    return run_main(env, "--check")
 
 
 @pytest.mark.req("api-client.RESPONSES.1")

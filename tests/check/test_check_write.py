@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from servers import COOKED_MCP, server_env
+from servers import COOKED_MCP, run_main, server_env
 from sessions import client_for
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
@@ -36,8 +36,13 @@ def run_check(
     stdin: str = "",
     login: str = SEED_LOGIN,
     password: str = SEED_PASSWORD,
+    process: bool = False,
 ) -> subprocess.CompletedProcess[str]:
+    """``cooked-mcp --check ARGS``: in this process (run_main), or with ``process`` a real one
+    whose stdin is ``stdin``."""
     env = server_env(tmp_path, fake.base_url, login=login, password=password)
+    if not process:
+        return run_main(env, "--check", *args, stdin=stdin)
     return subprocess.run(
         [COOKED_MCP, "--check", *args], env=env, input=stdin, capture_output=True, text=True, timeout=90
     )
@@ -107,10 +112,11 @@ def test_a_different_contract_is_named_difference_by_difference(tmp_path: Path) 
 
 @pytest.mark.req("api-client.RESPONSES.1")
 def test_without_yes_it_asks_first_and_a_no_sends_nothing(tmp_path: Path) -> None:
+    """Through the real process: the answer is read from its stdin, a pipe."""
     with FakeCooked() as fake:
-        declined = run_check(tmp_path, fake, "--write", stdin="no\n")
+        declined = run_check(tmp_path, fake, "--write", stdin="no\n", process=True)
         assert fake.requests == []
-        accepted = run_check(tmp_path, fake, "--write", stdin="yes\n")
+        accepted = run_check(tmp_path, fake, "--write", stdin="yes\n", process=True)
         assert any(r.method == "DELETE" for r in fake.requests)
     assert declined.returncode == 1
     assert "Type 'yes' to go ahead" in declined.stdout and "Nothing was sent to Cooked" in declined.stdout
@@ -220,7 +226,10 @@ async def test_a_failure_at_any_step_is_undone_byte_for_byte(fake: FakeCooked, m
 def test_the_check_flags_need_check(tmp_path: Path, flag: str) -> None:
     with FakeCooked() as fake:
         env = server_env(tmp_path, fake.base_url)
-        done = subprocess.run([COOKED_MCP, flag], env=env, capture_output=True, text=True, timeout=30)
+        if flag == "--write":  # through the real process once
+            done = subprocess.run([COOKED_MCP, flag], env=env, capture_output=True, text=True, timeout=30)
+        else:
+            done = run_main(env, flag)
         assert fake.requests == []
     assert done.returncode == 2
     assert "--write, --yes and --report only go with --check" in done.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from servers import MODULE, run_server
+from servers import MODULE, run_main, run_server
 
 from cooked_mcp import PROJECT_URL
 from cooked_mcp.config import environment_variables, load_settings, schema_keys
@@ -31,12 +31,10 @@ def test_help_lists_every_variable_and_key_on_one_screen_and_points_at_the_docs(
 
 @pytest.mark.req("server.CONFIG.8", "server.TRANSPORT.2-2", "server.TRANSPORT.3")
 def test_http_addr_alone_implies_the_http_transport_as_help_says(proc_env: dict[str, str]) -> None:
-    assert "implies --transport http" in " ".join(
-        run_server(proc_env, "--help", command=MODULE).stdout.split()
-    )
+    assert "implies --transport http" in " ".join(run_main(proc_env, "--help").stdout.split())
     # Port 99999 is refused while parsing the address, which happens for either transport;
     # the wildcard host without a token is refused only for http: it proves http was chosen.
-    done = run_server(proc_env, "--http-addr", "0.0.0.0:8123", command=MODULE)
+    done = run_main(proc_env, "--http-addr", "0.0.0.0:8123")
     assert done.returncode == 2 and "without a bearer token" in done.stderr, done.stderr
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from config_support import write
-from servers import run_server
+from servers import run_main
 
 from cooked_mcp.config import load_settings
 from cooked_mcp.exceptions import ConfigError
@@ -31,7 +31,7 @@ def test_confirmation_is_on_by_default_and_off_from_the_environment_or_the_file(
 
 @pytest.mark.req("extensions.CONFIRMATION.10")
 def test_help_names_the_setting_and_what_it_does(env: dict[str, str]) -> None:
-    shown = run_server(env, "--help")
+    shown = run_main(env, "--help")
     assert shown.returncode == 0
     assert "COOKED_MCP_CONFIRM_CHANGES=false: no questions before changes that lose data" in shown.stdout
     assert "mcp.confirm_changes" in shown.stdout.split("config file keys")[1]

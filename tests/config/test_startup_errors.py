@@ -1,7 +1,10 @@
-"""The real ``cooked-mcp`` process: configuration mistakes stop it before serving, as one stderr line, exit 2.
+"""Configuration mistakes stop ``cooked-mcp`` before serving, as one stderr line, exit 2.
 
 Each case is set up so that the process must fail at startup; none of them gets far enough
-to contact Cooked, and the base URL is never the real service.
+to contact Cooked, and the base URL is never the real service. The entry point runs in this
+process (``run_main``) unless the case names a command: the real process, started as
+``python -m cooked_mcp`` or as the console script, for the cases whose point is a child
+process's output or time, and to show that the process reports the same way.
 """
 
 from __future__ import annotations
@@ -12,13 +15,16 @@ from pathlib import Path
 
 import pytest
 from config_support import PASSWORD, TOKEN, USERNAME, write
-from servers import COOKED_MCP, MODULE, run_server
+from servers import COOKED_MCP, MODULE, run_main, run_server
 
 
 def run(
-    args: list[str], env: dict[str, str], *, command: Sequence[str] = MODULE, timeout: float = 30
+    args: list[str], env: dict[str, str], *, command: Sequence[str] | None = None, timeout: float = 30
 ) -> tuple[int, str, str]:
-    done = run_server(env, *args, command=command, timeout=timeout)
+    if command is None:
+        done = run_main(env, *args)
+    else:
+        done = run_server(env, *args, command=command, timeout=timeout)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -47,7 +53,7 @@ def test_the_readme_typo_is_named_in_the_one_line_that_stops_startup(proc_env: d
     del proc_env["COOKED_LOGIN_PASSWORD"]
     proc_env["COOKED_LOGIN_PASWORD"] = PASSWORD
     assert_one_line_error(
-        *run(["--check"], proc_env),
+        *run(["--check"], proc_env, command=MODULE),
         "no Cooked password configured",
         "COOKED_LOGIN_PASWORD is set but is not a cooked-mcp setting (did you mean COOKED_LOGIN_PASSWORD?)",
     )
@@ -118,7 +124,7 @@ def test_a_failing_password_command_stops_startup_without_its_output(
     del proc_env["COOKED_LOGIN_PASSWORD"]
     command = f"echo {PASSWORD}; echo STDERR-CANARY-e1 >&2; exit 7"
     path = write(tmp_path / "config.toml", f'[user]\npassword_cmd = "{command}"\n')
-    code, out, err = run(["--config", str(path)], proc_env)
+    code, out, err = run(["--config", str(path)], proc_env, command=MODULE)
     assert_one_line_error(code, out, err, "user.password_cmd command failed with exit status 7")
     assert "STDERR-CANARY" not in err
 
@@ -130,7 +136,7 @@ def test_a_hanging_password_command_stops_startup_after_5_seconds(
     del proc_env["COOKED_LOGIN_PASSWORD"]
     path = write(tmp_path / "config.toml", '[user]\npassword_cmd = "sleep 60"\n')
     started = time.monotonic()
-    code, out, err = run(["--config", str(path)], proc_env, timeout=30)
+    code, out, err = run(["--config", str(path)], proc_env, command=MODULE, timeout=30)
     elapsed = time.monotonic() - started
 
     assert_one_line_error(code, out, err, "user.password_cmd command timed out after 5 s")

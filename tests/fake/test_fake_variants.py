@@ -8,7 +8,7 @@ import sys
 import httpx
 import pytest
 
-from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked, demo
 
 pytestmark = pytest.mark.tooling
 
@@ -48,13 +48,12 @@ def test_cooked_fake_takes_variant_flags() -> None:
         assert name in help_text
 
 
-def test_the_demo_runs_its_whole_journey_against_every_observed_variant() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "cooked_fake.demo", "--variant", "observed"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "bare-lists, extract-id, login-403, question-flags" in done.stdout
-    assert "The demo stopped" not in done.stdout
+def test_the_demo_runs_its_whole_journey_against_every_observed_variant(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The demo's code in this process (as tests/fake/test_demo.py), driving the real cooked-mcp."""
+    code = demo.main(["--variant", "observed"])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert "bare-lists, extract-id, login-403, question-flags" in out
+    assert "The demo stopped" not in out

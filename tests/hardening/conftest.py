@@ -16,6 +16,8 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hardening_support import FIGURES, Guard
 from netguard import is_invalid_name
 
+from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
+
 LOOPBACK_HOSTS = {"127.0.0.1", "::1", "localhost", b"127.0.0.1", b"localhost", None}
 
 
@@ -61,6 +63,22 @@ def portal() -> Iterator[BlockingPortal]:
     share one MCP session with a module's async fixtures."""
     with start_blocking_portal("asyncio") as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def one_session_cookie(running_fake: FakeCooked) -> None:
+    """Every login to the module's fake is answered with the same cookie value, as after a reset it
+    would be with another. The error text of each failed call is scrubbed of the secrets of the
+    moment, the session cookie among them, with one pattern compiled per set of secrets and kept
+    (redaction.py): a new random cookie after each case's reset compiled it again for every
+    failure, a quarter of the CPU of the suites that reset per case. The value is still a secret
+    held in the jar, and a reset still expires it."""
+    running_fake.use_account(
+        login=SEED_LOGIN, password=SEED_PASSWORD, username=SEED_USERNAME, session_token=SESSION_TOKEN
+    )
+
+
+SESSION_TOKEN = "hardening-session-7c2f0b"
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -42,7 +42,7 @@ from sessions import until
 import cooked_mcp.handlers.writes as writes
 from cooked_fake import FakeCooked
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("one_session_cookie")]
 
 #: The faults of the task, by the name the figures use. "connection_refused" and "slow" are not
 #: fake fault kinds: they need a stopped server and a small client timeout respectively.

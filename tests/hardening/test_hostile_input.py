@@ -49,6 +49,8 @@ from cooked_mcp.cooked.endpoints import ENDPOINTS
 from cooked_mcp.transports.stdio import MAX_MESSAGE_BYTES
 from cooked_mcp_runtime.arguments import InvalidArguments
 
+pytestmark = pytest.mark.usefixtures("one_session_cookie")
+
 IN_MEMORY = settings(
     max_examples=90,  # keep in step with the figure noted in test_hostile_arguments_in_memory
     deadline=None,

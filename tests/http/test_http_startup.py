@@ -1,13 +1,12 @@
 """The real ``cooked-mcp`` process: transport choice, address, token sources, startup refusals,
-signals and log secrecy. Each test starts its own process, so each checks several things.
+signals and log secrecy. Each test starts its own process, so each checks several things; a
+refusal decided before anything listens is shown once through the process and otherwise runs
+the entry point in this process (``run_main``).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import pty
-import select
 import signal
 import socket
 import time
@@ -17,7 +16,6 @@ import anyio
 import httpx
 import pytest
 from servers import (
-    COOKED_MCP,
     INITIALIZE,
     MCP_HEADERS,
     HttpServer,
@@ -26,6 +24,7 @@ from servers import (
     http_server,
     is_listening,
     python_command,
+    run_main,
     run_server,
     stdio_client,
 )
@@ -68,7 +67,8 @@ def test_an_unknown_transport_is_refused_before_serving(
     process_env: dict[str, str], fake: FakeCooked, transport: str
 ) -> None:
     port = free_port()
-    result = run_server(process_env, "--transport", transport, "--http-addr", f"127.0.0.1:{port}")
+    run = run_server if transport == "foo" else run_main  # the real process once, then in this one
+    result = run(process_env, "--transport", transport, "--http-addr", f"127.0.0.1:{port}")
     line = one_line_error(result)
     assert "--transport stdio" in line and "--transport http" in line
     assert not is_listening(port) and fake.requests == []
@@ -90,7 +90,8 @@ def test_a_wildcard_listener_without_a_token_exits_2_before_binding(
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
         held.bind(("127.0.0.1", port))
         held.listen()
-        result = run_server(process_env, "--transport", "http", "--http-addr", f"{host}:{port}")
+        run = run_server if host == "0.0.0.0" else run_main  # the real process once, then in this one
+        result = run(process_env, "--transport", "http", "--http-addr", f"{host}:{port}")
     line = one_line_error(result)
     assert "refusing to serve HTTP on non-loopback address" in line and "without a bearer token" in line
     assert "COOKED_MCP_HTTP_TOKEN" in line and "127.0.0.1" in line
@@ -149,14 +150,14 @@ def test_an_address_this_machine_lacks_is_one_clear_line_and_exit_2(process_env:
 @pytest.mark.parametrize("token", ["", "   "])
 def test_an_empty_token_exits_2(process_env: dict[str, str], token: str) -> None:
     process_env["COOKED_MCP_HTTP_TOKEN"] = token
-    result = run_server(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
+    result = run_main(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
     assert "COOKED_MCP_HTTP_TOKEN is empty" in one_line_error(result)
 
 
 @pytest.mark.req("server.SECURITY.8")
 def test_http_token_with_http_token_cmd_exits_2(process_env: dict[str, str]) -> None:
     write_config(process_env, '[mcp]\nhttp_token = "secret-one"\nhttp_token_cmd = "echo secret-two"\n')
-    result = run_server(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
+    result = run_main(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{free_port()}")
     line = one_line_error(result)
     assert "mcp.http_token and mcp.http_token_cmd are both set" in line
     assert "secret-one" not in line and "secret-two" not in line
@@ -268,26 +269,3 @@ def test_the_banner_says_where_for_whom_who_may_connect_and_how_to_stop(
     else:
         assert "every request must carry the bearer token from mcp.http_token in " in banner
     assert TOKEN_CANARY not in server.stderr()
-
-
-@pytest.mark.req("server.TRANSPORT.2-2")
-def test_in_a_terminal_the_banner_names_the_account_itself(
-    process_env: dict[str, str], fake: FakeCooked
-) -> None:
-    """A person who started it by hand reads the login name, as the stdio banner shows it."""
-    port = free_port()
-    pid, terminal = pty.fork()
-    if pid == 0:  # the child: cooked-mcp with the pseudo-terminal as stdin, stdout and stderr
-        os.execve(COOKED_MCP, [COOKED_MCP, "--http-addr", f"127.0.0.1:{port}"], process_env)  # noqa: S606
-    seen = b""
-    try:
-        deadline = time.monotonic() + 20
-        while b"Press Ctrl-C to stop." not in seen:
-            assert time.monotonic() < deadline, seen
-            if select.select([terminal], [], [], 0.5)[0]:
-                seen += os.read(terminal, 4096)
-    finally:
-        os.kill(pid, signal.SIGTERM)
-        os.waitpid(pid, 0)
-        os.close(terminal)
-    assert f"(Cooked account {SEED_LOGIN} at {fake.base_url});".encode() in seen

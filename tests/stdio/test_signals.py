@@ -245,12 +245,16 @@ def test_in_a_terminal_it_says_what_it_waits_for_and_one_ctrl_c_ends_it_quietly(
 
 @pytest.mark.req("server.TRANSPORT.2-2", "server.TRANSPORT.3")
 def test_over_http_in_a_terminal_it_prints_its_url_and_one_ctrl_c_ends_it_quietly(
-    process_env: dict[str, str],
+    process_env: dict[str, str], fake: FakeCooked
 ) -> None:
+    """The banner a person reads names the account itself, as the stdio banner does (stderr is
+    a terminal here; tests/http/test_http_startup.py reads it from a file)."""
     port = free_port()
     terminal = Terminal(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{port}")
     try:
-        terminal.read_until(f"http://127.0.0.1:{port}/mcp")
+        banner = terminal.read_until("Press Ctrl-C to stop.")
+        assert f"http://127.0.0.1:{port}/mcp" in banner
+        assert f"(Cooked account {SEED_LOGIN} at {fake.base_url});" in banner
         terminal.ctrl_c()
         status = terminal.exit_status(timeout=10)
     finally:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from servers import COOKED_MCP, INITIALIZE
+from servers import COOKED_MCP, INITIALIZE, server_env
 
 from cooked_fake import FakeCooked
 from cooked_mcp.transports.stdio import MAX_MESSAGE_BYTES
@@ -44,8 +44,9 @@ SLOW_READ = _call(3, "read", {"target": "recipe", "recipe_id": "r-0001"})
 class LineClient:
     """A cooked-mcp process on pipes; every stdout line must be one JSON-RPC message."""
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], stderr_path: Path | None = None) -> None:
         self.process = process
+        self.stderr_path = stderr_path
         assert process.stdin is not None and process.stdout is not None
         self.stdin: IO[bytes] = process.stdin
         self.stdout: IO[bytes] = process.stdout
@@ -76,6 +77,12 @@ class LineClient:
         self.stdin.close()
         assert self.process.wait(timeout=15) == 0
         assert self.stdout.read() == b""
+        return self.stderr()
+
+    def stderr(self) -> str:
+        """What the process wrote to stderr: so far (from its file), or all of it once it exited."""
+        if self.stderr_path is not None:
+            return self.stderr_path.read_text("utf-8", "replace")
         assert self.process.stderr is not None
         return self.process.stderr.read().decode(errors="replace")
 
@@ -88,9 +95,36 @@ def _start(process_env: dict[str, str], stdin: int | IO[bytes] = subprocess.PIPE
 
 @pytest.fixture
 def client(process_env: dict[str, str]) -> Iterator[LineClient]:
+    """A process of the case's own, for the cases that end the session."""
     process = _start(process_env)
     try:
         yield LineClient(process)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def serving(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LineClient]:
+    """One initialized process for every case that must leave it serving: each such case is then
+    also followed by the next case's calls on the same pipes, and the process must still exit 0
+    with nothing more on stdout once stdin ends. Its stderr goes to a file, read as it grows."""
+    home = tmp_path_factory.mktemp("stdio-serving")
+    stderr_path = home / "stderr.txt"
+    with stderr_path.open("wb") as stderr:
+        process = subprocess.Popen(
+            [COOKED_MCP],
+            env=server_env(home, running_fake.base_url),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
+    try:
+        client = LineClient(process, stderr_path)
+        client.initialize()
+        yield client
+        client.finish()
     finally:
         if process.poll() is None:
             process.kill()
@@ -107,10 +141,11 @@ def _oversized(request_id: int, *, id_last: bool = False) -> bytes:
 
 @pytest.mark.parametrize("id_last", [False, True], ids=["id-first", "id-last"])
 def test_a_message_over_the_limit_is_answered_with_an_error_carrying_its_id_and_serving_goes_on(
-    client: LineClient, fake: FakeCooked, id_last: bool
+    serving: LineClient, fake: FakeCooked, id_last: bool
 ) -> None:
-    client.initialize()
+    client = serving
     fake.clear_requests()
+    ignored_before = client.stderr().count("ignored a message longer than")
     client.send(_oversized(7, id_last=id_last))
     error = client.receive()
     assert error["id"] == 7  # issue 15 item 9: an id of null left the client waiting for ever
@@ -120,8 +155,8 @@ def test_a_message_over_the_limit_is_answered_with_an_error_carrying_its_id_and_
     # The next message is read from its own first byte: nothing of the long one is left over.
     answer = client.request(_call(8, "read", {"target": "recipe", "recipe_id": "r-0001"}))
     assert answer["result"]["structuredContent"]["recipe"]["id"] == "r-0001"
-    assert [(m, p) for m, p, _ in fake.api_calls()] == [("GET", "/api/saved/r-0001")]
-    assert "ignored a message longer than" in client.finish()
+    assert [(m, p) for m, p, _ in fake.api_calls(renewals=False)] == [("GET", "/api/saved/r-0001")]
+    assert client.stderr().count("ignored a message longer than") == ignored_before + 1
 
 
 def test_a_message_over_the_limit_without_a_readable_id_ends_the_session_saying_why(
@@ -156,10 +191,10 @@ BAD_LINES = [
 
 
 def test_lines_that_are_not_json_rpc_are_answered_with_the_spec_error_and_serving_goes_on(
-    client: LineClient,
+    serving: LineClient,
 ) -> None:
     """Issue 17 item 8: none of these was answered, and the client of each waited for ever."""
-    client.initialize()
+    client = serving
     client.send(b'\n   \n\xff\xfe not json \xc3\n{"jsonrpc": "2.0", "id": \n')  # blank lines are skipped
     assert [(m["error"]["code"], m["id"]) for m in (client.receive(), client.receive())] == [
         (-32700, None)
@@ -170,7 +205,6 @@ def test_lines_that_are_not_json_rpc_are_answered_with_the_spec_error_and_servin
         assert (error["error"]["code"], error["id"]) == (code, answer_id), (line, error)
     answer = client.request({"jsonrpc": "2.0", "id": 2, "method": "ping"})
     assert answer["result"] == {}
-    client.finish()
 
 
 #: A valid JSON-RPC request but for one byte that is not UTF-8 inside a string (issue 30 item 5).
@@ -181,25 +215,24 @@ NOT_UTF8 = (
 
 
 def test_a_message_that_is_not_utf8_is_a_parse_error_as_over_http(
-    client: LineClient, fake: FakeCooked
+    serving: LineClient, fake: FakeCooked
 ) -> None:
     """JSON text is UTF-8 (RFC 8259 section 8.1), so this is not JSON: -32700 with a null id
     (JSON-RPC 2.0 section 5.1), as tests/http/test_http_serving.py holds HTTP to. Before: stdio
     read the byte as U+FFFD and ran the call."""
-    client.initialize()
+    client = serving
     fake.clear_requests()
     client.send(NOT_UTF8 + b"\n")
     error = client.receive()
     assert (error["error"]["code"], error["id"]) == (-32700, None)
     assert fake.requests == []
     assert client.request({"jsonrpc": "2.0", "id": 2, "method": "ping"})["result"] == {}
-    client.finish()
 
 
 def test_a_request_reusing_the_id_of_one_still_running_is_refused_and_the_first_answered(
-    client: LineClient, fake: FakeCooked
+    serving: LineClient, fake: FakeCooked
 ) -> None:
-    client.initialize()
+    client = serving
     fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=1)
     client.send(_line(SLOW_READ) + _line({"jsonrpc": "2.0", "id": SLOW_READ["id"], "method": "ping"}))
     refusal, answer = client.receive(), client.receive()
@@ -207,12 +240,11 @@ def test_a_request_reusing_the_id_of_one_still_running_is_refused_and_the_first_
     assert "still running" in refusal["error"]["message"]
     assert answer["id"] == SLOW_READ["id"]
     assert answer["result"]["structuredContent"]["recipe"]["id"] == "r-0001"
-    client.finish()
 
 
-def test_a_large_request_and_answer_cross_the_pipes_whole(client: LineClient, fake: FakeCooked) -> None:
+def test_a_large_request_and_answer_cross_the_pipes_whole(serving: LineClient, fake: FakeCooked) -> None:
     """Both far above a pipe's 64 KiB buffer, so both sides must wait for the other to read."""
-    client.initialize()
+    client = serving
     markdown = "".join(f"- step {n}: stir {'ü' * 40}\n" for n in range(1600))
     assert len(markdown) < 100_000 < len(markdown.encode())
     saved = client.request(
@@ -221,7 +253,6 @@ def test_a_large_request_and_answer_cross_the_pipes_whole(client: LineClient, fa
     recipe_id = saved["result"]["structuredContent"]["recipe_id"]
     answer = client.request(_call(3, "read", {"target": "recipe", "recipe_id": recipe_id}))
     assert markdown.strip() in answer["result"]["structuredContent"]["recipe"]["markdown"]
-    client.finish()
 
 
 def test_stdin_from_a_file_is_served_too(
