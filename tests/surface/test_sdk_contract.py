@@ -32,6 +32,7 @@ from cooked_mcp.config.limits import Limits
 from cooked_mcp.transports.private_reaches import (
     GracefulServer,
     JsonWhenSilentSessionManager,
+    JsonWhenSilentTransport,
     bounded_protocol,
 )
 from cooked_mcp.transports.protocol_guard import INTERRUPTED, OpeningRequests
@@ -242,3 +243,38 @@ async def test_uvicorn_calls_the_shutdown_step_and_the_h11_hooks_the_bounds_use(
                 await silent.receive()
             stop.requested.set()
     assert finished == [True]
+
+
+@pytest.mark.parametrize("ends", ["answered", "scope cancelled"])
+async def test_a_cancellation_on_its_way_when_the_request_ends_is_sent_whole(ends: str) -> None:
+    """``_in_flight``'s watcher is a plain asyncio task: its ``cancel()`` is not held off by an
+    anyio shield as the task group's was, so it must not be cancelled once it sends the
+    notifications/cancelled of a client gone away, and the request's end (answered meanwhile,
+    or its scope cancelled) waits for that send, as the group did."""
+    transport = JsonWhenSilentTransport(mcp_session_id="s")
+    writer, reader = anyio.create_memory_object_stream[Any](0)  # a send waits for the session to read
+    transport._read_stream_writer = writer
+    transport._request_streams["9"] = anyio.create_memory_object_stream[Any](1)  # not answered yet
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.disconnect"}
+
+    received: list[Any] = []
+
+    async def session() -> None:
+        while "9" in transport.__dict__["_request_ids"]:  # the session reads once the request has ended
+            await anyio.lowlevel.checkpoint()
+        received.append(await reader.receive())
+
+    async with anyio.create_task_group() as group:
+        with anyio.fail_after(10), anyio.CancelScope() as scope:
+            async with transport._in_flight(9, receive):
+                group.start_soon(session)
+                for _ in range(5):  # the watcher sees the disconnect and starts sending
+                    await anyio.lowlevel.checkpoint()
+                if ends == "scope cancelled":
+                    scope.cancel()
+                    await anyio.sleep_forever()
+        assert received, "the request's end waits for the send"
+    [message] = received
+    assert message.message.method == "notifications/cancelled" and message.message.params["requestId"] == 9
