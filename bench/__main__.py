@@ -143,13 +143,16 @@ def _in_own_session() -> int | None:
         preexec_fn=die_with_parent,  # a parent stopped by a signal takes this run with it
     )
     try:
-        return child.wait()
+        status = child.wait()
     except KeyboardInterrupt:
         child.send_signal(signal.SIGINT)
-        return child.wait()
+        status = child.wait()
     finally:
         if child.poll() is None:
             child.kill()
+    # A run ended by a signal is -signum to Popen; as an exit status that would be 256 - signum
+    # (254 for a Ctrl-C): the shell's 128 + signum says what happened.
+    return 128 - status if status < 0 else status
 
 
 def main(argv: list[str] | None = None) -> int:
