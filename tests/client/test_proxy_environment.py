@@ -13,6 +13,7 @@ import ssl
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -158,3 +159,25 @@ async def test_a_proxy_setting_httpx_cannot_use_is_an_error_naming_the_variables
             assert "HTTPS_PROXY, HTTP_PROXY and ALL_PROXY" in message and "nothing was sent" in message
             assert "proxy-secret" not in message and "ftp://" not in message
     assert fake.requests == [] and proxy.seen == []
+
+
+@pytest.mark.req("api-client.ERRORS.5", "api-client.ERRORS.6")
+@pytest.mark.parametrize("bundle", ["missing", "not a certificate"])
+async def test_ca_certificates_httpx_cannot_load_are_an_error_naming_the_variable_and_nothing_is_sent(
+    fake: FakeCooked, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, bundle: str
+) -> None:
+    """``SSL_CERT_FILE`` is read when the client is built, at the first request: a file that is
+    not there or holds no certificate is a Cooked error an agent can pass on (it escaped as a
+    FileNotFoundError traceback), again on the next call, and nothing reaches Cooked."""
+    path = tmp_path / "ca.pem"
+    if bundle != "missing":
+        path.write_text("not a certificate\n")
+    monkeypatch.setenv("SSL_CERT_FILE", str(path))
+    async with client_for(fake) as client:
+        for _ in range(2):
+            with pytest.raises(CookedUnavailable) as caught:
+                await client.get_shopping_list()
+            message = str(caught.value)
+            assert "SSL_CERT_FILE" in message and "nothing was sent" in message
+            assert "point SSL_CERT_FILE at a readable PEM bundle or unset it" in message
+    assert fake.requests == []

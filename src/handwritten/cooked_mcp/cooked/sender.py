@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -234,8 +235,9 @@ class Sender:
         )
 
     def _client(self, endpoint: Endpoint) -> httpx.AsyncClient:
-        """The client, built now if this is the first request; a proxy variable httpx cannot use
-        fails here, on every call until it is fixed, as an error that says which setting to fix."""
+        """The client, built now if this is the first request; a proxy variable httpx cannot use,
+        or CA settings (``SSL_CERT_FILE``, ``SSL_CERT_DIR``) it cannot load, fail here, on every
+        call until fixed, as an error that says which setting to fix."""
         try:
             return self._http
         except ValueError:  # httpx.Proxy: an unknown scheme or a malformed URL; its text may hold the URL
@@ -247,6 +249,20 @@ class Sender:
                     "fix or unset HTTPS_PROXY, HTTP_PROXY and ALL_PROXY (a proxy URL starts with http://, "
                     "https:// or socks5://) in the environment cooked-mcp starts with, then restart it"
                 ),
+            ) from None
+        except OSError as exc:  # the CA bundle httpx loads is missing, unreadable or holds no certificate
+            _log(endpoint, "failed: unusable CA certificates")
+            named = [name for name in ("SSL_CERT_FILE", "SSL_CERT_DIR") if os.environ.get(name)][:1]
+            where = f"the CA certificates {named[0]} names" if named else "the CA certificates httpx uses"
+            raise CookedUnavailable(
+                f"cooked-mcp could not load {where} ({exc.strerror or type(exc).__name__}) for the "
+                f"{endpoint.name} request, so nothing was sent",
+                next_step=(
+                    f"point {named[0]} at a readable PEM bundle or unset it"
+                    if named
+                    else "reinstall cooked-mcp (its certifi CA bundle is missing) or set SSL_CERT_FILE"
+                )
+                + " in the environment cooked-mcp starts with, then restart it",
             ) from None
 
     @staticmethod
