@@ -66,6 +66,18 @@ def open_session(http: httpx.Client, url: str, body: bytes | None = None) -> htt
     return http.post(url, headers=HEADERS, content=body if body is not None else json.dumps(INITIALIZE))
 
 
+def session_when_room(http: httpx.Client, url: str, seconds: float = 30) -> httpx.Response:
+    """A session opened once the server has room for it: on the shared flood server, the sockets
+    the case before closed count until the server has seen each one go."""
+    deadline = time.monotonic() + seconds
+    while (opened := open_session(http, url)).status_code != 200:
+        assert time.monotonic() < deadline, (
+            f"no room {seconds} s after the connections closed: {opened.status_code}"
+        )
+        time.sleep(0.5)
+    return opened
+
+
 def rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -175,7 +187,7 @@ def test_a_connection_beyond_a_cap_of_busy_ones_gets_503(fake: FakeCooked, flood
     cap = connection_cap(OPEN_FILES[0])
     server = flood_server
     with httpx.Client(timeout=10) as http:
-        session_id = open_session(http, server.url).headers["mcp-session-id"]
+        session_id = session_when_room(http, server.url).headers["mcp-session-id"]
         head = (
             f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
             f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
@@ -194,10 +206,7 @@ def test_a_connection_beyond_a_cap_of_busy_ones_gets_503(fake: FakeCooked, flood
         finally:
             for sock in busy:
                 sock.close()
-        deadline = time.monotonic() + 30
-        while open_session(http, server.url).status_code != 200:  # room again once they are gone
-            assert time.monotonic() < deadline, "no room 30 s after the busy connections closed"
-            time.sleep(0.5)
+        session_when_room(http, server.url)  # room again once they are gone
 
 
 @pytest.mark.req("server.TRANSPORT.5")
