@@ -35,8 +35,12 @@ def test_the_run_leads_a_session_of_its_own_and_its_exit_status_is_passed_on(
 
 def test_a_run_ended_by_a_signal_exits_with_the_shells_status_for_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """A Ctrl-C passed on ends the run by SIGINT (an uncaught KeyboardInterrupt): 130, not the
-    254 that ``SystemExit(-2)`` gave."""
-    code = f"import os, time; os.kill(os.getpid(), {int(signal.SIGINT)}); time.sleep(30)"
+    254 that ``SystemExit(-2)`` gave. The child puts Python's own Ctrl-C handler back first: started
+    in the background by a non-interactive shell (as CI may), it inherits SIGINT ignored."""
+    code = (
+        "import os, signal, time; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        f"os.kill(os.getpid(), {int(signal.SIGINT)}); time.sleep(30)"
+    )
     assert own_session_of(monkeypatch, code) == 130
 
 
