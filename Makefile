@@ -91,7 +91,7 @@ clean:
 help:
 	@echo "make install         create .venv and install cooked-mcp with its dev tools (PYTHON=python3.12 to choose)"
 	@echo "make demo            the real server driven by an MCP client against the fake Cooked (no account needed)"
-	@echo "make test            generate-check, lint and the whole test suite (5 to 8 minutes on 2 cores)"
+	@echo "make test            generate-check, lint and the whole test suite (4 to 6 minutes on 2 cores)"
 	@echo "make lint            ruff and mypy --strict"
 	@echo "make generate        regenerate src/generated from features/ (generate-check: fail if it would change)"
 	@echo "make requirements    write docs/requirements.md and build/requirements.md from collection alone (seconds)"
