@@ -18,7 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cooked_mcp.cooked.bounds import MAX_COOKIES, bound_jar
-from cooked_mcp.cooked.jar import SessionCookies
+from cooked_mcp.cooked.jar import MAX_REMEMBERED, SessionCookies
+from cooked_mcp.cooked.sender import URL_CACHE_SIZE
+from cooked_mcp.cooked.sender import _url as request_url
 
 HOST = "https://cooked.test"
 
@@ -187,3 +189,19 @@ async def test_the_client_sends_through_the_session_jar(router: respx.MockRouter
     assert [call.request.headers["cookie"] for call in shopping.calls] == [
         f"ring-session={SESSION_COOKIE}"
     ] * 2
+
+
+@pytest.mark.req("authentication.SESSION.1", "authentication.SESSION.2")
+def test_remembered_decisions_and_parsed_addresses_stay_bounded() -> None:
+    """An agent reading recipe after recipe makes a new address each time: the jar keeps at most
+    ``MAX_REMEMBERED`` decisions and the sender at most ``URL_CACHE_SIZE`` parsed addresses, and
+    past the bound every request still gets the plain jar's cookies."""
+    cookies = SessionCookies()
+    cookies.extract_cookies(_answer(f"{HOST}/api/public/login", "session=s1; Path=/"))
+    for i in range(3 * MAX_REMEMBERED):
+        url = f"{HOST}/api/saved/r-{i}"
+        assert _header(cookies, url) == "session=s1" == _fresh_decision(cookies.jar, url)
+        assert len(cookies.jar._decided) <= MAX_REMEMBERED
+    for i in range(3 * URL_CACHE_SIZE):
+        request_url(HOST, f"/api/saved/r-{i}", (), "recipe")
+    assert request_url.cache_info().currsize <= URL_CACHE_SIZE

@@ -25,10 +25,10 @@ import urllib.request
 
 import httpx
 
-__all__ = ["SessionCookies", "SessionJar"]
+__all__ = ["MAX_REMEMBERED", "SessionCookies", "SessionJar"]
 
 #: Addresses remembered at once; past it the jar forgets them all and starts again.
-_MAX_REMEMBERED = 64
+MAX_REMEMBERED = 64
 
 
 def _address(url: str) -> str:
@@ -73,7 +73,7 @@ class SessionJar(http.cookiejar.CookieJar):
         remember = not (request.unverifiable or request.has_header("Cookie") or self._rfc2965)
         super().add_cookie_header(request)  # also clears expired cookies
         if remember:
-            if len(self._decided) >= _MAX_REMEMBERED:
+            if len(self._decided) >= MAX_REMEMBERED:
                 self._decided.clear()
             expires = min((cookie.expires for cookie in self if cookie.expires is not None), default=math.inf)
             self._decided[_address(request.get_full_url())] = (request.get_header("Cookie", ""), expires)

@@ -379,7 +379,11 @@ class _Client(httpx.AsyncClient):
         raise AttributeError("the session's cookie jar cannot be replaced")
 
 
-@functools.lru_cache(maxsize=128)
+#: Parsed request addresses kept at once (SECURITY.md): the most recent ones, least recently used go first.
+URL_CACHE_SIZE = 128
+
+
+@functools.lru_cache(maxsize=URL_CACHE_SIZE)
 def _url(base_url: str, path: str, query: tuple[tuple[str, str | int], ...], endpoint_name: str) -> httpx.URL:
     """The request URL, parsed once for the addresses used again and again (parsing one costs
     about 10 µs: httpx checks it character by character)."""
