@@ -252,13 +252,13 @@ class Sender:
             ) from None
         except OSError as exc:  # the CA bundle httpx loads is missing, unreadable or holds no certificate
             _log(endpoint, "failed: unusable CA certificates")
-            named = [name for name in ("SSL_CERT_FILE", "SSL_CERT_DIR") if os.environ.get(name)][:1]
-            where = f"the CA certificates {named[0]} names" if named else "the CA certificates httpx uses"
+            named = next((name for name in ("SSL_CERT_FILE", "SSL_CERT_DIR") if os.environ.get(name)), None)
+            where = f"the CA certificates {named} names" if named else "the CA certificates httpx uses"
             raise CookedUnavailable(
                 f"cooked-mcp could not load {where} ({exc.strerror or type(exc).__name__}) for the "
                 f"{endpoint.name} request, so nothing was sent",
                 next_step=(
-                    f"point {named[0]} at a readable PEM bundle or unset it"
+                    f"point {named} at a readable PEM bundle or unset it"
                     if named
                     else "reinstall cooked-mcp (its certifi CA bundle is missing) or set SSL_CERT_FILE"
                 )
