@@ -42,7 +42,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from servers import server_env, stdio_client
 from sessions import text_of
-from strategies import SPECS, properties, valid_arguments
+from strategies import ANY_CHARACTER, SPECS, properties, valid_arguments
 
 from cooked_fake import FakeCooked
 from cooked_mcp.cooked.endpoints import ENDPOINTS
@@ -67,7 +67,7 @@ NASTY_UNITS = (
     "\u202e", "\ufeff", "\u2028", "ß", "İ",
 )  # fmt: skip
 nasty_text = st.lists(
-    st.one_of(st.sampled_from(NASTY_UNITS), st.text(max_size=4)), min_size=1, max_size=10
+    st.one_of(st.sampled_from(NASTY_UNITS), st.text(ANY_CHARACTER, max_size=4)), min_size=1, max_size=10
 ).map("".join)
 #: The most a huge value may take on the wire. Three of them (the most one example bends)
 #: stay well inside the 4 MiB message limit: these tests are about what the tools do with
@@ -96,7 +96,8 @@ extreme_numbers = st.one_of(
 any_json: st.SearchStrategy[Any] = st.recursive(
     st.one_of(st.none(), st.booleans(), extreme_numbers, nasty_text),
     lambda children: st.one_of(
-        st.lists(children, max_size=4), st.dictionaries(st.text(max_size=8), children, max_size=4)
+        st.lists(children, max_size=4),
+        st.dictionaries(st.text(ANY_CHARACTER, max_size=8), children, max_size=4),
     ),
     max_leaves=8,
 )

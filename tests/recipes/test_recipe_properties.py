@@ -19,7 +19,7 @@ from recipe_support import (
     segment,
 )
 from sessions import text_of
-from strategies import SPECS, mode_rules, null_is_a_value, properties, valid_arguments
+from strategies import ANY_CHARACTER, SPECS, mode_rules, null_is_a_value, properties, valid_arguments
 
 import cooked_mcp.handlers.writes as writes
 from cooked_fake import SEED_USERNAME, FakeCooked, Recipe
@@ -45,11 +45,10 @@ def calls(
     return st.sampled_from(tools).flatmap(lambda tool: st.tuples(st.just(tool), arguments(tool)))
 
 
-ANY_TEXT = st.characters(codec="utf-8", exclude_categories=("Cs",))
 # Chunks, not characters, so backtick runs of every length and markdown-looking lines are common.
 CHUNKS = st.one_of(
     st.sampled_from(["`", "```", "````", "\n", "\n```\n", " ", "# ", "- ", "ht", "tp"]),
-    st.text(ANY_TEXT, max_size=6),
+    st.text(ANY_CHARACTER, max_size=6),
 )
 
 

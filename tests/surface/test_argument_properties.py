@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import SPECS, mode_rules, properties, valid_arguments
+from strategies import ANY_CHARACTER, SPECS, mode_rules, properties, valid_arguments
 
 from cooked_mcp_runtime.arguments import InvalidArguments, shown_name
 
@@ -49,7 +49,7 @@ def test_valid_arguments_pass_unchanged(tool: str, data: st.DataObject) -> None:
     ),
 )
 @FAST
-@given(data=st.data(), wrong=st.text(min_size=1, max_size=20))
+@given(data=st.data(), wrong=st.text(ANY_CHARACTER, min_size=1, max_size=20))
 def test_unknown_mode_values_are_rejected_naming_the_parameter(
     tool: str, data: st.DataObject, wrong: str
 ) -> None:
@@ -111,11 +111,11 @@ def test_a_missing_per_mode_parameter_is_rejected_naming_it(tool: str, data: st.
 @pytest.mark.req("tools.SCHEMA.4")
 @pytest.mark.parametrize("tool", TOOLS)
 @FAST
-@given(data=st.data(), extra=st.text(min_size=1, max_size=15))
+@given(data=st.data(), extra=st.text(ANY_CHARACTER, min_size=1, max_size=15))
 def test_unknown_properties_are_rejected_naming_them(tool: str, data: st.DataObject, extra: str) -> None:
     arguments = data.draw(valid_arguments(tool))
     if extra in properties(tool):
         return
-    arguments[extra] = data.draw(st.one_of(st.none(), st.integers(), st.text(max_size=5)))
+    arguments[extra] = data.draw(st.one_of(st.none(), st.integers(), st.text(ANY_CHARACTER, max_size=5)))
     # shown_name: a name whose repr passes 100 characters (15 astral characters do) is shortened.
     assert f"unknown parameter {shown_name(extra)}" in rejection(tool, arguments)
