@@ -517,6 +517,8 @@ def test_requests_are_recorded_with_what_was_answered(fake: FakeCooked, client: 
 
 
 def test_reset_restores_everything(fake: FakeCooked, client: httpx.Client) -> None:
+    seeded = client.get("/api/saved/r-0005").json()
+    client.put("/api/saved/r-0005", json={"description": "edited in place", "portions": 1})
     client.delete(LIST)
     client.delete("/api/saved/r-0001")
     fake.fail(path="/api/saved/r-0002", times=None)
@@ -527,6 +529,7 @@ def test_reset_restores_everything(fake: FakeCooked, client: httpx.Client) -> No
     assert error(client.get("/api/saved/r-0002")) == (401, "UNAUTHORIZED")  # sessions are gone
     client.post(LOGIN, json={"username": SEED_LOGIN, "password": SEED_PASSWORD})
     assert client.get("/api/saved/r-0002").status_code == 200  # faults are gone
+    assert client.get("/api/saved/r-0005").json() == seeded  # an edit made in place is gone too
 
 
 def test_delay_slows_every_answer(fake: FakeCooked, client: httpx.Client) -> None:
