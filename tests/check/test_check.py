@@ -18,7 +18,7 @@ CANARY_PASSWORD = "CANARY-check-pw-9c1e"
 
 
 def run_check(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """In this process (run_main): the two tests at the bottom run the real one."""
+    """In this process (run_main): the streaming test at the bottom runs the real one."""
     return run_main(env, "--check")
 
 
@@ -144,20 +144,17 @@ def _read_until(process: subprocess.Popen[bytes], marker: bytes, seconds: float)
 
 @pytest.mark.req("authentication.LOGIN.4", "authentication.CREDENTIALS.11", "authentication.SECRETS.3")
 def test_check_names_the_account_and_where_each_setting_came_from(tmp_path: Path) -> None:
-    """A stale variable in the shell beating the file's command is visible, and the login failure blames it."""
+    """A stale variable in the shell beating the file's command is visible, and the login failure blames it.
+
+    Which source won is decided while loading the settings, before anything runs: the entry point
+    in this process (``run_main``) shows it as the real process would."""
     config = tmp_path / "config.toml"
     config.write_text(f'[user]\nname_cmd = "echo bob"\n\npassword_cmd = "echo {CANARY_PASSWORD}"\n')
     config.chmod(0o600)
     with FakeCooked() as fake:
         env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password="")
         del env["COOKED_LOGIN_PASSWORD"]
-        done = subprocess.run(
-            [COOKED_MCP, "--check", "--config", str(config)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        done = run_main(env, "--check", "--config", str(config))
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     assert f"account: {SEED_LOGIN}" in lines

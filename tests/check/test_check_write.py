@@ -112,11 +112,12 @@ def test_a_different_contract_is_named_difference_by_difference(tmp_path: Path) 
 
 @pytest.mark.req("api-client.RESPONSES.1")
 def test_without_yes_it_asks_first_and_a_no_sends_nothing(tmp_path: Path) -> None:
-    """Through the real process: the answer is read from its stdin, a pipe."""
+    """Through the real process, the no: the answer is read from its stdin, a pipe. The yes, read by
+    the same code, runs the entry point in this process."""
     with FakeCooked() as fake:
         declined = run_check(tmp_path, fake, "--write", stdin="no\n", process=True)
         assert fake.requests == []
-        accepted = run_check(tmp_path, fake, "--write", stdin="yes\n", process=True)
+        accepted = run_check(tmp_path, fake, "--write", stdin="yes\n")
         assert any(r.method == "DELETE" for r in fake.requests)
     assert declined.returncode == 1
     assert "Type 'yes' to go ahead" in declined.stdout and "Nothing was sent to Cooked" in declined.stdout

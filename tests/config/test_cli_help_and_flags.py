@@ -1,4 +1,7 @@
-"""``cooked-mcp --help`` and the flags a first-time user gets wrong."""
+"""``cooked-mcp --help`` and the flags a first-time user gets wrong.
+
+``--help`` is read from the real process (``python -m cooked_mcp``); a refused flag is decided
+before anything is served, so it runs the entry point in this process (``run_main``)."""
 
 from __future__ import annotations
 
@@ -40,7 +43,7 @@ def test_http_addr_alone_implies_the_http_transport_as_help_says(proc_env: dict[
 
 @pytest.mark.req("server.CONFIG.8", "server.TRANSPORT.2-1")
 def test_http_addr_with_the_stdio_transport_is_refused(proc_env: dict[str, str]) -> None:
-    done = run_server(proc_env, "--transport", "stdio", "--http-addr", "127.0.0.1:8123", command=MODULE)
+    done = run_main(proc_env, "--transport", "stdio", "--http-addr", "127.0.0.1:8123")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [
         "cooked-mcp: --http-addr needs the http transport: drop --transport stdio or --http-addr"

@@ -1,4 +1,8 @@
-"""The URL import answer deadline: from the environment or the file, checked, and in force in the process."""
+"""The URL import answer deadline: from the environment or the file, checked, and in force in the server.
+
+The server here is the application the process builds from its environment, run in this process:
+the deadline is a setting's effect, not the process boundary. tests/recipes/test_import_once_stories.py
+and tests/stdio/test_signals.py run the real process with a shortened deadline too."""
 
 from __future__ import annotations
 
@@ -7,9 +11,11 @@ from pathlib import Path
 import pytest
 from config_support import write
 from guidance import data_only
-from servers import server_env, stdio_client
+from mcp import Client
+from servers import server_env
 
 from cooked_fake import FakeCooked
+from cooked_mcp.app import build_application
 from cooked_mcp.config import load_settings
 from cooked_mcp.exceptions import ConfigError
 
@@ -68,8 +74,12 @@ async def test_the_running_server_answers_a_slow_import_by_the_configured_deadli
         COOKED_MCP_IMPORT_ANSWER_SECONDS="0.5",
     )
 
-    async with stdio_client(env) as client:
-        result = await client.call_tool("save_recipe", {"source": "url", "url": "https://example.org/slow"})
+    async with build_application(load_settings(config_path=None, environ=env)) as application:
+        async with Client(application.server) as client:
+            result = await client.call_tool(
+                "save_recipe", {"source": "url", "url": "https://example.org/slow"}
+            )
+        await application.tools.changes_finished()  # what a stop of the process waits for
 
     assert not result.is_error
     assert data_only(result) == {"source": "url", "saved": False, "import_running": True}

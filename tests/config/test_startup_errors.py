@@ -3,8 +3,10 @@
 Each case is set up so that the process must fail at startup; none of them gets far enough
 to contact Cooked, and the base URL is never the real service. The entry point runs in this
 process (``run_main``) unless the case names a command: the real process, started as
-``python -m cooked_mcp`` or as the console script, for the cases whose point is a child
-process's output or time, and to show that the process reports the same way.
+``python -m cooked_mcp`` for the case whose point is a child process's output (a credential
+command's stderr goes to the process's own stderr unless it is thrown away), and as the console
+script to show that the process reports the same way. A command's time bound is decided in the
+same code either way; tests/hardening/test_secrets.py shows it through the real process too.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def test_the_readme_typo_is_named_in_the_one_line_that_stops_startup(proc_env: d
     del proc_env["COOKED_LOGIN_PASSWORD"]
     proc_env["COOKED_LOGIN_PASWORD"] = PASSWORD
     assert_one_line_error(
-        *run(["--check"], proc_env, command=MODULE),
+        *run(["--check"], proc_env),
         "no Cooked password configured",
         "COOKED_LOGIN_PASWORD is set but is not a cooked-mcp setting (did you mean COOKED_LOGIN_PASSWORD?)",
     )
@@ -136,7 +138,7 @@ def test_a_hanging_password_command_stops_startup_after_5_seconds(
     del proc_env["COOKED_LOGIN_PASSWORD"]
     path = write(tmp_path / "config.toml", '[user]\npassword_cmd = "sleep 60"\n')
     started = time.monotonic()
-    code, out, err = run(["--config", str(path)], proc_env, command=MODULE, timeout=30)
+    code, out, err = run(["--config", str(path)], proc_env)
     elapsed = time.monotonic() - started
 
     assert_one_line_error(code, out, err, "user.password_cmd command timed out after 5 s")

@@ -3,14 +3,19 @@ protocol eras: the person accepts (the change reaches Cooked exactly once), decl
 (nothing reaches Cooked), or the client cannot ask (exactly as without confirmation).
 
 Each kind of client (one that asks the person, one that cannot ask, one talking to a server with
-the questions turned off) is one process per era, shared by its cases: a case resets the fake,
-lets the process log in again with a read (never asked about), then makes the one change."""
+the questions turned off) is one real process, shared by its cases: asking in the legacy era (the
+question is a request from the server crossing the pipes), the other two in 2026-07-28, so each
+era meets the real process. The kind's cases in the other era run the same cases on the same
+settings in this process (``IN_MEMORY``); over HTTP both eras ask through the real process. A
+case resets the fake, lets the server log in again with a read (never asked about), then makes
+the one change."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -20,6 +25,8 @@ from servers import COOKED_MCP, HttpServer, http_client, http_server, server_env
 from sessions import text_of
 
 from cooked_fake import FakeCooked
+from cooked_mcp.app import build_application
+from cooked_mcp.config import load_settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("era", ERAS)]
 LOSS_CASES = [pytest.param(loss, id=loss.label) for loss in LOSSES]
@@ -27,16 +34,24 @@ TOKEN = "confirm-token-5c1e9a0b7d"
 #: The three servers per era: the person is asked, the client cannot ask, the setting is off.
 ASKS, CANNOT_ASK, SETTING_OFF = "asks", "cannot ask", "setting off"
 Processes = dict[tuple[str, str], tuple[Client, Person]]
+#: The (era, kind) served in this process, by the application the process would build from the
+#: same environment: a per-era variant of what the real process shows in the other era.
+IN_MEMORY = {("2026-07-28", ASKS), ("legacy", CANNOT_ASK), ("legacy", SETTING_OFF)}
 
 
-def process(fake: FakeCooked, home: Path, era: str, person: Person | None, **env: str) -> Client:
+async def process(
+    stack: AsyncExitStack, fake: FakeCooked, home: Path, era: str, kind: str, person: Person | None
+) -> Client:
+    """A connected client of a real process of the kind (or, for ``IN_MEMORY``, of the application
+    the process would build from the same environment, in this process)."""
+    env = {"COOKED_MCP_CONFIRM_CHANGES": "false"} if kind == SETTING_OFF else {}
     environment = server_env(home, fake.base_url, **env)
-    return Client(
-        StdioServerParameters(command=COOKED_MCP, env=environment),
-        mode=era,
-        read_timeout_seconds=30,
-        elicitation_callback=person,
-    )
+    served: Any = StdioServerParameters(command=COOKED_MCP, env=environment)
+    if (era, kind) in IN_MEMORY:
+        settings = load_settings(config_path=None, environ=environment)
+        served = (await stack.enter_async_context(build_application(settings))).server
+    client = Client(served, mode=era, read_timeout_seconds=30, elicitation_callback=person)
+    return await stack.enter_async_context(client)
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +67,7 @@ async def processes(
             for kind in (ASKS, CANNOT_ASK, SETTING_OFF):
                 person = Person("decline")
                 asked = None if kind == CANNOT_ASK else person
-                env = {"COOKED_MCP_CONFIRM_CHANGES": "false"} if kind == SETTING_OFF else {}
-                client = await stack.enter_async_context(process(running_fake, home, era, asked, **env))
+                client = await process(stack, running_fake, home, era, kind, asked)
                 served[era, kind] = (client, person)
         yield served
 

@@ -1,12 +1,16 @@
 """The journeys as prompts, through the real cooked-mcp process over stdio in both protocol eras:
 listed, rendered and completed against the fake Cooked; none offered read-only; missing and unknown
-arguments refused by name. One process per era and mode (read-only or not), shared by the cases."""
+arguments refused by name. One real process per mode (read-only or not), shared by the cases: the
+writable one in the legacy era, the read-only one in 2026-07-28, so each era and each mode meets
+the real process; each mode's other era runs the same cases on the application the process would
+build from the same environment, in this process (``IN_MEMORY``)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -17,6 +21,8 @@ from mcp.shared.exceptions import MCPError
 from servers import COOKED_MCP, server_env
 
 from cooked_fake import FakeCooked
+from cooked_mcp.app import build_application
+from cooked_mcp.config import load_settings
 from cooked_mcp.prompts import JOURNEYS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("era", ERAS)]
@@ -43,25 +49,32 @@ SAYS = {
 ARGUMENTS = {"import_recipe": {"url": "https://example.com/stew"}, "shop_for_recipe": {"recipe": "Shakshuka"}}
 
 
-def process(fake: FakeCooked, home: Path, era: str, **env: str) -> Client:
-    environment = server_env(home, fake.base_url, **env)
-    return Client(
-        StdioServerParameters(command=COOKED_MCP, env=environment), mode=era, read_timeout_seconds=30
-    )
+#: The (era, read-only) served in this process: a per-era variant of what the real process shows.
+IN_MEMORY = {("2026-07-28", False), ("legacy", True)}
+
+
+async def process(stack: AsyncExitStack, fake: FakeCooked, home: Path, era: str, read_only: bool) -> Client:
+    """A connected client of a real process (or, for ``IN_MEMORY``, of the application the process
+    would build from the same environment, in this process)."""
+    environment = server_env(home, fake.base_url, **({"COOKED_MCP_READ_ONLY": "1"} if read_only else {}))
+    served: Any = StdioServerParameters(command=COOKED_MCP, env=environment)
+    if (era, read_only) in IN_MEMORY:
+        settings = load_settings(config_path=None, environ=environment)
+        served = (await stack.enter_async_context(build_application(settings))).server
+    return await stack.enter_async_context(Client(served, mode=era, read_timeout_seconds=30))
 
 
 @pytest.fixture(scope="module")
 async def processes(
     running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[dict[tuple[str, bool], Client]]:
-    """(era, read-only) -> a connected process."""
+    """(era, read-only) -> a connected client."""
     home = tmp_path_factory.mktemp("prompts")
     async with AsyncExitStack() as stack:
         served: dict[tuple[str, bool], Client] = {}
         for era in ERAS:
-            served[era, False] = await stack.enter_async_context(process(running_fake, home, era))
-            read_only = process(running_fake, home, era, COOKED_MCP_READ_ONLY="1")
-            served[era, True] = await stack.enter_async_context(read_only)
+            for read_only in (False, True):
+                served[era, read_only] = await process(stack, running_fake, home, era, read_only)
         yield served
 
 

@@ -54,7 +54,7 @@ from hardening_support import (
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import SecretStr
-from servers import http_client, http_server, python_command, run_server, server_env
+from servers import http_client, http_server, python_command, run_main, run_server, server_env
 from sessions import text_of
 
 from cooked_fake import FakeCooked
@@ -407,7 +407,7 @@ def test_configuration_errors_about_secrets_never_show_them(
     FIGURES.add("secrets", "failure_paths")
 
 
-# --- credential commands through the real process ----------------------------------------------
+# --- credential commands: through the real process once, then the entry point in this one ------
 
 
 @pytest.mark.req(
@@ -429,6 +429,9 @@ def test_configuration_errors_about_secrets_never_show_them(
 def test_failing_credential_commands_stop_startup_without_their_output(
     tmp_path: Path, setting: str, command: str, problem: str
 ) -> None:
+    """The command that prints to both streams and then outlives its bound runs under the real
+    process, whose stderr its own would reach were it not thrown away; the other two differ only
+    in the message, decided by the same code, so they run the entry point here (``run_main``)."""
     env = server_env(
         tmp_path, "http://127.0.0.1:9", login=LOGIN, password=PASSWORD, COOKED_MCP_LOG_LEVEL="debug"
     )
@@ -437,7 +440,10 @@ def test_failing_credential_commands_stop_startup_without_their_output(
     config.write_text(f"[user]\n{setting} = {toml_string(command)}\n", "utf-8")
 
     started = time.monotonic()
-    finished = run_server(env, "--config", str(config), timeout=20)
+    if "sleep" in command:
+        finished = run_server(env, "--config", str(config), timeout=20)
+    else:
+        finished = run_main(env, "--config", str(config))
     elapsed = time.monotonic() - started
 
     assert finished.returncode == 2

@@ -1,7 +1,8 @@
 """The real ``cooked-mcp`` process: transport choice, address, token sources, startup refusals,
 signals and log secrecy. Each test starts its own process, so each checks several things; a
 refusal decided before anything listens is shown once through the process and otherwise runs
-the entry point in this process (``run_main``).
+the entry point in this process (``run_main``), and the banner is read from the process for one
+token source and built in this process for the others (only its wording differs).
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ from servers import (
 )
 
 from cooked_fake import SEED_LOGIN, FakeCooked
+from cooked_mcp.config import load_settings
 from cooked_mcp.config.limits import Limits
+from cooked_mcp.transports import http as http_transport
+from cooked_mcp.transports.http import MCP_PATH
 
 pytestmark = pytest.mark.anyio
 
@@ -67,8 +71,7 @@ def test_an_unknown_transport_is_refused_before_serving(
     process_env: dict[str, str], fake: FakeCooked, transport: str
 ) -> None:
     port = free_port()
-    run = run_server if transport == "foo" else run_main  # the real process once, then in this one
-    result = run(process_env, "--transport", transport, "--http-addr", f"127.0.0.1:{port}")
+    result = run_main(process_env, "--transport", transport, "--http-addr", f"127.0.0.1:{port}")
     line = one_line_error(result)
     assert "--transport stdio" in line and "--transport http" in line
     assert not is_listening(port) and fake.requests == []
@@ -239,25 +242,47 @@ def banner_of(server: HttpServer) -> str:
 TOKEN_CANARY = "CANARY-banner-token-5e0d"
 
 
+def banner_built_here(process_env: dict[str, str]) -> tuple[str, str]:
+    """The banner and URL of ``cooked-mcp --http-addr 127.0.0.1:PORT`` with ``process_env``, built in
+    this process by the function the server prints it with, stderr taken as not a terminal (a
+    file, as under a service manager, as in the real-process case)."""
+    port = free_port()
+    settings = load_settings(
+        config_path=None, environ=process_env, transport="http", http_addr=f"127.0.0.1:{port}"
+    )
+    url = f"http://127.0.0.1:{port}{MCP_PATH}"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(http_transport.os, "isatty", lambda fd: False)
+        return http_transport._banner(settings, url), url
+
+
 @pytest.mark.req("server.SECURITY.2", "server.SECURITY.4")
 @pytest.mark.parametrize("token", [None, "env", "file"])
 def test_the_banner_says_where_for_whom_who_may_connect_and_how_to_stop(
     process_env: dict[str, str], fake: FakeCooked, token: str | None
 ) -> None:
-    """Like the stdio banner: a user who started it by hand sees the account, the token rule, the way out."""
+    """Like the stdio banner: a user who started it by hand sees the account, the token rule, the way out.
+
+    The token from the config file is read from the real process's stderr; the other token sources
+    change only the banner's wording, so their banners are built in this process."""
     if token == "env":
         process_env["COOKED_MCP_HTTP_TOKEN"] = TOKEN_CANARY
     elif token == "file":
         write_config(process_env, f'[mcp]\nhttp_token = "{TOKEN_CANARY}"\n')
         (Path(process_env["XDG_CONFIG_HOME"]) / "cooked-mcp" / "config.toml").chmod(0o600)
-    with http_server(process_env) as server:
-        banner = banner_of(server)
+    if token == "file":
+        with http_server(process_env) as server:
+            banner, url = banner_of(server), server.url
+        printed = server.stderr()
+    else:
+        banner, url = banner_built_here(process_env)
+        printed = banner
     # stderr is a file here, as under a service manager: the account by its source, not its name.
     assert banner.startswith(
-        f"cooked-mcp: serving MCP over HTTP at {server.url} (Cooked account from the environment variable "
+        f"cooked-mcp: serving MCP over HTTP at {url} (Cooked account from the environment variable "
         f"COOKED_LOGIN_USERNAME at {fake.base_url}); "
     )
-    assert SEED_LOGIN not in server.stderr()
+    assert SEED_LOGIN not in printed
     assert banner.endswith(". Press Ctrl-C to stop.")
     if token is None:
         assert "no bearer token is required, so any program on this machine can connect" in banner
@@ -268,4 +293,4 @@ def test_the_banner_says_where_for_whom_who_may_connect_and_how_to_stop(
         )
     else:
         assert "every request must carry the bearer token from mcp.http_token in " in banner
-    assert TOKEN_CANARY not in server.stderr()
+    assert TOKEN_CANARY not in printed
