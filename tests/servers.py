@@ -81,13 +81,20 @@ def run_main(env: Mapping[str, str], *args: str, stdin: str = "") -> subprocess.
     (log lines included) captured, and the process-wide state it sets (environment, logging)
     put back afterwards. For what is decided before anything is served (flags, settings,
     ``--check``), where starting a process (0.2-0.3 s CPU) would be most of the test's cost;
-    ``run_server`` keeps proving the same through the real process."""
+    ``run_server`` keeps proving the same through the real process. Getting as far as serving
+    is an AssertionError, not a server in this process."""
     import io
     import os
 
     import cooked_mcp.check
+    import cooked_mcp.cli
     import cooked_mcp.logging_setup
     from cooked_mcp.cli import main
+
+    def serving(settings: object) -> int:
+        # Serving here would read this process's stdin or listen until a signal: a case that
+        # should have been refused fails at once instead of hanging the run.
+        raise AssertionError(f"cooked-mcp {' '.join(args)} got as far as serving: nothing refused it")
 
     saved_environ = dict(os.environ)
     root = logging.getLogger()
@@ -96,6 +103,7 @@ def run_main(env: Mapping[str, str], *args: str, stdin: str = "") -> subprocess.
     out, err = io.StringIO(), io.StringIO()
     with pytest.MonkeyPatch.context() as patch:
         # run_check's streams default to sys.stdout and sys.stdin as they were when it was imported.
+        patch.setattr(cooked_mcp.cli, "serve", serving)
         patch.setattr(
             cooked_mcp.check,
             "run_check",

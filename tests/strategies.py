@@ -18,7 +18,8 @@ SPECS: dict[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
 #: Every character an MCP client can send: JSON-safe text, no surrogates. It is the set hypothesis's
 #: default ``characters(codec="utf-8")`` draws from, spelt as categories alone: given a codec,
 #: hypothesis builds that codec's table by encoding every code point, 1.3 s of CPU in each fresh
-#: checkout. Every text strategy in the suite draws from this one (or a subset of its categories).
+#: checkout. Every open-ended text strategy in the suite draws from this one (or a subset of its
+#: categories); the rest draw from a short fixed alphabet (``sampled_from``).
 ANY_CHARACTER = st.characters(exclude_categories=("Cs",))
 
 

@@ -18,7 +18,7 @@ CANARY_PASSWORD = "CANARY-check-pw-9c1e"
 
 
 def run_check(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """In this process (run_main): the streaming test at the bottom runs the real one."""
+    """In this process (run_main): the streaming test (``..._while_cooked_keeps_quiet``) runs the real one."""
     return run_main(env, "--check")
 
 

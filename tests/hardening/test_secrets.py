@@ -427,11 +427,13 @@ def test_configuration_errors_about_secrets_never_show_them(
     ids=["stderr-then-exit-1", "stdout-then-exit-1", "sleeps-past-the-timeout"],
 )
 def test_failing_credential_commands_stop_startup_without_their_output(
-    tmp_path: Path, setting: str, command: str, problem: str
+    tmp_path: Path, setting: str, command: str, problem: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """The command that prints to both streams and then outlives its bound runs under the real
     process, whose stderr its own would reach were it not thrown away; the other two differ only
-    in the message, decided by the same code, so they run the entry point here (``run_main``)."""
+    in the message, decided by the same code, so they run the entry point here (``run_main``).
+    There a command's own stderr would reach this process's file descriptor 2, not the captured
+    text, so what reached this process's descriptors is checked too."""
     env = server_env(
         tmp_path, "http://127.0.0.1:9", login=LOGIN, password=PASSWORD, COOKED_MCP_LOG_LEVEL="debug"
     )
@@ -445,11 +447,19 @@ def test_failing_credential_commands_stop_startup_without_their_output(
     else:
         finished = run_main(env, "--config", str(config))
     elapsed = time.monotonic() - started
+    descriptors = capfd.readouterr()
 
     assert finished.returncode == 2
     assert f"user.{setting} command {problem}" in finished.stderr
     assert elapsed < 10, f"startup took {elapsed:.1f} s: the command's runtime is not bounded"
-    assert_no_leaks({"stderr": finished.stderr, "stdout": finished.stdout})
+    assert_no_leaks(
+        {
+            "stderr": finished.stderr,
+            "stdout": finished.stdout,
+            "fd 2": descriptors.err,
+            "fd 1": descriptors.out,
+        }
+    )
     FIGURES.add("secrets", "failure_paths")
 
 

@@ -1,5 +1,5 @@
 """The real ``cooked-mcp`` process: transport choice, address, token sources, startup refusals,
-signals and log secrecy. Each test starts its own process, so each checks several things; a
+signals and log secrecy. A test that starts a process checks several things in it; a
 refusal decided before anything listens is shown once through the process and otherwise runs
 the entry point in this process (``run_main``), and the banner is read from the process for one
 token source and built in this process for the others (only its wording differs).
