@@ -5,11 +5,12 @@ Why HTTP for some: an agent reaches the same tools over stdio (desktop clients) 
 HTTP (with a bearer token). The journeys in ``OVER_HTTP_TOO`` run over both: between them they
 call every tool in most of its modes (URL imports that end in a draft and in a failure, raw text,
 updates, the shopping list), get tool errors and refused arguments back, and make many calls on
-one MCP session, which is what the transport carries. The other journeys differ from these only
-in what happens below the transport (logins, retries, 401s, paging, ownership), which the
-transport neither sees nor changes; running them over HTTP too cost a process start each (~0.6 s
-CPU) and proved nothing more. Each run gets a fresh fake Cooked and a fresh process, so scenarios
-never share state.
+one MCP session, which is what the transport carries. The other five add tool modes (paged and
+searched listings, a save of prepared markdown) and Cooked's behaviour below the tools (logins,
+retries, 401s, ownership): what the transport carries for them is the same kind of call and
+answer, so running them over HTTP too cost a process start each (~0.6 s CPU) and proved nothing
+the three do not. Each run gets a fresh fake Cooked and a fresh process, so scenarios never share
+state.
 
 The runner's own checks (malformed files, the failure report) are tooling tests at the
 bottom; they run in memory and prove no product requirement.
