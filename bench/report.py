@@ -181,13 +181,9 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
             "",
         ]
         out += [
-            'The benchmark runs in a session of its own ("own session" above): on Linux with autogroup '
-            "scheduling each session is one scheduling group, and a CPU-bound process started from the "
-            "shell that ran `make bench` otherwise shared the group of the benchmark's clients and fake "
-            "Cooked, while the SDK client starts each server in a new session: the burner then slowed the "
-            "client and the fake but not the servers, and cooked-mcp's stdio rows through the SDK client "
-            "came out 0.3-1.2 ms behind the bare SDK server (docs/performance.md). The servers are started "
-            "as before: by the SDK client in sessions of their own, by the minimal client in the benchmark's."
+            'The benchmark ran in a session of its own ("own session" above), so work started beside it '
+            "from the same shell was one more scheduling group, not a share of the benchmark's "
+            "(docs/performance.md, *A session of its own*, says why that matters)."
             if meta.get("own_session")
             else "This run was not in a session of its own (started through `bench.__main__.main(argv)`, or "
             "with COOKED_MCP_BENCH_OWN_SESSION set): work started beside it from the same shell shared its "
