@@ -65,6 +65,10 @@ def portal() -> Iterator[BlockingPortal]:
         yield running
 
 
+#: The one session cookie value the module's fake answers every login with (``one_session_cookie``).
+SESSION_TOKEN = "hardening-session-7c2f0b"
+
+
 @pytest.fixture(scope="module")
 def one_session_cookie(running_fake: FakeCooked) -> None:
     """Every login to the module's fake is answered with the same cookie value, as after a reset it
@@ -76,9 +80,6 @@ def one_session_cookie(running_fake: FakeCooked) -> None:
     running_fake.use_account(
         login=SEED_LOGIN, password=SEED_PASSWORD, username=SEED_USERNAME, session_token=SESSION_TOKEN
     )
-
-
-SESSION_TOKEN = "hardening-session-7c2f0b"
 
 
 @pytest.fixture(scope="session", autouse=True)
