@@ -7,21 +7,20 @@ produced instead of numbers someone typed.
 
 from __future__ import annotations
 
-import base64
 import json
 import shlex
 import ssl
 import threading
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import unquote
 
 import anyio
 import httpx
 import mcp_types as types
+from canaries import spellings
 from mcp import Client, StdioServerParameters
 from servers import COOKED_MCP
 from sessions import cooked_session, text_of
@@ -311,41 +310,6 @@ def session(fake: FakeCooked, *, read_only_from: str | None = None, **client_opt
 
 
 # --- canaries --------------------------------------------------------------------------------
-
-
-#: What may stand in a secret's spaces when text dodges a naive scrub: a newline, a tab, two spaces,
-#: a no-break space, a zero-width space, a line separator (issue 17).
-SPACE_SPELLINGS = ("\n", "\t", "  ", "\xa0", "\u200b", "\u2028")
-
-
-def spellings(secret: str) -> set[str]:
-    """The forms a leaked secret would take: raw, percent-encoded (URLs) once or twice,
-    JSON-escaped (stdout), a Python bytes repr (``j\\xc3\\xb6``, a library logging raw bytes) or
-    escaped (``j\\xf6``), decomposed (NFD), in fullwidth letters, as HTML character references,
-    each also with the secret's spaces spelt as other whitespace; and the secret's base64
-    (standard and URL-safe) and hex (the forms SECURITY.md lists as redacted)."""
-    forms: set[str] = set()
-    for variant in {secret, *(secret.replace(" ", space) for space in SPACE_SPELLINGS)}:
-        forms |= {
-            variant,
-            quote(variant, safe=""),
-            quote(quote(variant, safe=""), safe=""),
-            json.dumps(variant)[1:-1],
-            json.dumps(variant, ensure_ascii=False)[1:-1],
-            repr(variant.encode("utf-8"))[2:-1],
-            variant.encode("unicode_escape").decode("ascii"),
-            unicodedata.normalize("NFD", variant),
-            variant.translate(FULLWIDTH),
-            "".join(f"&#{ord(char)};" for char in variant),
-            "".join(f"&#x{ord(char):x};" for char in variant),
-        }
-    raw = secret.encode("utf-8")
-    return forms | {base64.b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode(), raw.hex()}
-
-
-#: ASCII letters, digits and punctuation to their fullwidth forms (U+FF01 to U+FF5E), the space to
-#: the ideographic space: what NFKC normalises back.
-FULLWIDTH = {code: code + 0xFEE0 for code in range(0x21, 0x7F)} | {0x20: 0x3000}
 
 
 def find_canaries(outputs: dict[str, str], canaries: dict[str, str]) -> list[str]:

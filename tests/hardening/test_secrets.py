@@ -39,15 +39,14 @@ from urllib.parse import quote, quote_plus
 import httpx
 import pytest
 from anyio.from_thread import BlockingPortal
+from canaries import FULLWIDTH, spellings
 from hardening_support import (
     FIGURES,
-    FULLWIDTH,
     LOGIN_PATH,
     OPERATIONS,
     call,
     find_canaries,
     non_json_rpc_lines,
-    spellings,
     succeeded,
     traced_stdio_client,
 )

@@ -2,31 +2,33 @@
 
 Secrets travel in more than one form: raw in a JSON body, percent-encoded in a URL or a
 form body, JSON-escaped when a body is quoted inside another string, as a Python bytes repr
-(``j\\xc3\\xb6``) when a library logs raw bytes, or with ``\\xf6`` / ``\\u00f6`` escapes. Text we
-do not control (Cooked's error messages, a library's log line) may carry any of these forms,
+(``j\\xc3\\xb6``) when a library logs raw bytes, or with any of its characters written as a
+``\\xHH``, ``\\uHHHH`` or ``\\UHHHHHHHH`` escape (all of them, or only some). Text we do not
+control (Cooked's error messages and answers, a library's log line) may carry any of these forms,
 in any letter case (Cooked matches the login name case-insensitively and may echo it back in
 another case), and with the secret's spaces spelt differently: a newline, a tab, two spaces,
 a no-break space, a line separator, a zero-width space, or an escape of one of them. An
 invisible format character (zero-width space, joiner, soft hyphen, BOM) may also sit anywhere
 inside it. It may also be encoded whole: base64 (standard or URL-safe, at any alignment
-inside a longer base64 text, as in a Basic ``Authorization`` header) or hex.
+inside a longer base64 text, as in a Basic ``Authorization`` header), base32 or hex.
 
-So matching works twice. First on the text as it is, for every spelling above: a secret's
-parts (split at its whitespace) may be joined by any run of whitespace, escaped whitespace or
-nothing at all, each part in any of the spellings, and the secret's base64 and hex forms.
-Then, only when the text could hold another spelling (it is not plain ASCII, or holds ``%``
-or ``&``), on a normalised view of it: format characters taken out, then Unicode
+So matching works twice. First on the text as it is: a secret's parts (split at its
+whitespace) may be joined by any run of whitespace, ``+`` or nothing at all, each part raw,
+percent-encoded or JSON-escaped, and the secret's whole encodings (``_ENCODINGS``). Then, only
+when the text could hold another spelling (it is not plain ASCII, or holds ``%``, ``&`` or a
+backslash), on a normalised view of it: format characters taken out, then Unicode
 compatibility normalisation (NFKC: a decomposed ``o`` + combining diaeresis is ``ö``,
-fullwidth letters are ASCII), percent-decoding and HTML entities decoded, repeated until
-nothing changes (``%2540`` is ``@``, ``&amp;#64;`` is ``@``). Each match is replaced in the
-original text, over the characters it came from. Replacing a look-alike of a secret costs
-nothing; missing an encoded copy would leak it.
+fullwidth letters are ASCII), percent-escapes, HTML entities and backslash escapes decoded,
+repeated until nothing changes (``%2540``, ``&amp;#64;`` and ``\\u0040`` are each ``@``). Each
+match is replaced in the original text, over the characters it came from. Replacing a
+look-alike of a secret costs nothing; missing an encoded copy would leak it.
 
 Not covered, and said so in SECURITY.md: a secret split across two texts (two log records,
 two messages), or encoded in a way not listed here (base64 of its percent-encoding, a
 cipher, every other letter).
 
-Used by the Cooked session (error text) and by the log redaction filter, so both agree.
+Used by the Cooked client (its error text and every string of its answers), the log redaction
+filter and ``--check``'s report, so all of them agree.
 """
 
 from __future__ import annotations
@@ -34,12 +36,13 @@ from __future__ import annotations
 import base64
 import html
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from urllib.parse import quote, quote_plus, unquote
+from urllib.parse import quote, unquote
 
 __all__ = ["MIN_SECRET_LENGTH", "REDACTED", "redact"]
 
@@ -64,24 +67,17 @@ def _format_chars() -> tuple[frozenset[str], re.Pattern[str]]:
     return chars, re.compile("[" + "".join(re.escape(char) for char in sorted(chars)) + "]")
 
 
-#: What may stand between two parts of a secret where it has whitespace: whitespace (``\s`` covers
-#: NBSP, U+2028 and U+2029), an escape of a character (``\n``, ``\xa0``, ``\u2028``), a
-#: percent-escape, ``+`` (form encoding), or nothing (a zero-width space was taken out).
-_SEPARATOR = r"(?:\s|\\[ntrfv]|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\\U[0-9a-f]{8}|%[0-9a-f]{2}|\+)*"
+#: What may stand between two parts of a secret where it has whitespace: whitespace (``\\s`` covers
+#: NBSP, U+2028 and U+2029; escaped and percent-encoded whitespace is decoded in the normalised
+#: view), ``+`` (form encoding), or nothing (a zero-width space was taken out).
+_SEPARATOR = r"[\s+]*"
 
 
 def _part_spellings(part: str) -> set[str]:
-    """A whitespace-free piece of a secret: raw, percent-encoded, JSON-escaped, bytes repr, escaped."""
-    forms = {
-        part,
-        quote(part, safe=""),
-        quote_plus(part, safe=""),
-        json.dumps(part)[1:-1],
-        json.dumps(part, ensure_ascii=False)[1:-1],
-    }
-    forms |= {repr(form.encode("utf-8"))[2:-1] for form in forms}  # b'j\xc3\xb6' as printed
-    forms |= {form.encode("unicode_escape").decode("ascii") for form in forms}  # j\xf6, \u2028
-    return forms
+    """A whitespace-free piece of a secret: raw, percent-encoded, JSON-escaped. Every other escape
+    is decoded in the normalised view; these three are matched as they are because a secret
+    holding ``%`` or a backslash is decoded into something else there."""
+    return {part, quote(part, safe=""), json.dumps(part)[1:-1], json.dumps(part, ensure_ascii=False)[1:-1]}
 
 
 def _secret_pattern(secret: str) -> str | None:
@@ -101,20 +97,26 @@ def _secret_pattern(secret: str) -> str | None:
 MIN_ENCODED_LENGTH = 6
 
 
+#: The secret's UTF-8 bytes encoded whole: (encoder, bits per character). Both encodings are
+#: also found inside a longer encoded text (``login:password`` in a Basic ``Authorization`` header).
+_ENCODINGS: tuple[tuple[Callable[[bytes], bytes], int], ...] = (
+    (base64.b64encode, 6),
+    (base64.urlsafe_b64encode, 6),
+    (base64.b32encode, 5),
+)
+
+
 def _encoded_forms(secret: str) -> set[str]:
-    """The secret's UTF-8 bytes in base64 (standard and URL-safe) and hex. Base64 is cut at any of
-    its 3 alignments to the characters that depend on the secret alone, so it is also found
-    inside a longer base64 text (``login:password`` in a Basic ``Authorization`` header)."""
+    """The secret's hex, and each of ``_ENCODINGS`` at every alignment inside a longer text, cut
+    to the characters that depend on the secret alone."""
     raw = secret.encode("utf-8")
     forms = {raw.hex()}
-    for offset in range(3):
-        encoded = base64.b64encode(bytes(offset) + raw).decode("ascii")
-        stable = encoded[-(-8 * offset // 6) : 8 * (offset + len(raw)) // 6]
-        forms |= {stable, stable.translate(_URL_SAFE)}
+    for encode, bits in _ENCODINGS:
+        group = math.lcm(8, bits) // 8  # bytes per group of whole characters: 3 for base64, 5 for base32
+        for offset in range(group):
+            encoded = encode(bytes(offset) + raw).decode("ascii")
+            forms.add(encoded[-(-8 * offset // bits) : 8 * (offset + len(raw)) // bits])
     return {form for form in forms if len(form) >= MIN_ENCODED_LENGTH}
-
-
-_URL_SAFE = str.maketrans("+/", "-_")
 
 
 @lru_cache(maxsize=64)
@@ -203,6 +205,14 @@ _NON_ASCII = re.compile(r"[\x00-\x7f]?[^\x00-\x7f]+")
 _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2})+")
 #: An HTML character reference: named, decimal or hexadecimal (the ``;`` may be missing).
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});?")
+#: A backslash escape as JSON, Python and C write them: a run of ``\\xHH`` (a bytes repr's UTF-8, or
+#: Latin-1 letters), a ``\\uHHHH`` surrogate pair, or one escape of any kind.
+_ESCAPE = re.compile(
+    r"(?:\\x[0-9a-fA-F]{2})+"
+    r"|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+    r"|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\[\\\"'/bfnrtv]"
+)
+_SIMPLE_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
 #: Decoding rounds at most: ``%252540`` takes three; more is not a spelling, it is an attack on time.
 _ROUNDS = 4
 
@@ -218,6 +228,8 @@ def _decoded(text: str) -> str:
             text = unquote(text, errors="replace")
         if "&" in text:
             text = html.unescape(text)
+        if "\\" in text:
+            text = _ESCAPE.sub(lambda found: _unescaped_chars(found.group()), text)
         if text == before:
             break
     return text
@@ -253,6 +265,8 @@ def _steps(text: str) -> list[tuple[re.Pattern[str], Callable[[str], list[_Piece
         steps.append((_PERCENT, _percent_decoded))
     if "&" in text and _ENTITY.search(text):
         steps.append((_ENTITY, _unescaped))
+    if "\\" in text and _ESCAPE.search(text):
+        steps.append((_ESCAPE, _backslash_decoded))
     return steps
 
 
@@ -266,6 +280,28 @@ def _percent_decoded(found: str) -> list[_Piece]:
 
 def _unescaped(found: str) -> list[_Piece]:
     return [(html.unescape(found), 0, len(found))]
+
+
+def _backslash_decoded(found: str) -> list[_Piece]:
+    return [(_unescaped_chars(found), 0, len(found))]
+
+
+def _unescaped_chars(found: str) -> str:
+    """What one match of ``_ESCAPE`` stands for; an escape of no character stays as it is."""
+    kind = found[1]
+    if kind == "x":
+        raw = bytes.fromhex(found.replace("\\x", ""))
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return raw.decode("latin-1")
+    if kind in "uU":
+        try:
+            units = "".join(chr(int(unit, 16)) for unit in found.split("\\" + kind)[1:])
+        except ValueError:  # beyond U+10FFFF
+            return found
+        return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return _SIMPLE_ESCAPES.get(kind, kind)
 
 
 def _nfkc(run: str) -> list[_Piece]:
