@@ -39,7 +39,7 @@ from urllib.parse import quote, quote_plus
 import httpx
 import pytest
 from anyio.from_thread import BlockingPortal
-from canaries import FULLWIDTH, spellings
+from canaries import FULLWIDTH, SPACES, SPELLINGS, spellings
 from hardening_support import (
     FIGURES,
     LOGIN_PATH,
@@ -639,3 +639,154 @@ def test_http_process_at_debug_level_leaks_no_canary_through_auth_failures_or_to
     assert "sse_starlette" not in log, "the SSE library logged the streamed tool results"
     assert_no_leaks({"stderr log": log, **answers})
     FIGURES.add("secrets", "failure_paths", len(attempts) + 1)
+
+
+# --- the matrix: every secret x every spelling x every channel ---------------------------------
+#
+# Issue 41 item 3: SECURITY.md lists the spellings it covers; this proves each of them for each
+# secret in each channel a secret could leave by, with Cooked echoing it. One server process for
+# the served channels and one check run per spelling (in this process) for --check's.
+
+#: Short enough that all four, in the longest spelling, fit in one Cooked message (300 characters).
+MATRIX_SECRETS = {
+    "password": "pw Z\u00f69/q+x",
+    "credential-command output": "cmd.L7x@ex",  # the login name, printed by user.name_cmd
+    "session cookie": "CkR8v2xQ7m",
+    "bearer token": "tok-H2n9bQ",
+}
+#: Every spelling SECURITY.md lists, and the secret's spaces spelt as each other whitespace.
+ECHOED = SPELLINGS | {
+    f"spaces as {space!r}": (lambda secret, space=space: secret.replace(" ", space)) for space in SPACES
+}
+CHANNELS = (
+    "log",
+    "tool text",
+    "structured content",
+    "protocol error",
+    "--check output",
+    "--check --report file",
+)
+MATRIX_USERNAME = "matrixuser"
+
+
+@pytest.fixture
+def matrix(cfake: FakeCooked, tmp_path: Path) -> Iterator[tuple[FakeCooked, dict[str, str]]]:
+    """The fake's account holding the matrix secrets, and the environment of a process holding
+    them all: the password from the environment, the login name from a command, the token."""
+    secrets = MATRIX_SECRETS
+    cfake.use_account(
+        login=secrets["credential-command output"],
+        password=secrets["password"],
+        username=MATRIX_USERNAME,
+        session_token=secrets["session cookie"],
+    )
+    env = server_env(
+        tmp_path / "home",
+        cfake.base_url,
+        password=secrets["password"],
+        COOKED_MCP_LOG_LEVEL="debug",
+        COOKED_MCP_HTTP_TOKEN=secrets["bearer token"],
+    )
+    del env["COOKED_LOGIN_USERNAME"]
+    config = tmp_path / "home" / "config" / "cooked-mcp" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f"[user]\nname_cmd = \"printf %s '{secrets['credential-command output']}'\"\n", "utf-8")
+    yield cfake, env
+    cfake.use_account(login=LOGIN, password=PASSWORD, username=USERNAME, session_token=COOKIE)
+
+
+def _echo(spell: Any, *names: str) -> str:
+    return " | ".join(spell(MATRIX_SECRETS[name]) for name in names or MATRIX_SECRETS)
+
+
+@pytest.mark.req(
+    "authentication.SECRETS.1", "authentication.SECRETS.3", "server.SECURITY.2", "api-client.ERRORS.6"
+)
+def test_no_secret_leaves_by_any_channel_in_any_claimed_spelling(
+    portal: BlockingPortal, matrix: tuple[FakeCooked, dict[str, str]], tmp_path: Path
+) -> None:
+    """Cooked echoes all four secrets in each spelling: in an error's code and message (tool text,
+    the log) and in the unused fields of a successful answer (structured content); an unknown
+    tool call is answered with a protocol error meanwhile. Then ``--check`` meets the same echoes
+    in its steps' errors, codes and an answer's keys (its output, its log, its report)."""
+    fake, env = matrix
+    leaks: list[tuple[str, str, str]] = []
+    scanned: dict[str, int] = dict.fromkeys(CHANNELS, 0)
+
+    def scan(channel: str, spelling: str, text: str) -> None:
+        leaks.extend((secret, spelling, channel) for secret in _leaked(text))
+        scanned[channel] += 1
+
+    def _leaked(text: str) -> list[str]:
+        """The secrets some spelling of which is in ``text``, in any letter case."""
+        folded = text.casefold()
+        return [name for name, forms in folded_forms.items() if any(form in folded for form in forms)]
+
+    folded_forms = {name: {form.casefold() for form in spellings(s)} for name, s in MATRIX_SECRETS.items()}
+
+    shopping = f"/api/user/{MATRIX_USERNAME}/shopping-list"
+    with http_server(env) as server:
+
+        async def served() -> None:
+            async with http_client(server.url, MATRIX_SECRETS["bearer token"]) as client:
+                logged = len(server.stderr())
+                for number, (spelling, spell) in enumerate(ECHOED.items()):
+                    echo = _echo(spell)
+                    fake.fail(
+                        path=f"{shopping}/ingredients", status=422, body={"code": echo, "message": echo}
+                    )
+                    with fake.state.lock:
+                        listing = fake.state.shopping_list()
+                    fake.fail(path=shopping, status=200, body={**listing, "code": echo, "message": echo})
+                    # A write: its error is logged too. Other lines each time, or the kept outcome answers.
+                    add = {"action": "add", "ingredients": f"{number} eggs"}
+                    failed = await call(client, "change_shopping_list", add)
+                    listed = await call(client, "read", {"target": "shopping_list"})
+                    with pytest.raises(MCPError) as refused:
+                        await client.call_tool("read_secrets", {"echo": echo})
+                    log = server.stderr()
+                    assert "Cooked says" in text_of(failed) and not listed.is_error
+                    assert "change ended with an error" in log[logged:], "Cooked's text did not reach the log"
+                    scan("tool text", spelling, text_of(failed) + text_of(listed))
+                    structured = [failed.structured_content, listed.structured_content]
+                    scan("structured content", spelling, json.dumps(structured, ensure_ascii=False))
+                    scan("protocol error", spelling, refused.value.message)
+                    scan("log", spelling, log[logged:])
+                    logged = len(log)
+
+        portal.call(served)
+
+    for spelling, spell in ECHOED.items():
+        fake.reset()
+        fake.fail(
+            path=f"/api/user/{MATRIX_USERNAME}/recipes",
+            status=400,
+            body={
+                "code": spell(MATRIX_SECRETS["password"]),
+                "message": _echo(spell, "password", "credential-command output"),
+            },
+        )
+        fake.fail(
+            path_regex=r"^/api/saved/",
+            status=500,
+            body={
+                "code": spell(MATRIX_SECRETS["bearer token"]),
+                "message": _echo(spell, "session cookie", "bearer token"),
+            },
+        )
+        keys = {spell(secret).lower(): 1 for secret in MATRIX_SECRETS.values()} | {
+            spell(secret): 1 for secret in MATRIX_SECRETS.values()
+        }
+        fake.fail(path=shopping, status=200, body={**keys, "aisles": "x"})
+        report = tmp_path / "report.json"
+        done = run_main(env, "--check", "--transport", "http", "--report", str(report))
+        assert done.returncode == 1 and "Cooked says" in done.stdout, done.stdout
+        account = f"account: {MATRIX_SECRETS['credential-command output']}\n"
+        assert done.stdout.count(account) == 1  # the login name is shown, once, on the user's terminal
+        scan("--check output", spelling, done.stdout.replace(account, ""))
+        scan("log", spelling, done.stderr)
+        scan("--check --report file", spelling, report.read_text("utf-8"))
+
+    assert not leaks, f"{len(leaks)} cells leaked (secret, spelling, channel): {sorted(set(leaks))}"
+    assert all(scanned[channel] >= len(ECHOED) for channel in CHANNELS), scanned
+    FIGURES.add("secrets", "matrix_cells", len(MATRIX_SECRETS) * len(ECHOED) * len(CHANNELS))

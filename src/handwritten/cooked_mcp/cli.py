@@ -131,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
     for line in format_warnings(settings.warnings):
         print(line, file=sys.stderr)
-    configure_logging(settings.log_level, secrets=_secrets(settings))
+    configure_logging(settings.log_level, secrets=settings.secret_values())
     if args.check:
         from .check import run_check
 
@@ -149,14 +149,6 @@ def _transport(transport: str | None, http_addr: str | None) -> str | None:
     if transport == "stdio":
         raise ConfigError("--http-addr needs the http transport: drop --transport stdio or --http-addr")
     return transport
-
-
-# implements: authentication.SECRETS.1, server.SECURITY.2
-def _secrets(settings: Settings) -> list[str]:
-    """What the log redaction filter must never let through: the username and every secret setting
-    (a ``SecretStr`` field); cookie values are added once a client exists."""
-    secrets = (getattr(settings, d.name) for d in DECLARED.values() if d.secret)
-    return [settings.username, *(secret.get_secret_value() for secret in secrets if secret is not None)]
 
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2

@@ -95,19 +95,20 @@ def run_check(
         _say(out, "Nothing was sent to Cooked.")
         return 1
 
-    async def run() -> CheckResult:
+    async def run() -> tuple[CheckResult, list[str]]:
         async with CookedClient.from_settings(settings) as client:
             seconds = client.answer_deadline(endpoints.LOGIN)
             _say(out, f"checks (each waits at most {seconds:.0f} s for Cooked's answer):")
-            return await check_account(
+            result = await check_account(
                 client,
                 write=write,
                 steps=Steps(out),
                 token=token,
                 explain_login=lambda error: _login_problem(error, settings),
             )
+            return result, client.secret_values()
 
-    result = anyio.run(run)
+    result, secrets = anyio.run(run)
     _summarise(result, out)
     if report is not None:
         write_report(
@@ -116,6 +117,7 @@ def run_check(
             base_url=settings.base_url,
             outcomes=result.outcomes,
             undo=result.undo_summary(),
+            secrets=secrets,
         )
         _say(out, f"Report written to {report}: attach it to a bug report (it holds no secrets or recipes).")
     return 0 if result.passed else 1

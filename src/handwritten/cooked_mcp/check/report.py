@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import platform
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -19,6 +20,7 @@ from cooked_mcp import __version__, docs_url
 from cooked_mcp.config import default
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.endpoints import ENDPOINTS, Endpoint
+from cooked_mcp.redaction import redact
 
 from .steps import Mismatch, Outcome
 
@@ -90,7 +92,11 @@ def write_report(
     base_url: str,
     outcomes: list[Outcome],
     undo: dict[str, Any] | None,
+    secrets: Iterable[str],
 ) -> None:
+    """``secrets`` (the client's: login name, password, username, cookies, token) are kept out of
+    every string of the file, keys included, in every spelling ``cooked_mcp.redaction`` knows: what
+    it holds from Cooked (a code, a key of the answer's shape) passed filters that know no secret."""
     rows = verdicts(outcomes)
     report: dict[str, Any] = {
         "report": "cooked-mcp --check",
@@ -120,7 +126,17 @@ def write_report(
     }
     if undo is not None:
         report["undo"] = undo
-    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(_scrubbed(report, frozenset(secrets)), indent=2) + "\n", encoding="utf-8")
+
+
+def _scrubbed(value: Any, secrets: frozenset[str]) -> Any:
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {redact(key, secrets): _scrubbed(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(item, secrets) for item in value]
+    return value
 
 
 def _mismatch(mismatch: Mismatch | None) -> dict[str, Any]:

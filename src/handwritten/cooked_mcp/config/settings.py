@@ -282,6 +282,13 @@ class Settings(BaseSettings):
             *(f"  {label.ljust(width)}  from {self.describe_origin(name)}" for label, name in labels.items()),
         ]
 
+    # implements: authentication.SECRETS.1, server.SECURITY.2
+    def secret_values(self) -> list[str]:
+        """What no log line, error text or report may show: the login name and every secret
+        setting (a ``SecretStr`` field: the password, the bearer token)."""
+        secrets = (getattr(self, d.name) for d in DECLARED.values() if d.secret)
+        return [self.username, *(secret.get_secret_value() for secret in secrets if secret is not None)]
+
     def describe_credentials(self) -> str:
         """The two credential settings actually used, for the message of a rejected login."""
         return (

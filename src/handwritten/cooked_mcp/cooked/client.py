@@ -11,7 +11,7 @@ select or change the Cooked user.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -77,10 +77,12 @@ class CookedClient:
         credentials_from: str | None = None,
         base_url_from: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        secrets: Iterable[str] = (),
     ) -> None:
         """``credentials_from`` and ``base_url_from`` name where the credentials and the base URL
         came from, for the hints that ask to check them; ``clock`` (monotonic seconds) times the
-        login back-off."""
+        login back-off; ``secrets`` are scrubbed from Cooked's text besides the client's own
+        (the HTTP bearer token: Cooked never sees it, but its text must not show it either)."""
         self._sender = Sender(
             base_url,
             transport=transport,
@@ -88,7 +90,7 @@ class CookedClient:
             base_url_from=base_url_from,
         )
         self._session = Session(
-            self._sender, username, password, credentials_from=credentials_from, clock=clock
+            self._sender, username, password, credentials_from=credentials_from, clock=clock, secrets=secrets
         )
 
     @classmethod
@@ -100,6 +102,7 @@ class CookedClient:
             settings.password,
             credentials_from=settings.describe_credentials(),
             base_url_from=settings.describe_origin("base_url"),
+            secrets=settings.secret_values(),
         )
 
     @property
@@ -126,7 +129,8 @@ class CookedClient:
         return self._sender.timeouts.deadline(endpoint)
 
     def secret_values(self) -> list[str]:
-        """The values no log line may show (login name, password, username, cookies), for redaction."""
+        """The values no log line may show (login name, password, username, cookies, the
+        ``secrets`` given), for redaction."""
         return self._session.secret_values()
 
     # --- recipes -------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Iterable
 from typing import Protocol
 
 import httpx
@@ -81,8 +81,10 @@ class Session(httpx.Auth):
         *,
         credentials_from: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        secrets: Iterable[str] = (),
     ) -> None:
         self._sender = sender
+        self._secrets = tuple(secrets)
         self._login_name = login_name
         self._password = password
         self._credentials_from = credentials_from
@@ -131,7 +133,8 @@ class Session(httpx.Auth):
 
     # implements: api-client.ERRORS.6, authentication.SECRETS.3
     def redact(self, text: str) -> str:
-        """Scrub what must never reach error text: login name, username, password, cookie values.
+        """Scrub what must never reach error text: login name, username, password, cookie values,
+        and the other secrets given (the HTTP bearer token).
 
         Cooked's error messages are untrusted and could echo any of them back, raw or encoded
         (see ``cooked_mcp.redaction``). Very short values are left alone: replacing two
@@ -140,12 +143,14 @@ class Session(httpx.Auth):
         return redact(text, self.secret_values())
 
     def secret_values(self) -> list[str]:
-        """Login name, password, canonical username, and the session cookie values held now or before.
+        """Login name, password, canonical username, the session cookie values held now or before,
+        and the ``secrets`` given at construction.
 
         Earlier cookies and the last canonical username count too: a login clears both first,
         and Cooked's answer to that login could still echo those of the session it replaces.
         """
         secrets = [
+            *self._secrets,
             self._login_name,
             self._password.get_secret_value(),
             *self._sender.cookie_values(),
