@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -109,3 +111,25 @@ def test_a_rejected_login_is_reported_without_the_credentials(tmp_path: Path) ->
     assert (login["name"], login["verdict"], login["status"]) == ("login", "mismatch", 403)
     assert CANARY_PASSWORD not in done.stdout + done.stderr + report.read_text()
     assert CANARY_LOGIN not in report.read_text()
+
+
+@pytest.mark.req("api-client.RESPONSES.3", "authentication.SECRETS.3")
+def test_nothing_derived_from_a_secret_reaches_the_report(tmp_path: Path) -> None:
+    """Issue 41 item 4: base32 of the password, echoed as an error code, looked like a code
+    (capitals and digits) and was kept; in lower case, as a key of a wrong-shaped answer, it
+    looked like a schema key."""
+    report = tmp_path / "r.json"
+    encoded = base64.b32encode(CANARY_PASSWORD.encode()).decode().rstrip("=")
+    assert re.fullmatch(r"[A-Z][A-Z0-9_]*", encoded) and len(encoded) <= 64  # passes the code filter
+    with FakeCooked() as fake:
+        fake.use_account(login=CANARY_LOGIN, password=CANARY_PASSWORD, username=CANARY_USERNAME)
+        fake.fail(path_regex=r"/recipes$", status=400, body={"code": encoded, "message": "no"})
+        fake.fail(path_regex=r"/shopping-list$", status=200, body={encoded.lower(): 1, "aisles": "x"})
+        done = run_check(
+            tmp_path, fake, "--report", str(report), login=CANARY_LOGIN, password=CANARY_PASSWORD
+        )
+    assert done.returncode == 1
+    rows = {row["name"]: row for row in json.loads(report.read_text())["endpoints"]}
+    assert rows["list recipes"]["status"] == 400 and "code" not in rows["list recipes"]
+    assert len(rows["get shopping list"]["answer-shape"]) == 2
+    assert encoded.casefold() not in (report.read_text() + done.stdout).casefold()
