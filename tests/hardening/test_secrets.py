@@ -667,6 +667,7 @@ CHANNELS = (
     "--check --report file",
 )
 MATRIX_USERNAME = "matrixuser"
+BASE64 = ("base64", "URL-safe base64")
 
 
 @pytest.fixture
@@ -718,11 +719,21 @@ def test_no_secret_leaves_by_any_channel_in_any_claimed_spelling(
         scanned[channel] += 1
 
     def _leaked(text: str) -> list[str]:
-        """The secrets some spelling of which is in ``text``, in any letter case."""
+        """The secrets some spelling of which is in ``text``: in any letter case, but base64 as it is
+        (its letter case is data: base64 of another case is another encoding, not claimed)."""
         folded = text.casefold()
-        return [name for name, forms in folded_forms.items() if any(form in folded for form in forms)]
+        return [
+            name
+            for name, secret in MATRIX_SECRETS.items()
+            if any(form in text for form in as_written[name])
+            or any(form in folded for form in any_case[name])
+        ]
 
-    folded_forms = {name: {form.casefold() for form in spellings(s)} for name, s in MATRIX_SECRETS.items()}
+    as_written = {name: {SPELLINGS[b](s) for b in BASE64} for name, s in MATRIX_SECRETS.items()}
+    any_case = {
+        name: {form.casefold() for form in spellings(s) - as_written[name]}
+        for name, s in MATRIX_SECRETS.items()
+    }
 
     shopping = f"/api/user/{MATRIX_USERNAME}/shopping-list"
     with http_server(env) as server:

@@ -97,25 +97,28 @@ def _secret_pattern(secret: str) -> str | None:
 MIN_ENCODED_LENGTH = 6
 
 
-#: The secret's UTF-8 bytes encoded whole: (encoder, bits per character). Both encodings are
-#: also found inside a longer encoded text (``login:password`` in a Basic ``Authorization`` header).
-_ENCODINGS: tuple[tuple[Callable[[bytes], bytes], int], ...] = (
-    (base64.b64encode, 6),
-    (base64.urlsafe_b64encode, 6),
-    (base64.b32encode, 5),
+#: The secret's UTF-8 bytes encoded whole: (encoder, bits per character, whether the encoding's
+#: letters come in either case). Each is also found inside a longer encoded text (``login:password``
+#: in a Basic ``Authorization`` header). Base64's letter case is data, so only its own is matched.
+_ENCODINGS: tuple[tuple[Callable[[bytes], bytes], int, bool], ...] = (
+    (base64.b64encode, 6, False),
+    (base64.urlsafe_b64encode, 6, False),
+    (base64.b32encode, 5, True),
+    (lambda raw: raw.hex().encode("ascii"), 4, True),
 )
 
 
 def _encoded_forms(secret: str) -> set[str]:
-    """The secret's hex, and each of ``_ENCODINGS`` at every alignment inside a longer text, cut
-    to the characters that depend on the secret alone."""
+    """Each of ``_ENCODINGS`` at every alignment inside a longer text, cut to the characters that
+    depend on the secret alone."""
     raw = secret.encode("utf-8")
-    forms = {raw.hex()}
-    for encode, bits in _ENCODINGS:
+    forms: set[str] = set()
+    for encode, bits, either_case in _ENCODINGS:
         group = math.lcm(8, bits) // 8  # bytes per group of whole characters: 3 for base64, 5 for base32
         for offset in range(group):
             encoded = encode(bytes(offset) + raw).decode("ascii")
-            forms.add(encoded[-(-8 * offset // bits) : 8 * (offset + len(raw)) // bits])
+            form = encoded[-(-8 * offset // bits) : 8 * (offset + len(raw)) // bits]
+            forms |= {form.lower(), form.upper()} if either_case else {form}
     return {form for form in forms if len(form) >= MIN_ENCODED_LENGTH}
 
 
@@ -123,7 +126,9 @@ def _encoded_forms(secret: str) -> set[str]:
 def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
     """One pattern for all secrets; cached, since the same few secrets are scrubbed from every line.
 
-    Each secret is also matched in its NFKC form, which is how the normalised view spells it."""
+    Each secret is also matched in its NFKC form, which is how the normalised view spells it, and
+    in any letter case; its encodings in the cases ``_encoded_forms`` lists (matching dozens of
+    them case-insensitively would cost most of the time a log line takes)."""
     spelt = secrets | {unicodedata.normalize("NFKC", secret) for secret in secrets}
     # Longest first, so a secret that contains another is replaced whole.
     patterns = [
@@ -134,8 +139,9 @@ def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
     encoded = {
         form for secret in secrets if len(secret) >= MIN_SECRET_LENGTH for form in _encoded_forms(secret)
     }
+    patterns = ["(?i:" + "|".join(patterns) + ")"] if patterns else []
     patterns += [re.escape(form) for form in sorted(encoded, key=len, reverse=True)]
-    return re.compile("|".join(patterns), re.IGNORECASE) if patterns else None
+    return re.compile("|".join(patterns)) if patterns else None
 
 
 # implements: api-client.ERRORS.6, authentication.SECRETS.3, tools.RESPONSES.7
