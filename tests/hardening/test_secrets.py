@@ -220,7 +220,8 @@ def test_redaction_is_not_dodged_by_other_whitespace_or_escaped_spellings() -> N
     assert "\\xc3\\xb6" in str(chunk)
     assert_no_leaks({"log": _formatted(redaction, _record("chunk: %s", chunk))}, secrets)
     # An invisible format character inside a word does not hide it either.
-    assert redact(f"x {LOGIN[:5]}\u200b{LOGIN[5:]} y", [LOGIN]) == f"x {REDACTED} y"
+    for invisible in ("\u200b", "\u00ad", "\ufeff"):  # zero-width space, soft hyphen, BOM
+        assert redact(f"x {LOGIN[:5]}{invisible}{LOGIN[5:]} y", [LOGIN]) == f"x {REDACTED} y"
     username_forms = " ".join(spellings(USERNAME))
     assert all(spelt in username_forms for spelt in ("j\\xc3\\xb6s", "j\\u00f6s", "j\\xf6s", "canary\u2028j"))
     FIGURES.add("secrets", "redaction_spellings", checked)
@@ -241,11 +242,20 @@ def test_redaction_sees_through_normalisation_and_encodings_inside_other_text() 
         "HTML decimal": "".join(f"&#{ord(char)};" for char in password),
         "HTML hex": "".join(f"&#x{ord(char):x};" for char in password),
         "HTML named, escaped again": html.escape(html.escape(password)),
+        "an @ as a named reference": LOGIN.replace("@", "&commat;"),
+        "an @ as a reference, escaped again": LOGIN.replace("@", "&amp;#64;"),
         "percent-encoded HTML": quote("".join(f"&#{ord(char)};" for char in password)),
         "base64": base64.b64encode(raw).decode(),
         "URL-safe base64": base64.urlsafe_b64encode(raw).decode().rstrip("="),
         "base64 inside a Basic header": base64.b64encode(b"someone:" + raw).decode(),
-        "base64 at the third alignment": base64.b64encode(b"ab" + raw + b"cd").decode(),
+        **{
+            f"base64 after {n} other bytes": base64.b64encode(b"ab"[:n] + raw + b"cd").decode()
+            for n in (1, 2)
+        },
+        **{
+            f"base32 after {n} other bytes": base64.b32encode(b"abcd"[:n] + raw).decode().lower()
+            for n in (1, 2, 3, 4)
+        },
         "hex": raw.hex(),
         "HEX": raw.hex().upper(),
     }
@@ -801,3 +811,4 @@ def test_no_secret_leaves_by_any_channel_in_any_claimed_spelling(
     assert not leaks, f"{len(leaks)} cells leaked (secret, spelling, channel): {sorted(set(leaks))}"
     assert all(scanned[channel] >= len(ECHOED) for channel in CHANNELS), scanned
     FIGURES.add("secrets", "matrix_cells", len(MATRIX_SECRETS) * len(ECHOED) * len(CHANNELS))
+    FIGURES.add("secrets", "matrix_outputs_scanned", sum(scanned.values()))
