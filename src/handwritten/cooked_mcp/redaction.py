@@ -4,13 +4,13 @@ Secrets travel in more than one form: raw in a JSON body, percent-encoded in a U
 form body, JSON-escaped when a body is quoted inside another string, as a Python bytes repr
 (``j\\xc3\\xb6``) when a library logs raw bytes, or with any of its characters written as a
 ``\\xHH``, ``\\uHHHH`` or ``\\UHHHHHHHH`` escape (all of them, or only some). Text we do not
-control (Cooked's error messages and answers, a library's log line) may carry any of these forms,
+control (Cooked's error messages, a library's log line) may carry any of these forms,
 in any letter case (Cooked matches the login name case-insensitively and may echo it back in
 another case), and with the secret's spaces spelt differently: a newline, a tab, two spaces,
 a no-break space, a line separator, a zero-width space, or an escape of one of them. An
 invisible format character (zero-width space, joiner, soft hyphen, BOM) may also sit anywhere
-inside it. It may also be encoded whole: base64 (standard or URL-safe, at any alignment
-inside a longer base64 text, as in a Basic ``Authorization`` header), base32 or hex.
+inside it. It may also be encoded whole: base64 (standard or URL-safe), base32 or hex, at any
+alignment inside a longer text in the same encoding (a Basic ``Authorization`` header).
 
 So matching works twice. First on the text as it is: a secret's parts (split at its
 whitespace) may be joined by any run of whitespace, ``+`` or nothing at all, each part raw,
@@ -27,8 +27,8 @@ Not covered, and said so in SECURITY.md: a secret split across two texts (two lo
 two messages), or encoded in a way not listed here (base64 of its percent-encoding, a
 cipher, every other letter).
 
-Used by the Cooked client (its error text and every string of its answers), the log redaction
-filter and ``--check``'s report, so all of them agree.
+Used by the Cooked session (error text), the log redaction filter and ``--check``'s report,
+so all of them agree.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def _format_chars() -> tuple[frozenset[str], re.Pattern[str]]:
     return chars, re.compile("[" + "".join(re.escape(char) for char in sorted(chars)) + "]")
 
 
-#: What may stand between two parts of a secret where it has whitespace: whitespace (``\\s`` covers
+#: What may stand between two parts of a secret where it has whitespace: whitespace (``\s`` covers
 #: NBSP, U+2028 and U+2029; escaped and percent-encoded whitespace is decoded in the normalised
 #: view), ``+`` (form encoding), or nothing (a zero-width space was taken out).
 _SEPARATOR = r"[\s+]*"
