@@ -55,8 +55,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import httpx
 import pytest
 from mcp import Client, StdioServerParameters
+from servers import http_server, server_env
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp import __version__, config
@@ -469,6 +471,22 @@ def test_the_performance_page_leaves_pass_and_fail_to_the_benchmark_report() -> 
     page = (ROOT / "docs" / "performance.md").read_text("utf-8")
     assert "| PASS |" not in page and "| FAIL |" not in page
     assert "bench/results.md" in page
+
+
+def test_the_configuration_page_says_what_any_other_path_answers_as_the_server_does(tmp_path: Path) -> None:
+    """Issue 42 item 16: the page said every other path is 404, but with a token set a request
+    without it is 401 whatever its path."""
+    page = " ".join((ROOT / "docs" / "configuration.md").read_text("utf-8").split())
+    assert (
+        "every other path is `404`, except that with a bearer token set a request without the right "
+        "token gets `401` whatever its path (`GET /` included"
+    ) in page
+    with FakeCooked() as fake:
+        env = {**server_env(tmp_path, fake.base_url), "COOKED_MCP_HTTP_TOKEN": "readme-token"}
+        with http_server(env) as server:
+            assert httpx.get(f"{server.origin}/", timeout=10).status_code == 401
+            token = {"Authorization": "Bearer readme-token"}
+            assert httpx.get(f"{server.origin}/", headers=token, timeout=10).status_code == 404
 
 
 def test_the_readme_and_make_help_give_the_same_time_for_make_test_and_how_to_pick_python() -> None:
