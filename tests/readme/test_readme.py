@@ -1,8 +1,8 @@
 """The code blocks of README.md and docs/ must work as written: a reader copies them verbatim.
 
 The files read are README.md and every hand-written page in docs/ (``DOCS``); the generated
-references (tools.md, requirements.md) and the Cooked contract (cooked-api.md, a copy of the
-shared one) hold no blocks a user runs. Why: a README drifts silently (a renamed flag, a setting that became ``*_cmd``, a
+references (tools.md, requirements.md) and the Cooked contract (cooked-api.md, the seed's, as
+given) hold no blocks a user runs. Why: a README drifts silently (a renamed flag, a setting that became ``*_cmd``, a
 typo in JSON); these tests make the drift a test failure. They prove no product
 requirement (other tests do), so they are tooling tests.
 
@@ -490,6 +490,43 @@ def test_the_performance_page_leaves_pass_and_fail_to_the_benchmark_report() -> 
     assert "bench/results.md" in page
 
 
+def test_the_performance_page_opens_with_the_answer_and_leaves_method_and_history_to_bench() -> None:
+    """Issue 42 item 12: the page was 310 lines of lab notebook. Its first paragraph answers
+    "what does cooked-mcp add to a call" in at most five lines; the method and the runs behind it
+    are bench/'s, one link away, and every link there resolves."""
+    page = (ROOT / "docs" / "performance.md").read_text("utf-8")
+    answer = page.split("\n\n")[1]
+    assert answer.startswith("**What cooked-mcp adds to a tool call:**") and len(answer.splitlines()) <= 5
+    assert len(page.splitlines()) < 60
+    for moved in ("bench/README.md", "bench/history.md"):
+        assert f"](../{moved})" in page, moved
+    bench = {path.name: path.read_text("utf-8") for path in (ROOT / "bench").glob("*.md")}
+    assert "python -m bench.ab" in bench["README.md"] and "A session of its own" in bench["README.md"]
+    assert "Beside a CPU-bound process" in bench["history.md"]
+    for name, text in bench.items():
+        for link in re.findall(r"\]\(([^)#:]+)(?:#[\w-]*)?\)", text):
+            assert (ROOT / "bench" / link).exists(), f"bench/{name} links to {link}, which does not exist"
+
+
+def test_contributor_and_stopping_texts_are_where_their_readers_look() -> None:
+    """Issue 42 item 12: "Adding a setting" is for contributors (architecture.md), how cooked-mcp
+    stops is configuration (configuration.md), and no page or skip reason names a folder that a
+    clone of the project never has."""
+    configuration = (ROOT / "docs" / "configuration.md").read_text("utf-8")
+    architecture = (ROOT / "docs" / "architecture.md").read_text("utf-8")
+    readme = README.read_text("utf-8")
+    assert "## Adding a setting" not in configuration and "### Adding a setting" in architecture
+    assert "Stopping it" not in readme and "## Stopping it" in configuration
+    stopping = configuration.split("## Stopping it", 1)[1].split("\n## ", 1)[0]
+    for fact in ("exit status 130", "143 for `SIGTERM`", "up\nto 3 seconds", "`stop_grace_seconds`"):
+        assert fact in stopping, fact
+    elsewhere = "../" + "shared"  # spelt so that this file does not hold it either
+    for page in [*DOCS, ROOT / "SECURITY.md", ROOT / "CHANGELOG.md", *(ROOT / "bench").glob("*.md")]:
+        assert elsewhere not in page.read_text("utf-8"), page
+    for test_file in (ROOT / "tests").rglob("*.py"):
+        assert elsewhere not in test_file.read_text("utf-8"), test_file
+
+
 def test_the_configuration_page_says_what_any_other_path_answers_as_the_server_does(tmp_path: Path) -> None:
     """Issue 42 item 16: the page said every other path is 404, but with a token set a request
     without it is 401 whatever its path."""
@@ -739,7 +776,11 @@ async def test_the_inspector_snippet_passes_every_setting_with_e_and_serves_with
 SHARED_CONTRACT: Final = ROOT.parent / "shared" / "cooked-api.md"
 
 
-@pytest.mark.skipif(not SHARED_CONTRACT.exists(), reason="../shared is not beside this checkout")
+@pytest.mark.skipif(
+    not SHARED_CONTRACT.exists(),
+    reason="the seed's original Cooked contract (kept by the maintainers, not in a clone) is not beside "
+    "this checkout, so docs/cooked-api.md has nothing to be compared with",
+)
 def test_the_cooked_contract_in_docs_is_the_shared_one_byte_for_byte() -> None:
     """docs/cooked-api.md is the copy users get (the --check legend points at it): never reworded."""
     assert (ROOT / "docs" / "cooked-api.md").read_bytes() == SHARED_CONTRACT.read_bytes()
