@@ -80,6 +80,21 @@ def test_a_wrong_shape_is_reported_by_endpoint_and_field(tmp_path: Path) -> None
     )
 
 
+@pytest.mark.req("api-client.ERRORS.1", "api-client.RESPONSES.1")
+def test_a_refused_request_reads_as_cookeds_answer_without_the_agents_next_step(tmp_path: Path) -> None:
+    """Issue 42 item 13: a 404 on an endpoint said "Next step: check the ID; read the recipe
+    list …", advice for an agent; the person is asked for a report instead."""
+    with FakeCooked() as fake:
+        fake.fail(method="GET", path="/api/user/recipes/search", status=404, times=None)
+        done = run_check(server_env(tmp_path, fake.base_url))
+    line = next(line for line in done.stdout.splitlines() if line.startswith("  search recipes ... "))
+    assert line == (
+        "  search recipes ... FAILED - Cooked rejected the search recipes request (404 NOT_FOUND). "
+        "Cooked says: Injected fault 404."
+    )
+    assert "run the same command again with --report FILE" in done.stdout.splitlines()[-1]
+
+
 @pytest.mark.req("authentication.LOGIN.4", "authentication.SECRETS.3")
 def test_a_rejected_login_stops_the_check_without_showing_the_password(tmp_path: Path) -> None:
     with FakeCooked() as fake:
