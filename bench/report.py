@@ -183,11 +183,11 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
         out += [
             'The benchmark ran in a session of its own ("own session" above), so work started beside it '
             "from the same shell was one more scheduling group, not a share of the benchmark's "
-            "(docs/performance.md, *A session of its own*, says why that matters)."
+            "(bench/README.md, *A session of its own*, says why that matters)."
             if meta.get("own_session")
             else "This run was not in a session of its own (started through `bench.__main__.main(argv)`, or "
             "with COOKED_MCP_BENCH_OWN_SESSION set): work started beside it from the same shell shared its "
-            "scheduling group (docs/performance.md, *A session of its own*).",
+            "scheduling group (bench/README.md, *A session of its own*).",
             "",
         ]
     if "requests_per_call" in s:

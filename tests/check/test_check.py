@@ -33,7 +33,10 @@ def test_a_matching_cooked_passes_with_only_read_requests(tmp_path: Path) -> Non
         "5 of 5 checks passed: 5 of the 17 endpoints answered as cooked-mcp expects; "
         "12 were not checked (each row says why)." in done.stdout
     )
-    assert "search recipes ... OK - 20 matches for 'a' on the first page" in done.stdout
+    # The page size first: "5 recipes on the first page" read as "the account has 5 recipes".
+    assert "list recipes ... OK - page of 5: 5 recipes" in done.stdout
+    assert "search recipes ... OK - first page of the search for 'a': 20 matches" in done.stdout
+    assert "--report" not in done.stdout  # nothing to report
     assert "All " not in done.stdout
     for step in ("log in", "list recipes", "search recipes", "read the shopping list", "read one recipe"):
         assert step in done.stdout
@@ -69,6 +72,27 @@ def test_a_wrong_shape_is_reported_by_endpoint_and_field(tmp_path: Path) -> None
     assert (
         "2 of 5 checks failed: 3 of the 17 endpoints answered as cooked-mcp expects, 2 did not" in done.stdout
     )
+    # A person, not an agent, reads this: no "retry once; … needs an update", a report to attach.
+    assert "Next step" not in done.stdout and "retry" not in done.stdout
+    assert done.stdout.endswith(
+        "To report it: run the same command again with --report FILE and attach FILE to a bug report "
+        "(it holds no secrets or recipes).\n"
+    )
+
+
+@pytest.mark.req("api-client.ERRORS.1", "api-client.RESPONSES.1")
+def test_a_refused_request_reads_as_cookeds_answer_without_the_agents_next_step(tmp_path: Path) -> None:
+    """Issue 42 item 13: a 404 on an endpoint said "Next step: check the ID; read the recipe
+    list …", advice for an agent; the person is asked for a report instead."""
+    with FakeCooked() as fake:
+        fake.fail(method="GET", path="/api/user/recipes/search", status=404, times=None)
+        done = run_check(server_env(tmp_path, fake.base_url))
+    line = next(line for line in done.stdout.splitlines() if line.startswith("  search recipes ... "))
+    assert line == (
+        "  search recipes ... FAILED - Cooked rejected the search recipes request (404 NOT_FOUND). "
+        "Cooked says: Injected fault 404."
+    )
+    assert "run the same command again with --report FILE" in done.stdout.splitlines()[-1]
 
 
 @pytest.mark.req("authentication.LOGIN.4", "authentication.SECRETS.3")
@@ -123,7 +147,9 @@ def test_each_line_is_shown_as_soon_as_it_is_known_while_cooked_keeps_quiet(tmp_
             process.wait()
     text = seen.decode()
     assert text.startswith(f"cooked-mcp --check (read-only) against {base_url}\n")
-    assert f"account: {SEED_LOGIN}\n" in text and "  password   from the environment variable" in text
+    assert (
+        f"account: {SEED_LOGIN}\n" in text and "  password:  set, not shown (the environment variable" in text
+    )
     assert "checks (each waits at most 40 s for Cooked's answer):\n  log in ... " in text
 
 
@@ -152,18 +178,20 @@ def test_check_names_the_account_and_where_each_setting_came_from(tmp_path: Path
     config.write_text(f'[user]\nname_cmd = "echo bob"\n\npassword_cmd = "echo {CANARY_PASSWORD}"\n')
     config.chmod(0o600)
     with FakeCooked() as fake:
-        env = server_env(tmp_path, fake.base_url, login=SEED_LOGIN, password="")
+        base_url = fake.base_url
+        env = server_env(tmp_path, base_url, login=SEED_LOGIN, password="")
         del env["COOKED_LOGIN_PASSWORD"]
         done = run_main(env, "--check", "--config", str(config))
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     assert f"account: {SEED_LOGIN}" in lines
     assert (
-        f"  username   from the environment variable COOKED_LOGIN_USERNAME (overriding user.name_cmd in {config}:2)"
-        in lines
+        "  username:  the account above (the environment variable COOKED_LOGIN_USERNAME, "
+        f"overriding user.name_cmd in {config}:2)" in lines
     )
-    assert f"  password   from user.password_cmd in {config}:4" in lines
-    assert "  base URL   from the environment variable COOKED_BASE_URL" in lines
+    assert f"  password:  set, not shown (user.password_cmd in {config}:4)" in lines
+    assert f"  base URL:  {base_url} (the environment variable COOKED_BASE_URL)" in lines
+    assert "  read-only: off (default)" in lines
     failure = next(line for line in lines if line.lstrip().startswith("log in"))
     assert (
         f"check the username from the environment variable COOKED_LOGIN_USERNAME (overriding user.name_cmd "

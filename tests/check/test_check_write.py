@@ -132,7 +132,7 @@ def test_it_shows_the_account_and_what_it_will_create_and_remove_before_it_asks(
     asked = declined.stdout.index("Type 'yes' to go ahead")
     before = declined.stdout[:asked]
     assert before.startswith(f"cooked-mcp --check (with --write) against {base_url}\n")
-    assert f"account: {SEED_LOGIN}\n" in before and "  base URL   from the environment variable" in before
+    assert f"account: {SEED_LOGIN}\n" in before and "  base URL:  http://127.0.0.1:" in before
     token = re.search(r"creates the recipe 'cooked-mcp check ([0-9a-f]{8})'", before)
     assert token, before
     assert "then deletes it" in before

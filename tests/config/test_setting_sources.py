@@ -95,12 +95,15 @@ def test_a_file_setting_beaten_by_the_environment_is_named_as_overridden(
     account = settings.describe_account()
     assert account[0] == f"account: {USERNAME}"
     assert (
-        f"  username   from the environment variable COOKED_LOGIN_USERNAME (overriding user.name_cmd in {path}:2)"
-        in account
+        "  username:  the account above (the environment variable COOKED_LOGIN_USERNAME, "
+        f"overriding user.name_cmd in {path}:2)" in account
     )
     assert (
-        "  password   from the environment variable COOKED_LOGIN_PASSWORD" in account
+        "  password:  set, not shown (the environment variable COOKED_LOGIN_PASSWORD)" in account
     )  # nothing in the file
+    # Each line gives the value, then its source: "read-only  from the default" gave no value.
+    assert "  read-only: off (default)" in account
+    assert "  base URL:  https://cooked.wiki (default)" in account
     # The message of a rejected login says so too, not only --check.
     assert settings.describe_credentials() == (
         f"the username from the environment variable COOKED_LOGIN_USERNAME (overriding user.name_cmd in "

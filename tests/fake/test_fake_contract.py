@@ -1,4 +1,4 @@
-"""The fake Cooked server honours /work/shared/cooked-api.md over real HTTP.
+"""The fake Cooked server honours the Cooked contract (docs/cooked-api.md) over real HTTP.
 
 Every other API-client test trusts this fake, so its own contract is checked here first.
 """

@@ -1,8 +1,8 @@
 """The code blocks of README.md and docs/ must work as written: a reader copies them verbatim.
 
 The files read are README.md and every hand-written page in docs/ (``DOCS``); the generated
-references (tools.md, requirements.md) and the Cooked contract (cooked-api.md, a copy of the
-shared one) hold no blocks a user runs. Why: a README drifts silently (a renamed flag, a setting that became ``*_cmd``, a
+references (tools.md, requirements.md) and the Cooked contract (cooked-api.md, the seed's, as
+given) hold no blocks a user runs. Why: a README drifts silently (a renamed flag, a setting that became ``*_cmd``, a
 typo in JSON); these tests make the drift a test failure. They prove no product
 requirement (other tests do), so they are tooling tests.
 
@@ -25,12 +25,14 @@ Conventions for those files (the test reads every fenced block; others are ignor
   a fresh fake Cooked already configured: ``COOKED_BASE_URL`` points at it and
   ``COOKED_LOGIN_USERNAME`` / ``COOKED_LOGIN_PASSWORD`` hold its seed login. So
   ``cooked-mcp --check`` works as written, and a block may use ``$COOKED_BASE_URL``.
-- ```` ```json ```` blocks must parse; in an MCP client configuration (``mcpServers``)
-  every server's ``command`` must be an absolute path (a desktop client does not read the
-  shell's PATH) ending in ``cooked-mcp`` (or in ``uvx`` whose last argument is ``cooked-mcp``)
-  and every ``env`` key must be a variable cooked-mcp reads. The ``cooked-mcp`` one is started
-  as Claude Desktop starts it (PATH=/usr/bin:/bin, only its ``env``) for one MCP session; the
-  ``uvx`` one, and the ``claude mcp add`` line, by ``make install-check``.
+- ```` ```json ```` blocks must parse; in an MCP client configuration (``mcpServers`` for
+  Claude Desktop and Cursor, ``servers`` for VS Code, where each server says ``"type": "stdio"``
+  and an ``${input:ID}`` value names one of the block's ``inputs``) every server's ``command``
+  must be an absolute path (a desktop client does not read the shell's PATH) ending in
+  ``cooked-mcp`` (or in ``uvx`` whose last argument is ``cooked-mcp``) and every ``env`` key
+  must be a variable cooked-mcp reads. Each ``cooked-mcp`` one is started as a desktop client
+  starts it (PATH=/usr/bin:/bin, only its ``env``) for one MCP session; the ``uvx`` one, and
+  the ``claude mcp add`` line, by ``make install-check``.
 - ```` ```toml ```` blocks must parse and load as a cooked-mcp config file through
   ``cooked_mcp.config.load_settings`` for the http transport (its rules include the
   stdio ones). Credentials, and the HTTP token when the block uses ``mcp.http_token_cmd``,
@@ -55,8 +57,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import httpx
 import pytest
 from mcp import Client, StdioServerParameters
+from servers import http_server, server_env
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp import __version__, config
@@ -259,20 +263,35 @@ def test_shell_blocks_run_against_a_fake_cooked(block: Block, shell_env: tuple[P
 KNOWN_ENV: Final = frozenset(config.environment_variables()) | {"HOME", "XDG_CONFIG_HOME", "PATH"}
 
 
+#: The key each client reads its servers from: Claude Desktop and Cursor, then VS Code.
+CLIENT_KEYS: Final = ("mcpServers", "servers")
+_INPUT = re.compile(r"\$\{input:([^}]+)\}")
+
+
 def check_json(block: Block) -> None:
     try:
         data = json.loads(block.text)
     except json.JSONDecodeError as exc:
         pytest.fail(f"{block.where}: invalid JSON: {exc}")
-    servers = data.get("mcpServers", {}) if isinstance(data, dict) else {}
-    for name, server in servers.items():
-        command = str(server.get("command", ""))
-        assert command.startswith("/"), f"{block.where}: mcpServers.{name}.command is not an absolute path"
-        if command.endswith("/uvx"):
-            command = str((server.get("args") or [""])[-1])
-        assert command.endswith("cooked-mcp"), f"{block.where}: mcpServers.{name}.command is {command!r}"
-        unknown = sorted(set(server.get("env", {})) - KNOWN_ENV)
-        assert not unknown, f"{block.where}: mcpServers.{name}.env has unknown variables {unknown}"
+    data = data if isinstance(data, dict) else {}
+    inputs = {entry.get("id") for entry in data.get("inputs", [])}
+    for key in CLIENT_KEYS:
+        for name, server in data.get(key, {}).items():
+            where = f"{block.where}: {key}.{name}"
+            if key == "servers":  # VS Code loads no server whose type it is not told
+                assert server.get("type") == "stdio", f"{where}.type is not 'stdio'"
+            command = str(server.get("command", ""))
+            assert command.startswith("/"), f"{where}.command is not an absolute path"
+            if command.endswith("/uvx"):
+                command = str((server.get("args") or [""])[-1])
+            assert command.endswith("cooked-mcp"), f"{where}.command is {command!r}"
+            unknown = sorted(set(server.get("env", {})) - KNOWN_ENV)
+            assert not unknown, f"{where}.env has unknown variables {unknown}"
+            for value in server.get("env", {}).values():
+                for wanted in _INPUT.findall(str(value)):
+                    assert wanted in inputs, (
+                        f"{where}.env asks for the input {wanted!r}, which is not declared"
+                    )
 
 
 #: TOML keys whose loaded value can be compared with what the file says.
@@ -471,6 +490,59 @@ def test_the_performance_page_leaves_pass_and_fail_to_the_benchmark_report() -> 
     assert "bench/results.md" in page
 
 
+def test_the_performance_page_opens_with_the_answer_and_leaves_method_and_history_to_bench() -> None:
+    """Issue 42 item 12: the page was 310 lines of lab notebook. Its first paragraph answers
+    "what does cooked-mcp add to a call" in at most five lines; the method and the runs behind it
+    are bench/'s, one link away, and every link there resolves."""
+    page = (ROOT / "docs" / "performance.md").read_text("utf-8")
+    answer = page.split("\n\n")[1]
+    assert answer.startswith("**What cooked-mcp adds to a tool call:**") and len(answer.splitlines()) <= 5
+    assert len(page.splitlines()) < 60
+    for moved in ("bench/README.md", "bench/history.md"):
+        assert f"](../{moved})" in page, moved
+    bench = {path.name: path.read_text("utf-8") for path in (ROOT / "bench").glob("*.md")}
+    assert "python -m bench.ab" in bench["README.md"] and "A session of its own" in bench["README.md"]
+    assert "Beside a CPU-bound process" in bench["history.md"]
+    for name, text in bench.items():
+        for link in re.findall(r"\]\(([^)#:]+)(?:#[\w-]*)?\)", text):
+            assert (ROOT / "bench" / link).exists(), f"bench/{name} links to {link}, which does not exist"
+
+
+def test_contributor_and_stopping_texts_are_where_their_readers_look() -> None:
+    """Issue 42 item 12: "Adding a setting" is for contributors (architecture.md), how cooked-mcp
+    stops is configuration (configuration.md), and no page or skip reason names a folder that a
+    clone of the project never has."""
+    configuration = (ROOT / "docs" / "configuration.md").read_text("utf-8")
+    architecture = (ROOT / "docs" / "architecture.md").read_text("utf-8")
+    readme = README.read_text("utf-8")
+    assert "## Adding a setting" not in configuration and "### Adding a setting" in architecture
+    assert "Stopping it" not in readme and "## Stopping it" in configuration
+    stopping = configuration.split("## Stopping it", 1)[1].split("\n## ", 1)[0]
+    for fact in ("exit status 130", "143 for `SIGTERM`", "up\nto 3 seconds", "`stop_grace_seconds`"):
+        assert fact in stopping, fact
+    elsewhere = "../" + "shared"  # spelt so that this file does not hold it either
+    for page in [*DOCS, ROOT / "SECURITY.md", ROOT / "CHANGELOG.md", *(ROOT / "bench").glob("*.md")]:
+        assert elsewhere not in page.read_text("utf-8"), page
+    for test_file in (ROOT / "tests").rglob("*.py"):
+        assert elsewhere not in test_file.read_text("utf-8"), test_file
+
+
+def test_the_configuration_page_says_what_any_other_path_answers_as_the_server_does(tmp_path: Path) -> None:
+    """Issue 42 item 16: the page said every other path is 404, but with a token set a request
+    without it is 401 whatever its path."""
+    page = " ".join((ROOT / "docs" / "configuration.md").read_text("utf-8").split())
+    assert (
+        "every other path is `404`, except that with a bearer token set a request without the right "
+        "token gets `401` whatever its path (`GET /` included"
+    ) in page
+    with FakeCooked() as fake:
+        env = {**server_env(tmp_path, fake.base_url), "COOKED_MCP_HTTP_TOKEN": "readme-token"}
+        with http_server(env) as server:
+            assert httpx.get(f"{server.origin}/", timeout=10).status_code == 401
+            token = {"Authorization": "Bearer readme-token"}
+            assert httpx.get(f"{server.origin}/", headers=token, timeout=10).status_code == 404
+
+
 def test_the_readme_and_make_help_give_the_same_time_for_make_test_and_how_to_pick_python() -> None:
     text = README.read_text("utf-8")
     said = re.search(r"`make test` takes (\d+ to \d+ minutes) on a 2-core machine", text)
@@ -561,17 +633,15 @@ class ClientLaunch:
 
 
 def desktop_launches() -> list[ClientLaunch]:
-    """Every server of every ``mcpServers`` JSON block."""
+    """Every server of every desktop client's JSON block: ``mcpServers`` (Claude Desktop,
+    Cursor) and ``servers`` (VS Code)."""
     launches = []
     for block in BLOCKS:
-        if block.language != "json" or "mcpServers" not in block.text:
-            continue
-        for server in json.loads(block.text)["mcpServers"].values():
-            launches.append(
-                ClientLaunch(
-                    block, server["command"], tuple(server.get("args", ())), dict(server.get("env", {}))
-                )
-            )
+        data = json.loads(block.text) if block.language == "json" else {}
+        for key in CLIENT_KEYS if isinstance(data, dict) else ():
+            for server in data.get(key, {}).values():
+                args, env = tuple(server.get("args", ())), dict(server.get("env", {}))
+                launches.append(ClientLaunch(block, server["command"], args, env))
     return launches
 
 
@@ -625,21 +695,92 @@ async def one_client_session(launch: ClientLaunch, env: Mapping[str, str], cwd: 
         assert not result.is_error, (launch.block.where, result)
 
 
+def test_there_is_a_snippet_for_claude_desktop_vs_code_and_cursor_each_in_its_clients_form() -> None:
+    """Issue 42 item 10: pasting Claude Desktop's block into VS Code loads nothing."""
+    forms = [next(k for k in CLIENT_KEYS if f'"{k}"' in d.block.text) for d in desktop_launches()]
+    assert forms.count("mcpServers") == 3 and forms.count("servers") == 1, forms  # Claude Desktop twice
+    text = README.read_text("utf-8")
+    for where in (
+        "`.vscode/mcp.json`",
+        "`~/.cursor/mcp.json`",
+        "`.cursor/mcp.json`",
+        "`claude_desktop_config.json`",
+    ):
+        assert where in text, where
+
+
 @pytest.mark.anyio
-async def test_the_claude_desktop_snippet_serves_with_claude_desktops_environment(tmp_path: Path) -> None:
-    """PATH=/usr/bin:/bin and the snippet's env block only; the installed command stands where
+@pytest.mark.parametrize(
+    "launch",
+    [pytest.param(d, id=d.block.where) for d in desktop_launches() if d.command.endswith("/cooked-mcp")],
+)
+async def test_each_desktop_client_snippet_serves_with_a_desktop_clients_environment(
+    launch: ClientLaunch, tmp_path: Path
+) -> None:
+    """Claude Desktop's, VS Code's and Cursor's: PATH=/usr/bin:/bin and the snippet's env block
+    only (the password the person types for VS Code's input); the installed command stands where
     ``command -v cooked-mcp`` would point after ``uv tool install`` (the venv's own, here)."""
-    (launch,) = [d for d in desktop_launches() if d.command.endswith("/cooked-mcp")]
     with FakeCooked() as fake:
         here = as_started_here(launch, fake.base_url, {launch.command: str(VENV / "bin" / "cooked-mcp")})
         await one_client_session(here, {"PATH": DESKTOP_PATH, "HOME": str(tmp_path), **here.env}, tmp_path)
         assert any(r.path == "/api/public/login" for r in fake.requests)
 
 
+def inspector_snippet() -> tuple[Block, list[str]]:
+    """The README's ``npx @modelcontextprotocol/inspector`` command for the web UI, as words."""
+    (block,) = [
+        b
+        for b in BLOCKS
+        if b.source == "README.md" and "@modelcontextprotocol/inspector" in b.text and "--cli" not in b.text
+    ]
+    joined = block.text.replace("\\\n", " ")
+    (line,) = [line for line in joined.splitlines() if "@modelcontextprotocol/inspector" in line]
+    return block, shlex.split(line)
+
+
+@pytest.mark.anyio
+async def test_the_inspector_snippet_passes_every_setting_with_e_and_serves_with_only_those(
+    tmp_path: Path,
+) -> None:
+    """Issue 42 item 9: the variables stood in front of npx, and Inspector 2.x starts the server
+    with none of the shell's, so it failed with "no Cooked username or password configured".
+    Here cooked-mcp starts with the snippet's -e variables only (the fake on a free port in place
+    of 8900), and the version and Node.js minimum it states are the pinned Inspector's."""
+    block, words = inspector_snippet()
+    assert words[0] == "npx" and "=" not in words[0], "a VAR=value before npx never reaches the server"
+    package = json.loads((ROOT / "interop" / "package.json").read_text("utf-8"))
+    assert (
+        words[1]
+        == f"@modelcontextprotocol/inspector@{package['devDependencies']['@modelcontextprotocol/inspector']}"
+    )
+    settings = dict(value.split("=", 1) for flag, value in itertools.pairwise(words) if flag == "-e")
+    assert settings == {
+        "COOKED_BASE_URL": "http://127.0.0.1:8900",  # where the block's first line starts the fake
+        "COOKED_LOGIN_USERNAME": SEED_LOGIN,
+        "COOKED_LOGIN_PASSWORD": SEED_PASSWORD,
+    }
+    assert "--port 8900" in block.text
+    server = words[words.index("--") + 1 :]
+    assert server == [".venv/bin/cooked-mcp"], server
+    lock = json.loads((ROOT / "interop" / "package-lock.json").read_text("utf-8"))
+    engines = lock["packages"]["node_modules/@modelcontextprotocol/inspector"]["engines"]["node"]
+    assert f"needs Node.js {engines.removeprefix('>=').removesuffix('.0')} or newer" in README.read_text(
+        "utf-8"
+    )
+    with FakeCooked() as fake:
+        launch = ClientLaunch(block, str(VENV / "bin" / "cooked-mcp"), (), {})
+        await one_client_session(launch, {**settings, "COOKED_BASE_URL": fake.base_url}, tmp_path)
+        assert any(r.path == "/api/public/login" for r in fake.requests)
+
+
 SHARED_CONTRACT: Final = ROOT.parent / "shared" / "cooked-api.md"
 
 
-@pytest.mark.skipif(not SHARED_CONTRACT.exists(), reason="../shared is not beside this checkout")
+@pytest.mark.skipif(
+    not SHARED_CONTRACT.exists(),
+    reason="the seed's original Cooked contract (kept by the maintainers, not in a clone) is not beside "
+    "this checkout, so docs/cooked-api.md has nothing to be compared with",
+)
 def test_the_cooked_contract_in_docs_is_the_shared_one_byte_for_byte() -> None:
     """docs/cooked-api.md is the copy users get (the --check legend points at it): never reworded."""
     assert (ROOT / "docs" / "cooked-api.md").read_bytes() == SHARED_CONTRACT.read_bytes()

@@ -54,27 +54,34 @@ async def test_an_unknown_draft_id_is_a_404_that_says_how_to_get_a_new_draft(fak
 
 @pytest.mark.req("api-client.ERRORS.1", "api-client.ERRORS.5", "tools.RESPONSES.6")
 @pytest.mark.parametrize(
-    ("tool", "arguments"),
+    ("tool", "arguments", "next_step"),
     [
         pytest.param(
-            "delete_recipe", {"recipe_id": FOREIGN_RECIPE_ID}, marks=pytest.mark.req("recipes.DELETE.1")
+            "delete_recipe",
+            {"recipe_id": FOREIGN_RECIPE_ID},
+            "cannot delete it (only its owner can) and nothing was deleted; tell the person so",
+            marks=pytest.mark.req("recipes.DELETE.1"),
         ),
         pytest.param(
             "save_recipe",
             {"source": "existing", "recipe_id": FOREIGN_RECIPE_ID, **EDIT},
+            "cannot change it; to keep an edited version, save a copy with save_recipe source=prepared",
             marks=pytest.mark.req("recipes.SAVE.8"),
         ),
     ],
 )
 async def test_someone_elses_recipe_is_a_403_that_says_so(
-    fake: FakeCooked, tool: str, arguments: dict[str, Any]
+    fake: FakeCooked, tool: str, arguments: dict[str, Any], next_step: str
 ) -> None:
+    """Issue 42 item 15: each operation gets the next step that fits it. Before, a refused
+    deletion also advised saving an edited copy, which deletes nothing."""
     before = fake.state.recipes[FOREIGN_RECIPE_ID].description
 
     text = failed(await call(fake, tool, arguments))
 
     assert "(403 FORBIDDEN)" in text
-    assert "belongs to someone else" in text and "save_recipe source=prepared" in text
+    assert "belongs to someone else" in text and next_step in text
+    assert ("save_recipe" in text) == (tool == "save_recipe"), text
     assert text.count("someone else") == 1, text  # Cooked's message says it; the next step does not repeat it
     assert fake.state.recipes[FOREIGN_RECIPE_ID].description == before
 

@@ -9,14 +9,17 @@ features/tools.yaml; these tests go through the generated registrations and an M
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import SPECS, properties, valid_arguments
+from servers import stdio_client
+from strategies import ANY_CHARACTER, SPECS, properties, valid_arguments
 from test_tool_surface import call, error_text
 
+from cooked_fake import FakeCooked
 from cooked_mcp_runtime.arguments import InvalidArguments
 
 pytestmark = pytest.mark.anyio
@@ -223,3 +226,187 @@ async def test_an_empty_replace_selection_says_how_to_untick_everything() -> Non
     # The other actions taking the same parameter do not get that advice.
     result, _ = await call({"action": "remove", "product_group_ids": []}, tool="change_shopping_list")
     assert "untick" not in error_text(result)
+
+
+# --- the MCP Inspector 0.15 form: every value of a ["T", "null"] parameter arrives as text -------
+
+_CHANGE = SPECS["change_shopping_list"].arguments
+
+
+@pytest.mark.req(
+    "server.COMPATIBILITY.2", "tools.CHANGE_SHOPPING_LIST_TOOL.5", "tools.CHANGE_SHOPPING_LIST_TOOL.9"
+)
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"action": "update_item", "product_group_id": "pg-1", "selected": "true"}, {"selected": True}),
+        ({"action": "update_item", "product_group_id": "pg-1", "selected": "false"}, {"selected": False}),
+        ({"action": "remove", "product_group_ids": '["pg-10"]'}, {"product_group_ids": ["pg-10"]}),
+        ({"action": "add_selection", "product_group_ids": ' ["a", "b"] '}, {"product_group_ids": ["a", "b"]}),
+        # "false" for a parameter the mode does not use is its plainest value, as false is.
+        (
+            {"action": "remove", "product_group_ids": '["a"]', "selected": "false"},
+            {"product_group_ids": ["a"]},
+        ),
+        # A string parameter keeps its text, whatever it looks like.
+        (
+            {"action": "update_item", "product_group_id": "pg-1", "name": "true", "quantity": '["1"]'},
+            {"name": "true", "quantity": '["1"]'},
+        ),
+    ],
+)
+async def test_a_boolean_or_a_list_sent_as_text_is_read_as_that_value(
+    arguments: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    """Issue 42 item 11: before, "true" and '["pg-10"]' were refused, so remove could not be called."""
+    result, handlers = await call(arguments, tool="change_shopping_list")
+    assert not result.is_error, result
+    [(_, args)] = handlers.calls
+    assert {name: getattr(args, name) for name in expected} == expected
+
+
+@pytest.mark.req("tools.RESPONSES.6", "tools.CHANGE_SHOPPING_LIST_TOOL.9", "tools.SCHEMA.2")
+@pytest.mark.parametrize(
+    ("tool", "arguments", "clause"),
+    [
+        (
+            "change_shopping_list",
+            {"action": "update_item", "product_group_id": "pg-1", "selected": "yes"},
+            "selected must be true or false (got a string, not a boolean: 'yes')",
+        ),
+        (
+            "change_shopping_list",
+            {"action": "update_item", "product_group_id": "pg-1", "selected": "True"},
+            "selected must be true or false (got a string, not a boolean: 'True')",
+        ),
+        (
+            "change_shopping_list",
+            {"action": "remove", "product_group_ids": "pg-10"},
+            "product_group_ids must be a list of strings (got a string, not a list: 'pg-10')",
+        ),
+        (
+            "change_shopping_list",
+            {"action": "remove", "product_group_ids": '["pg-10"'},
+            "product_group_ids must be a list of strings (got a string, not a list: '[\"pg-10\"')",
+        ),
+        (
+            "change_shopping_list",
+            {"action": "remove", "product_group_ids": '{"ids": ["pg-10"]}'},
+            "(got a string, not a list: ",
+        ),
+        (
+            "change_shopping_list",
+            {"action": "remove", "product_group_ids": "[" * 100_000},  # too deep to read: no crash
+            "product_group_ids must be a list of strings (got a string, not a list)",
+        ),
+        (
+            "change_shopping_list",
+            {"action": "remove", "product_group_ids": 5},
+            "product_group_ids must be a list of strings (got an integer, not a list: 5)",
+        ),
+        (
+            "change_shopping_list",
+            {"action": "remove", "product_group_ids": "[1]"},
+            "product_group_ids.0 must be a string (got an integer, not a string: 1)",
+        ),
+        ("change_shopping_list", {"action": "remove", "product_group_ids": "[]"}, "needs at least 1 item"),
+        (
+            "change_shopping_list",
+            {"action": "remove", "product_group_ids": json.dumps(["pg-1"] * 501)},
+            "product_group_ids takes at most 500 items",
+        ),
+        (
+            "change_shopping_list",
+            {"action": "remove", "product_group_ids": json.dumps(["p" * 201])},
+            "product_group_ids.0 is too long: at most 200 characters",
+        ),
+        (
+            "read",
+            {"target": "recipes", "limit": "ten"},
+            "limit must be a whole number (got a string, not an integer: 'ten')",
+        ),
+    ],
+)
+async def test_a_refusal_names_the_json_type_that_came_and_every_bound_holds_for_text(
+    tool: str, arguments: dict[str, Any], clause: str
+) -> None:
+    result, handlers = await call(arguments, tool=tool)
+    assert clause in error_text(result)
+    assert handlers.calls == []
+
+
+_ITEM = st.one_of(
+    st.text(ANY_CHARACTER, max_size=4),
+    st.sampled_from(["", "p" * 200, "p" * 201]),
+    st.integers(),
+    st.booleans(),
+    st.none(),
+)
+_ID_LISTS = st.one_of(
+    st.lists(_ITEM, max_size=4),
+    st.builds(
+        lambda n, item: [item] * n, st.sampled_from([499, 500, 501]), st.sampled_from(["pg-1", "p" * 201])
+    ),
+)
+
+
+def _outcome(arguments: dict[str, Any]) -> object:
+    try:
+        return _CHANGE.validate(arguments).model_dump()
+    except InvalidArguments as exc:
+        return str(exc)
+
+
+@pytest.mark.req("tools.SCHEMA.2", "shopping-list.SELECTION.7", "tools.CHANGE_SHOPPING_LIST_TOOL.5")
+@FAST
+@given(
+    action=st.sampled_from(
+        ["replace_selection", "add_selection", "remove_selection", "remove", "update_item"]
+    ),
+    ids=_ID_LISTS,
+    selected=st.booleans(),
+)
+def test_a_value_read_from_text_meets_every_bound_the_value_itself_meets(
+    action: str, ids: list[Any], selected: bool
+) -> None:
+    """Text never gets further than the value it spells: the same model, or the same refusal."""
+    native: dict[str, Any] = {"action": action, "product_group_ids": ids, "selected": selected}
+    if action == "update_item":
+        native = {"action": action, "product_group_id": "pg-1", "selected": selected}
+    as_text = {
+        name: value if name in ("action", "product_group_id") else json.dumps(value)
+        for name, value in native.items()
+    }
+    assert _outcome(as_text) == _outcome(native)
+
+
+@pytest.mark.req(
+    "server.COMPATIBILITY.2",
+    "tools.READ_TOOL.5",
+    "tools.CHANGE_SHOPPING_LIST_TOOL.5",
+    "tools.CHANGE_SHOPPING_LIST_TOOL.7",
+)
+async def test_the_real_server_takes_arguments_sent_as_text_as_the_inspector_form_sends_them(
+    process_env: dict[str, str], fake: FakeCooked
+) -> None:
+    async with stdio_client(process_env) as client:
+        ticked = await client.call_tool(
+            "change_shopping_list", {"action": "add_selection", "product_group_ids": '["pg-01"]'}
+        )
+        unticked = await client.call_tool(
+            "change_shopping_list",
+            {"action": "update_item", "product_group_id": "pg-02", "selected": "false"},
+        )
+        listed = await client.call_tool("read", {"target": "recipes", "page": "1", "limit": "2"})
+        sent = len(fake.requests)
+        refused = await client.call_tool(
+            "change_shopping_list", {"action": "remove", "product_group_ids": "pg-01"}
+        )
+        assert len(fake.requests) == sent  # refused before any request to Cooked
+        shopping = await client.call_tool("read", {"target": "shopping_list"})
+    assert not ticked.is_error and not unticked.is_error and not listed.is_error, (ticked, unticked, listed)
+    assert listed.structured_content is not None and len(listed.structured_content["recipes"]) == 2
+    assert "(got a string, not a list: 'pg-01')" in error_text(refused)
+    assert shopping.structured_content is not None
+    selected = {g["id"]: g["selected"] for g in shopping.structured_content["product_groups"]}
+    assert selected["pg-01"] is True and selected["pg-02"] is False

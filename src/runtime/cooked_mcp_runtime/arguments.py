@@ -16,13 +16,17 @@ what a flat schema cannot say is enforced here, from rules generated out of the 
   mean something the mode ignores;
 - an integer sent as a numeric string ("5") is read as that integer, as LLMs often do, and
   one sent as a number with a zero fraction (10.0) too: JSON Schema counts that as an integer,
-  so a client that checked its arguments against the served schema may send it.
+  so a client that checked its arguments against the served schema may send it;
+- a boolean sent as "true" or "false" and a list sent as its JSON text ('["pg-10"]') are read
+  as that boolean and that list: the MCP Inspector 0.15 form sends every value of a
+  ["T", "null"] parameter as a string. Every bound applies to the value read.
 
 Everything else wrong is reported, one clause per parameter, before any handler runs.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -136,6 +140,8 @@ class ArgumentRules:
     pattern_hints: Mapping[str, str] = field(default_factory=dict)
     parameters: tuple[str, ...] = field(init=False)
     integers: frozenset[str] = field(init=False)
+    booleans: frozenset[str] = field(init=False)
+    lists: frozenset[str] = field(init=False)
     #: Parameter -> the values that, for a mode not using it, mean "not given" besides null.
     blanks: Mapping[str, tuple[object, ...]] = field(init=False)
 
@@ -144,6 +150,8 @@ class ArgumentRules:
         types = {name: _types(schema) for name, schema in properties.items()}
         object.__setattr__(self, "parameters", tuple(properties))
         object.__setattr__(self, "integers", frozenset(n for n, t in types.items() if "integer" in t))
+        object.__setattr__(self, "booleans", frozenset(n for n, t in types.items() if "boolean" in t))
+        object.__setattr__(self, "lists", frozenset(n for n, t in types.items() if "array" in t))
         blanks = {
             name: tuple(_BLANKS[t] for t in types[name] if t in _BLANKS)
             + ((schema["default"],) if "default" in schema else ())
@@ -165,7 +173,7 @@ class ArgumentRules:
         for name, raw in given.items():
             if name in unknown:
                 continue
-            value = int(raw) if name in self.integers and _is_numeric(raw) else raw
+            value = self._read(name, raw)
             used = model.model_fields.get(name)
             if used is None:
                 if value is None or any(_same(value, blank) for blank in self.blanks[name]):
@@ -185,6 +193,22 @@ class ArgumentRules:
         if problems:
             raise InvalidArguments(self._message(problems), problems)
         return parsed
+
+    def _read(self, name: str, raw: Any) -> Any:
+        """An integer, boolean or list sent as a string, as that value; anything else unchanged."""
+        if name in self.integers and _is_numeric(raw):
+            return int(raw)
+        if not isinstance(raw, str):
+            return raw
+        if name in self.booleans and raw in _BOOLEAN_TEXTS:
+            return _BOOLEAN_TEXTS[raw]
+        if name in self.lists and raw.lstrip().startswith("["):
+            try:
+                decoded = json.loads(raw)
+            except (ValueError, RecursionError):
+                return raw
+            return decoded if isinstance(decoded, list) else raw
+        return raw
 
     # --- the mode --------------------------------------------------------------------------------
 
@@ -245,7 +269,12 @@ class ArgumentRules:
                     f"{location} {_in_words(item['type'], ctx, item['msg'], self.pattern_hints.get(name))}"
                 )
                 shown = repr(item.get("input"))
-                if len(shown) <= _MAX_SHOWN_VALUE:
+                short = len(shown) <= _MAX_SHOWN_VALUE
+                wanted = _WANTED_TYPE.get(item["type"])
+                if wanted is not None:  # name the JSON type that came: "got a string, not a list"
+                    value = f": {shown}" if short else ""
+                    problem += f" (got {_json_type(item.get('input'))}, not {wanted}{value})"
+                elif short:
                     problem += f" (got {shown})"
             problems.append((name, self._hinted(mode, name, problem)))
         return problems
@@ -264,6 +293,41 @@ class ArgumentRules:
 
 #: The plainest value of each JSON type: what a strict model fills a property it must not leave out with.
 _BLANKS: dict[str, object] = {"string": "", "array": [], "boolean": False}
+
+
+#: The texts a client that sends every value as a string uses for a boolean.
+_BOOLEAN_TEXTS: dict[str, bool] = {"true": True, "false": False}
+
+#: Pydantic's wrong-type errors -> the JSON type that was wanted, named beside the one that came.
+_WANTED_TYPE: dict[str, str] = {
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "bool_type": "a boolean",
+    "bool_parsing": "a boolean",
+    "string_type": "a string",
+    "list_type": "a list",
+}
+
+
+def _json_type(value: object) -> str:
+    """The JSON type of a value as parsed from JSON, with its article."""
+    match value:
+        case None:
+            return "null"
+        case bool():
+            return "a boolean"
+        case int():
+            return "an integer"
+        case float():
+            return "a number"
+        case str():
+            return "a string"
+        case list() | tuple():
+            return "a list"
+        case dict():
+            return "an object"
+    return "a value of another type"
 
 
 def _types(schema: Mapping[str, Any]) -> tuple[str, ...]:

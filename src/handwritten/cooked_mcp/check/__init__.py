@@ -32,6 +32,11 @@ __all__ = ["CheckResult", "check_account", "run_check"]
 
 #: The only answer that starts ``--write``: exactly what the question asks for.
 CONFIRMATION = "yes"
+#: What a person does about a failed check, where an agent would be told to retry.
+REPORT_ADVICE = (
+    "To report it: run the same command again with --report FILE and attach FILE to a bug report "
+    "(it holds no secrets or recipes)."
+)
 
 
 @dataclass(frozen=True)
@@ -109,7 +114,7 @@ def run_check(
             return result, client.secret_values()
 
     result, secrets = anyio.run(run)
-    _summarise(result, out)
+    _summarise(result, out, reported=report is not None)
     if report is not None:
         write_report(
             report,
@@ -157,8 +162,9 @@ def _login_problem(error: CookedError, settings: Settings) -> str:
     )
 
 
-def _summarise(result: CheckResult, out: TextIO) -> None:
-    """What was checked and what was not; a failed login ends it, as nothing else could run."""
+def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
+    """What was checked and what was not; a failed login ends it, as nothing else could run.
+    A failure after the login is what a bug report needs: ``reported`` says a report is on its way."""
     if not result.logged_in:
         _say(out, "Nothing else was checked: every other request needs a logged-in session.")
         return
@@ -177,6 +183,8 @@ def _summarise(result: CheckResult, out: TextIO) -> None:
     failed = sum(not o.ok for o in outcomes)
     if failed:
         _say(out, f"{failed} of {len(outcomes)} checks failed: {checked}")
+        if not reported:
+            _say(out, REPORT_ADVICE)
     elif not result.passed:
         _say(out, "Every check passed, but the clean-up did not finish: see the undo lines above.")
     else:

@@ -15,6 +15,8 @@ __all__ = ["read_checks"]
 
 #: What the search step looks for: one letter, so any account with recipes finds some.
 SEARCH_QUERY = "a"
+#: How many recipes the list step asks for.
+LIST_PAGE = 5
 
 
 async def read_checks(
@@ -26,10 +28,11 @@ async def read_checks(
         return False
     found: list[str] = []  # a recipe ID to read: from the list, or from the search when listing failed
 
-    def remember(what: str) -> Callable[[list[CookedRecipeSummary]], str]:
+    def remember(page: str, what: str) -> Callable[[list[CookedRecipeSummary]], str]:
+        # The page first: "5 recipes on the first page" read as "the account has 5 recipes".
         def describe(items: list[CookedRecipeSummary]) -> str:
             found.extend(item.id for item in items[:1])
-            return f"{len(items)} {what}"
+            return f"{page}: {len(items)} {what}"
 
         return describe
 
@@ -37,15 +40,15 @@ async def read_checks(
         outcomes,
         "list recipes",
         endpoints.LIST_RECIPES,
-        lambda: client.list_recipes(1, 5),
-        remember("recipes on the first page"),
+        lambda: client.list_recipes(1, LIST_PAGE),
+        remember(f"page of {LIST_PAGE}", "recipes"),
     )
     await step(
         outcomes,
         "search recipes",
         endpoints.SEARCH_RECIPES,
         lambda: client.search_recipes(SEARCH_QUERY, 1),
-        remember(f"matches for '{SEARCH_QUERY}' on the first page"),
+        remember(f"first page of the search for '{SEARCH_QUERY}'", "matches"),
     )
     await step(
         outcomes, "read the shopping list", endpoints.GET_SHOPPING_LIST, client.get_shopping_list, _sizes

@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from typing import Any, TextIO, TypeVar
 
 from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.exceptions import CookedError, CookedRequestError, CookedUnavailable, UnexpectedAnswer
+from cooked_mcp.exceptions import (
+    CookedError,
+    CookedRejected,
+    CookedRequestError,
+    CookedResponseError,
+    CookedUnavailable,
+    UnexpectedAnswer,
+)
 
 __all__ = ["Failed", "Mismatch", "Outcome", "Steps", "mismatch_of", "safe_code", "step"]
 
@@ -100,17 +107,25 @@ def mismatch_of(error: CookedError) -> Mismatch:
     return Mismatch(f"answered {shown or 'an error'}, expected success", error.status, code)
 
 
+def for_a_person(error: CookedError) -> str:
+    """The error's sentence without the next step meant for an agent ("retry once; …", "check
+    the ID …") where Cooked disagreed with the contract: the summary asks for a report instead."""
+    if isinstance(error, CookedResponseError | CookedRejected):
+        return str(error.with_next_step(""))
+    return str(error)
+
+
 async def step(
     outcomes: Steps,
     name: str,
     endpoint: Endpoint,
     action: Callable[[], Awaitable[T]],
     describe: Callable[[T], str] = lambda _: "",
-    explain: Callable[[CookedError], str] = str,
+    explain: Callable[[CookedError], str] = for_a_person,
 ) -> T | None:
     """Run one step, record its outcome, and return its result (None when it failed).
 
-    ``explain`` words a Cooked failure for the terminal (by default, the error's own sentence).
+    ``explain`` words a Cooked failure for the terminal (by default ``for_a_person``).
     """
     outcomes.started(name)
     try:

@@ -6,7 +6,7 @@ answers anything, and reported as one line that says what is wrong and how to fi
 but never a credential value. An environment variable set to the empty string counts as
 unset, except ``COOKED_MCP_HTTP_TOKEN``: an empty bearer token is always a mistake.
 
-Each setting is declared once, as a field of ``Settings`` (docs/configuration.md, "Adding a
+Each setting is declared once, as a field of ``Settings`` (docs/architecture.md, "Adding a
 setting"). The modules, one job each:
 
 - ``table``: how a setting is declared (``setting(...)``) and read back (``Declared``);

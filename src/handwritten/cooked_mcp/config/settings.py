@@ -270,16 +270,26 @@ class Settings(BaseSettings):
         name is shown (a terminal, not a log: it never goes through logging); the password only
         by its source.
         """
-        labels = {
-            "base URL": "base_url",
-            "username": "username",
-            "password": "password",
-            "read-only": "read_only",
+        values = {
+            "base URL": ("base_url", self.base_url),
+            "username": ("username", "the account above"),
+            "password": ("password", "set, not shown"),
+            "read-only": ("read_only", "on" if self.read_only else "off"),
         }
-        width = max(map(len, labels))
+        width = max(map(len, values)) + 1
+
+        def source(name: str) -> str:
+            shadowed = self.overridden.get(name)
+            if self.origin(name) is DEFAULT:
+                return "default"
+            return self.describe_source(name) + (f", overriding {shadowed}" if shadowed else "")
+
         return [
             f"account: {self.username}",
-            *(f"  {label.ljust(width)}  from {self.describe_origin(name)}" for label, name in labels.items()),
+            *(
+                f"  {label + ':':<{width}} {value} ({source(name)})"
+                for label, (name, value) in values.items()
+            ),
         ]
 
     # implements: authentication.SECRETS.1, server.SECURITY.2

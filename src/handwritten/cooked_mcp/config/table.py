@@ -8,7 +8,7 @@ as ``Declared`` records, and every other part reads only those: the environment 
 layers, the file's schema and its messages, ``--help``, the misspelling warning, the
 plain-text-secret warning (a ``SecretStr`` field is a secret) and every refusal.
 
-Adding a setting is adding one field (docs/configuration.md, "Adding a setting")::
+Adding a setting is adding one field (docs/architecture.md, "Adding a setting")::
 
     grace_seconds: float = setting(
         5.0, env="COOKED_MCP_GRACE_SECONDS", file="mcp.grace_seconds", gt=0,

@@ -36,8 +36,12 @@ RECIPE_NOT_FOUND = (
     "(add query to search by title)"
 )
 RECIPE_FORBIDDEN = (
-    "this account does not own the recipe, so it cannot change or delete it; to keep an "
+    "this account does not own the recipe, so it cannot change it; to keep an "
     "edited version, save a copy with save_recipe source=prepared"
+)
+RECIPE_DELETE_FORBIDDEN = (
+    "this account does not own the recipe, so it cannot delete it (only its owner can) and "
+    "nothing was deleted; tell the person so, and do not retry"
 )
 DRAFT_NOT_FOUND = (
     "no import draft has this ID (a draft is gone once saved); import the page again with "

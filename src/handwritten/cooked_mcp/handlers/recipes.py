@@ -37,6 +37,7 @@ from .recipe_text import (
     IMPORT_FAILED,
     IMPORTING,
     NEWEST_RECIPES,
+    RECIPE_DELETE_FORBIDDEN,
     RECIPE_FORBIDDEN,
     RECIPE_NOT_FOUND,
     REPLACE_QUESTION,
@@ -271,7 +272,7 @@ class RecipeTools:
         return Question(ask.format(name=name), unchanged.format(name=name))
 
     async def _delete(self, recipe_id: str) -> ToolResult[DeleteRecipeOutput]:
-        with cooked_errors(not_found=RECIPE_NOT_FOUND, forbidden=RECIPE_FORBIDDEN):
+        with cooked_errors(not_found=RECIPE_NOT_FOUND, forbidden=RECIPE_DELETE_FORBIDDEN):
             deleted = await self._client.delete_recipe(recipe_id)
         return deleted_result(deleted)
 
