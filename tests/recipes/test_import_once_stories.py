@@ -168,3 +168,33 @@ async def test_saving_an_imported_draft_ends_the_memory_of_the_import_that_made_
     assert imports_sent(fake) == 2
     assert draft_id not in again_text and not again_text.startswith("This page was already")
     assert again["draft"]["draft_id"] != draft_id
+
+
+@pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4", "recipes.VERIFICATION.1")
+async def test_spellings_of_one_page_import_it_once_and_another_path_or_query_is_another_page(
+    shared: Client, fake: FakeCooked
+) -> None:
+    """A fragment, the default port, the host's case, a percent-escaped letter and an empty query
+    name the page the first call imported; a path differing in case, or a query, do not."""
+    page = "https://example.com/recipes/Soup"
+    spellings = [
+        f"{page}#top",
+        "https://example.com:443/recipes/Soup",
+        "https://EXAMPLE.com/recipes/%53oup",
+        f"{page}?",
+        "https://Example.COM:443/recipes/%53%6Fup?#method",
+    ]
+    others = ["https://example.com/recipes/soup", f"{page}?page=2"]
+
+    first = ok(await shared.call_tool("save_recipe", {"source": "url", "url": page}), "save_recipe")[1]
+    for url in spellings:
+        text, out = ok(await shared.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")
+        assert text.startswith("This page was already imported"), (url, text)
+        assert out["recipe_id"] == first["recipe_id"]
+    for url in others:
+        text, out = ok(await shared.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")
+        assert (
+            not text.startswith("This page was already imported") and out["recipe_id"] != first["recipe_id"]
+        )
+
+    assert imports_sent(fake) == 1 + len(others)
