@@ -96,10 +96,8 @@ class RecipeTitles:
                 self._cache.popitem(last=False)
         try:
             return _answer(await asyncio.shield(entry.task), key)
-        except CookedError:
-            return Titles(
-                [], has_more=True
-            )  # a completion is a courtesy: the person can still type the title
+        except CookedError:  # a completion is a courtesy: the person can still type the title
+            return Titles([], has_more=True)
 
     def _fresh(self, entry: _Entry, *, done: bool) -> bool:
         """Kept for less than CACHE_SECONDS and not failed (and, with ``done``, answered)."""
@@ -111,14 +109,18 @@ class RecipeTitles:
         return task.done() or not done
 
     def _kept_for(self, key: str) -> _Found | None:
-        """The kept answer for the longest typed value inside ``key``: a complete one if any holds every
-        match of ``key`` (the empty value's newest recipes are a list, not a search: never complete here)."""
-        found = [
-            (entry.task.result().complete and bool(typed), len(typed), entry.task.result())
+        """The kept answer for the longest typed value inside ``key``, preferring one that holds every
+        match of ``key`` (the newest recipes, kept for nothing typed, are a list, not a search: they
+        never count as every match of a search)."""
+        kept = [
+            (bool(typed) and entry.task.result().complete, len(typed), entry.task.result().titles)
             for typed, entry in self._cache.items()
             if typed in key and self._fresh(entry, done=True)
         ]
-        return max(found, key=lambda kept: kept[:2])[2] if found else None
+        if not kept:
+            return None
+        complete, _, titles = max(kept, key=lambda one: one[:2])
+        return _Found(titles, complete)
 
     def _take(self) -> bool:
         """One Cooked request from the token bucket, if there is one."""
