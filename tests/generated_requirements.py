@@ -1525,13 +1525,31 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.COMPLETION.3",
         "extensions",
         "COMPLETION",
-        "The server sends at most one Cooked request per distinct typed value while its answer is cached.",
+        "The server sends at most two Cooked requests per distinct typed value while its answer is cached - the second only when the first page of results is full.",
     ),
     "extensions.COMPLETION.4": Requirement(
         "extensions.COMPLETION.4",
         "extensions",
         "COMPLETION",
         "Completion answers are cached for a short time and for a bounded number of typed values.",
+    ),
+    "extensions.COMPLETION.5": Requirement(
+        "extensions.COMPLETION.5",
+        "extensions",
+        "COMPLETION",
+        "A completion says whether more titles match than it answers (hasMore is false only when its values are every match), and how many match (total) when every match was seen.",
+    ),
+    "extensions.COMPLETION.6": Requirement(
+        "extensions.COMPLETION.6",
+        "extensions",
+        "COMPLETION",
+        "The rate of Cooked requests for completions is capped; over the cap a completion is answered from the cached answers.",
+    ),
+    "extensions.COMPLETION.7": Requirement(
+        "extensions.COMPLETION.7",
+        "extensions",
+        "COMPLETION",
+        "A typed value that contains one whose cached answer held every match is answered from that answer, without a Cooked request.",
     ),
 }
 

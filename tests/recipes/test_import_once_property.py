@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 import cooked_mcp.handlers.writes as writes
+from cooked_mcp.handlers.recipes import same_page
 from cooked_mcp.handlers.tool_errors import AnswerLost
 from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
@@ -219,3 +220,58 @@ async def test_no_second_import_while_the_first_is_unknown_or_successful_and_kep
             scope.cancel()
     assert world.violations == []
     assert world.cooked.received >= (1 if any(action.startswith("call") for action, _ in script) else 0)
+
+
+UNRESERVED = "abcXYZ019-._~"
+segments = st.lists(st.text(UNRESERVED + "%!$&'()*+,;=:@", max_size=6), min_size=1, max_size=4)
+
+
+def mixed_case(text: str, upper: list[bool]) -> str:
+    return "".join(c.upper() if up else c for c, up in zip(text, upper + [False] * len(text), strict=False))
+
+
+def escaped(text: str, which: list[bool], lower_hex: bool) -> str:
+    """Some unreserved characters of ``text`` percent-escaped (in either hex case)."""
+    out = []
+    for char, escape in zip(text, which + [False] * len(text), strict=False):
+        code = f"%{ord(char):02X}"
+        out.append((code.lower() if lower_hex else code) if escape and char in UNRESERVED else char)
+    return "".join(out)
+
+
+@pytest.mark.req("recipes.SAVE.3")
+@settings(max_examples=100, deadline=None)
+@given(
+    scheme=st.sampled_from(["http", "https"]),
+    host=st.from_regex(r"[a-z][a-z0-9-]{0,8}\.(com|org)", fullmatch=True),
+    path=segments.map("/".join),
+    query=st.sampled_from(["", "page=2", "a=b&c=%2F"]),
+    upper=st.lists(st.booleans(), max_size=40),
+    which=st.lists(st.booleans(), max_size=40),
+    lower_hex=st.booleans(),
+    port=st.booleans(),
+    fragment=st.sampled_from(["", "#", "#top"]),
+)
+def test_every_spelling_of_a_page_has_its_key_and_another_path_another(
+    scheme: str,
+    host: str,
+    path: str,
+    query: str,
+    upper: list[bool],
+    which: list[bool],
+    lower_hex: bool,
+    port: bool,
+    fragment: str,
+) -> None:
+    """Case of scheme and host, the default port, a fragment, escaped unreserved characters and an
+    empty query change nothing; the key is its own key; a different path is a different key."""
+    page = f"{scheme}://{host}/{path}" + (f"?{query}" if query else "")
+    default = {"http": ":80", "https": ":443"}[scheme] if port else ""
+    spelt = (
+        f"{mixed_case(scheme, upper)}://{mixed_case(host, upper[::-1])}{default}/{escaped(path, which, lower_hex)}"
+        + f"?{query}"
+        + fragment
+    )
+    key = same_page(page)
+    assert same_page(spelt) == key == same_page(key)
+    assert same_page(f"{scheme}://{host}/{path}x") != key

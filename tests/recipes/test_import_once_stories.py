@@ -12,11 +12,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
+import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from recipe_support import failed, ok
-from servers import server_env, stdio_client
+from servers import server_env, stdio_client, write_limits
 from sessions import text_of, until
 
 from cooked_fake import FakeCooked
@@ -46,6 +47,22 @@ async def settled(fake: FakeCooked, count: int = 1) -> None:
 def started(fake: FakeCooked, tmp_path: Path, **extra: str) -> Client:
     env = server_env(tmp_path, fake.base_url, **extra)
     return stdio_client(env)
+
+
+def limited(fake: FakeCooked, tmp_path: Path, **limits: float) -> Client:
+    """A process answering imports after 0.2 s, with ``[mcp.limits]`` set to ``limits``."""
+    env = server_env(tmp_path, fake.base_url, COOKED_MCP_IMPORT_ANSWER_SECONDS="0.2")
+    write_limits(env, **limits)
+    return stdio_client(env)
+
+
+async def import_until_done(client: Client, url: str) -> types.CallToolResult:
+    """The first answer to importing ``url`` that is not "still running"."""
+    with anyio.fail_after(20):
+        while True:
+            answer = await client.call_tool("save_recipe", {"source": "url", "url": url})
+            if not (answer.structured_content or {}).get("import_running"):
+                return answer
 
 
 @pytest.fixture(scope="module")
@@ -168,3 +185,86 @@ async def test_saving_an_imported_draft_ends_the_memory_of_the_import_that_made_
     assert imports_sent(fake) == 2
     assert draft_id not in again_text and not again_text.startswith("This page was already")
     assert again["draft"]["draft_id"] != draft_id
+
+
+@pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4", "recipes.VERIFICATION.1")
+async def test_spellings_of_one_page_import_it_once_and_another_path_or_query_is_another_page(
+    shared: Client, fake: FakeCooked
+) -> None:
+    """A fragment, the default port, the host's case, a percent-escaped letter and an empty query
+    name the page the first call imported; a path differing in case, or a query, do not."""
+    page = "https://example.com/recipes/Soup"
+    spellings = [
+        f"{page}#top",
+        "https://example.com:443/recipes/Soup",
+        "https://EXAMPLE.com/recipes/%53oup",
+        f"{page}?",
+        "https://Example.COM:443/recipes/%53%6Fup?#method",
+    ]
+    others = ["https://example.com/recipes/soup", f"{page}?page=2"]
+
+    first = ok(await shared.call_tool("save_recipe", {"source": "url", "url": page}), "save_recipe")[1]
+    for url in spellings:
+        text, out = ok(await shared.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")
+        assert text.startswith("This page was already imported"), (url, text)
+        assert out["recipe_id"] == first["recipe_id"]
+    for url in others:
+        text, out = ok(await shared.call_tool("save_recipe", {"source": "url", "url": url}), "save_recipe")
+        assert (
+            not text.startswith("This page was already imported") and out["recipe_id"] != first["recipe_id"]
+        )
+
+    assert imports_sent(fake) == 1 + len(others)
+
+
+@pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.2", "tools.RESPONSES.6", "recipes.VERIFICATION.1")
+async def test_at_the_count_bound_no_promised_import_is_forgotten_and_a_new_change_is_refused(
+    fake: FakeCooked, tmp_path: Path
+) -> None:
+    """Each of the first three imports is answered "still running", a promise that the same URL
+    starts no second import: at the bound (3 here, 100 by default) the fourth and fifth imports
+    and a prepared save are refused before Cooked, and a retry of the oldest reports its import."""
+    fake.fail_with("slow", *IMPORT, times=None, seconds=0.5)
+    urls = [f"https://example.org/recipes/promised-stew-{n}" for n in range(5)]
+    prepared = {"source": "prepared", "title": "Stew", "markdown": "## Ingredients\n- 1 leek", "portions": 2}
+
+    async with limited(fake, tmp_path, kept_outcomes=3) as client:
+        answers = [await client.call_tool("save_recipe", {"source": "url", "url": url}) for url in urls]
+        refused_save = await client.call_tool("save_recipe", prepared)
+        await settled(fake, imports_sent(fake))  # every import that was started has ended
+        oldest = await import_until_done(client, urls[0])
+
+    assert all(ok(answer, "save_recipe")[1]["import_running"] for answer in answers[:3])
+    assert ok(oldest, "save_recipe")[0].startswith("This page was already imported")
+    assert imports_sent(fake) == 3 and len(titled(fake, "Promised Stew 0")) == 1
+    for refused in (*answers[3:], refused_save):
+        text = failed(refused)
+        assert text.startswith("Nothing was sent to Cooked:") and "kept_outcomes = 3" in text, text
+        assert "try again" in text
+    assert not any(path == "/api/recipes" for _, path, _ in fake.api_calls(renewals=False))
+
+
+@pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.5", "tools.RESPONSES.6", "recipes.VERIFICATION.1")
+async def test_at_the_size_bound_no_promised_draft_is_forgotten_and_a_new_import_is_refused(
+    fake: FakeCooked, tmp_path: Path
+) -> None:
+    """A promised import's draft (a page's markdown) alone reaches a size bound below it (16 Mi
+    characters by default): the next import is refused, and the first's draft is still reported."""
+    fake.fail_with("slow", *IMPORT, times=None, seconds=0.5)
+    urls = [f"https://example.org/recipes/drafted-soup-{n}" for n in range(2)]
+    for url in urls:
+        fake.set_import_result(url, "draft")
+
+    async with limited(fake, tmp_path, kept_outcome_chars=100) as client:
+        first = await client.call_tool("save_recipe", {"source": "url", "url": urls[0]})
+        drafted = await import_until_done(client, urls[0])
+        refused = await client.call_tool("save_recipe", {"source": "url", "url": urls[1]})
+        again = await client.call_tool("save_recipe", {"source": "url", "url": urls[0]})
+
+    assert ok(first, "save_recipe")[1]["import_running"] is True
+    draft_id = ok(drafted, "save_recipe")[1]["draft"]["draft_id"]
+    again_text, again_out = ok(again, "save_recipe")
+    assert again_text.startswith("This page was already imported")
+    assert again_out["draft"]["draft_id"] == draft_id and imports_sent(fake) == 1
+    text = failed(refused)
+    assert text.startswith("Nothing was sent to Cooked:") and "kept_outcome_chars = 100" in text, text

@@ -13,11 +13,13 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from recipe_support import failed, ok
-from sessions import cooked_session, text_of
+from sessions import client_for, cooked_session, text_of
 
 import cooked_mcp.handlers.progress as recipe_handlers
 import cooked_mcp.handlers.writes as writes
 from cooked_fake import FakeCooked
+from cooked_mcp.app import build_server
+from cooked_mcp.config.limits import Limits
 from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.models import ImportResult
 
@@ -303,13 +305,13 @@ async def test_a_refusal_beyond_the_running_bound_names_url_imports_only_when_so
 
 @pytest.mark.req("recipes.SAVE.3", "recipes.SAVE.4")
 @pytest.mark.parametrize(
-    ("remember_seconds", "max_remembered", "max_chars", "imports_expected"),
+    ("remember_seconds", "limits", "imports_expected"),
     [
-        (300.0, 100, writes.MAX_KEEP_CHARS, 2),
-        (-1.0, 100, writes.MAX_KEEP_CHARS, 3),
-        (300.0, 1, writes.MAX_KEEP_CHARS, 3),
+        (300.0, Limits(), 2),
+        (-1.0, Limits(), 3),
+        (300.0, Limits(kept_outcomes=1), 3),
         # Two outcomes of under 300 characters each (190 today): the newer fits, the older does not.
-        (300.0, 100, 300, 3),
+        (300.0, Limits(kept_outcome_chars=300), 3),
     ],
     ids=["remembered", "forgotten-after-a-while", "forgotten-beyond-the-count", "forgotten-beyond-the-size"],
 )
@@ -317,16 +319,15 @@ async def test_a_finished_import_answers_a_repeat_for_a_while(
     fake: FakeCooked,
     monkeypatch: pytest.MonkeyPatch,
     remember_seconds: float,
-    max_remembered: int,
-    max_chars: int,
+    limits: Limits,
     imports_expected: int,
 ) -> None:
+    """Outcomes kept under no promise (these imports answered at once) go beyond either bound."""
     monkeypatch.setattr(writes, "KEEP_SECONDS", remember_seconds)
-    monkeypatch.setattr(writes, "MAX_KEEP", max_remembered)
-    monkeypatch.setattr(writes, "MAX_KEEP_CHARS", max_chars)
     other = "https://example.org/quick-salad"
 
-    async with cooked_session(fake) as client:
+    cooked = client_for(fake)
+    async with cooked, Client(build_server(cooked, limits=limits)) as client:
         first = await client.call_tool("save_recipe", {"source": "url", "url": URL})
         await client.call_tool("save_recipe", {"source": "url", "url": other})
         again = await client.call_tool("save_recipe", {"source": "url", "url": URL})

@@ -22,6 +22,7 @@ from writes_support import (
 
 from cooked_fake import FakeCooked
 from cooked_mcp.app import build_server
+from cooked_mcp.config.limits import Limits
 
 pytestmark = pytest.mark.anyio
 
@@ -110,3 +111,28 @@ async def test_deleting_a_recipe_forgets_every_kept_outcome_that_names_it_and_no
     assert again[1][1]["recipe_id"] == first[1]["recipe_id"]  # still reported
     assert again[1][0].startswith("This page was already imported")
     assert "no saved recipe has this ID" in failed(deleted_again)  # a received delete is a real repeat
+
+
+@pytest.mark.req("recipes.SAVE.2", "tools.RESPONSES.6", "recipes.VERIFICATION.1")
+async def test_an_unknown_outcome_the_agent_was_told_of_is_kept_at_the_bound_until_it_looks(
+    fake: FakeCooked,
+) -> None:
+    """ "Until such a read, identical calls send nothing" is a promise too: at the bound (1 here) it
+    is kept and a new change is refused; the read lifts it, and the new change is made."""
+    lost = RECIPE_CHANGES["prepared"]
+    other = {**lost.arguments, "title": "Another stew"}
+    fake.fail_with("answer_lost", lost.method, lost.path, seconds=0)
+    cooked = client_for(fake)
+    async with cooked, Client(build_server(cooked, limits=Limits(kept_outcomes=1))) as client:
+        await lost.call(client)
+        refused = await client.call_tool("save_recipe", other)
+        repeat = await lost.call(client)
+        await client.call_tool("read", NEWEST)
+        made = await client.call_tool("save_recipe", other)
+
+    assert failed(refused).startswith("Nothing was sent to Cooked:") and "kept_outcomes = 1" in text_of(
+        refused
+    )
+    assert "nothing was sent to cooked again" in failed(repeat).lower()
+    ok(made, "save_recipe")
+    assert lost.sent(fake) == 2  # the lost save, then the other after the look

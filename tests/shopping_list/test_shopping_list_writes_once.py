@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from mcp import Client
+from pydantic import BaseModel
 from sessions import client_for, text_of
 from writes_support import (
     LIST_CHANGES,
@@ -20,6 +22,8 @@ from writes_support import (
 
 from cooked_fake import FakeCooked
 from cooked_mcp.app import build_server
+from cooked_mcp.handlers.writes import Write
+from cooked_mcp_runtime.results import ToolCall
 
 pytestmark = pytest.mark.anyio
 
@@ -95,3 +99,36 @@ async def test_calls_that_send_cooked_the_same_request_are_identical_calls(
 
     unknown_outcome(repeat, change, repeat=True)
     assert change.sent(fake) == 1
+
+
+@pytest.mark.req(
+    "shopping-list.ACTIONS.1", "shopping-list.ADD.1", "shopping-list.REMOVE.1", "shopping-list.CLEAR.1"
+)
+async def test_only_the_actions_made_once_digest_their_arguments(
+    fake: FakeCooked, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other four set a state and go straight to Cooked: no kept-outcome key is made for them."""
+    keyed: list[str] = []
+    of = Write.of
+
+    def counted(call: ToolCall, arguments: BaseModel, **options: Any) -> Write:
+        keyed.append(arguments.model_dump()["action"])
+        return of(call, arguments, **options)
+
+    monkeypatch.setattr(Write, "of", counted)
+    every_action: list[dict[str, Any]] = [
+        {"action": "add", "ingredients": "1 lemon"},
+        {"action": "update_item", "product_group_id": "pg-01", "quantity": "3"},
+        {"action": "replace_selection", "product_group_ids": ["pg-01"]},
+        {"action": "add_selection", "product_group_ids": ["pg-02"]},
+        {"action": "remove_selection", "product_group_ids": ["pg-01"]},
+        {"action": "remove", "product_group_ids": ["pg-02"]},
+        {"action": "clear"},
+    ]
+    cooked = client_for(fake)
+    async with cooked, Client(build_server(cooked)) as client:
+        for arguments in every_action:
+            result = await client.call_tool("change_shopping_list", arguments)
+            assert not result.is_error, text_of(result)
+
+    assert keyed == ["add", "remove", "clear"]

@@ -14,6 +14,7 @@ from cooked_mcp_generated.tools import TOOLS, ToolHandlers, create_server
 
 from . import __version__
 from .config import Settings, default, how_to_set
+from .config.limits import Limits
 from .logging_setup import register_secret_source
 from .prompts import register_prompts
 
@@ -42,6 +43,7 @@ def build_server(
     read_only_from: str | None = None,
     import_answer_seconds: float = default("import_answer_seconds"),
     confirm_changes: bool = True,
+    limits: Limits | None = None,
 ) -> Server[Any]:
     """``read_only_from`` is where read-only mode was switched on (``Settings.describe_source``);
     ``None`` serves every tool. One argument for both, so the mode never lacks its reason."""
@@ -52,6 +54,7 @@ def build_server(
         writable=read_only_from is None,
         import_answer_seconds=import_answer_seconds,
         confirmation=_confirmation(confirm_changes),
+        limits=limits,
     )
     return _server(tools, read_only_from, lambda: client)
 
@@ -115,6 +118,7 @@ class ToolsOnFirstCall:
                 writable=not settings.read_only,
                 import_answer_seconds=settings.import_answer_seconds,
                 confirmation=_confirmation(settings.confirm_changes),
+                limits=settings.limits,
             )
             self.client, self._tools = client, tools
             self._changes_finished = tools.changes_finished

@@ -1,10 +1,14 @@
 """Recipe titles for completing a prompt's recipe argument (completion/complete).
 
-A client asks again at every keystroke, so each distinct typed value costs one Cooked request
-(a search, or the newest recipes for nothing typed), kept for ``CACHE_SECONDS``; at most
-``MAX_CACHED`` typed values are kept, the oldest going first. Identical requests arriving together
-share the one request. Titles are Cooked's (from web pages): they go to the client as values to
-pick, on one bounded line each, never into our own text.
+A client asks again at every keystroke. A distinct typed value costs a Cooked search (the newest
+recipes for nothing typed) and, when that page is full, the next page, so that the answer says
+truthfully whether more titles match (``hasMore``) and, once every match was seen, how many
+(``total``). Answers are kept for ``CACHE_SECONDS``, at most ``MAX_CACHED`` typed values, the
+oldest going first; identical requests arriving together share the requests. A typed value that
+contains one whose kept answer held every match is answered from it without a search. Cooked
+requests are capped by a token bucket (``SEARCH_BURST``, ``SEARCH_PER_SECOND``): over it, the
+answer comes from what is kept. Titles are Cooked's (from web pages): they go to the client as
+values to pick, on one bounded line each, never into our own text.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from .text import one_line
 
 if TYPE_CHECKING:
     from .cooked.client import CookedClient
+    from .cooked.models import CookedRecipeSummary
 
 #: Values one completion answers (the MCP spec's own limit; Cooked's search pages hold 20 too).
 MAX_VALUES = 20
@@ -32,11 +37,32 @@ MAX_CACHED = 64
 MAX_TYPED_CHARS = 200
 #: Characters of one title offered.
 MAX_TITLE_CHARS = 200
+#: Cooked requests completion may send at once, then per second (a token bucket): a client sending
+#: a completion per keystroke, or one sending hundreds, costs Cooked no more than this.
+SEARCH_BURST = 10
+SEARCH_PER_SECOND = 2.0
+
+
+@dataclass(frozen=True)
+class Titles:
+    """One completion's answer: ``has_more`` is false only when ``values`` are every match."""
+
+    values: list[str]
+    has_more: bool
+    total: int | None = None
+
+
+@dataclass(frozen=True)
+class _Found:
+    #: Distinct titles containing the typed value, in Cooked's order.
+    titles: list[str]
+    #: Cooked's results ended: these are every match.
+    complete: bool
 
 
 @dataclass
 class _Entry:
-    task: asyncio.Task[list[str]]
+    task: asyncio.Task[_Found]
     at: float
 
 
@@ -49,31 +75,89 @@ class RecipeTitles:
         self._client = client
         self._clock = clock
         self._cache: OrderedDict[str, _Entry] = OrderedDict()
+        self._tokens, self._filled = float(SEARCH_BURST), clock()
 
-    # implements: extensions.COMPLETION.1, extensions.COMPLETION.2, extensions.COMPLETION.3, extensions.COMPLETION.4
-    async def matching(self, typed: str) -> list[str]:
+    # implements: extensions.COMPLETION.1, extensions.COMPLETION.2, extensions.COMPLETION.3, extensions.COMPLETION.4, extensions.COMPLETION.5, extensions.COMPLETION.6, extensions.COMPLETION.7
+    async def matching(self, typed: str) -> Titles:
         """At most MAX_VALUES titles containing ``typed`` (case-insensitive), those starting with it
         first; none when Cooked fails."""
         key = " ".join(typed[:MAX_TYPED_CHARS].split()).casefold()
-        now = self._clock()
         entry = self._cache.get(key)
-        if entry is None or now - entry.at > CACHE_SECONDS or _failed(entry.task):
-            entry = _Entry(asyncio.ensure_future(self._fetch(key)), now)
+        if entry is None or not self._fresh(entry, done=False):
+            kept = self._kept_for(key)
+            if kept is not None and (kept.complete or not self._take()):
+                return _answer(kept, key)
+            if kept is None and not self._take():
+                return Titles([], has_more=True)  # over the rate, and nothing kept to answer from
+            entry = _Entry(asyncio.ensure_future(self._fetch(key)), self._clock())
             self._cache[key] = entry
             self._cache.move_to_end(key)
             while len(self._cache) > MAX_CACHED:
                 self._cache.popitem(last=False)
         try:
-            return await asyncio.shield(entry.task)
-        except CookedError:
-            return []  # a completion is a courtesy: the person can still type the title
+            return _answer(await asyncio.shield(entry.task), key)
+        except CookedError:  # a completion is a courtesy: the person can still type the title
+            return Titles([], has_more=True)
 
-    async def _fetch(self, key: str) -> list[str]:
+    def _fresh(self, entry: _Entry, *, done: bool) -> bool:
+        """Kept for less than CACHE_SECONDS and not failed (and, with ``done``, answered)."""
+        task = entry.task
+        if self._clock() - entry.at > CACHE_SECONDS or (
+            task.done() and (task.cancelled() or task.exception())
+        ):
+            return False
+        return task.done() or not done
+
+    def _kept_for(self, key: str) -> _Found | None:
+        """The kept answer for the longest typed value inside ``key``, preferring one that holds every
+        match of ``key`` (the newest recipes, kept for nothing typed, are a list, not a search: they
+        never count as every match of a search)."""
+        kept = [
+            (bool(typed) and entry.task.result().complete, len(typed), entry.task.result().titles)
+            for typed, entry in self._cache.items()
+            if typed in key and self._fresh(entry, done=True)
+        ]
+        if not kept:
+            return None
+        complete, _, titles = max(kept, key=lambda one: one[:2])
+        return _Found(titles, complete)
+
+    def _take(self) -> bool:
+        """One Cooked request from the token bucket, if there is one."""
+        now = self._clock()
+        self._tokens = min(SEARCH_BURST, self._tokens + (now - self._filled) * SEARCH_PER_SECOND)
+        self._filled = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+    async def _fetch(self, key: str) -> _Found:
+        from .handlers.recipes import SEARCH_PAGE_SIZE
+
         client = self._client()
-        items = await (client.search_recipes(key, 1) if key else client.list_recipes(1, MAX_VALUES))
-        titles = (one_line(item.title, "", MAX_TITLE_CHARS) for item in items)
-        found = _unique([title for title in titles if title and key in title.casefold()])
-        return sorted(found, key=lambda title: _rank(title, key))[:MAX_VALUES]
+        if not key:
+            items = await client.list_recipes(1, MAX_VALUES + 1)
+            return _Found(_titles(items, key), complete=len(items) <= MAX_VALUES)
+        items = await client.search_recipes(key, 1)
+        complete = len(items) < SEARCH_PAGE_SIZE
+        if not complete and self._take():
+            more = await client.search_recipes(key, 2)
+            items, complete = [*items, *more], len(more) < SEARCH_PAGE_SIZE
+        return _Found(_titles(items, key), complete)
+
+
+def _titles(items: list[CookedRecipeSummary], key: str) -> list[str]:
+    titles = (one_line(item.title, "", MAX_TITLE_CHARS) for item in items)
+    return list(dict.fromkeys(title for title in titles if title and key in title.casefold()))
+
+
+def _answer(found: _Found, key: str) -> Titles:
+    matches = sorted(
+        (title for title in found.titles if key in title.casefold()), key=lambda t: _rank(t, key)
+    )
+    more = len(matches) > MAX_VALUES or not found.complete
+    return Titles(matches[:MAX_VALUES], more, None if not found.complete else len(matches))
 
 
 def _rank(title: str, key: str) -> int:
@@ -82,11 +166,3 @@ def _rank(title: str, key: str) -> int:
     if folded.startswith(key):
         return 0
     return 1 if any(word.startswith(key) for word in folded.split()) else 2
-
-
-def _unique(values: list[str]) -> list[str]:
-    return list(dict.fromkeys(values))
-
-
-def _failed(task: asyncio.Task[list[str]]) -> bool:
-    return task.done() and (task.cancelled() or task.exception() is not None)

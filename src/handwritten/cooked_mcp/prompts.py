@@ -203,10 +203,12 @@ def register_prompts(server: Server[Any], client: Callable[[], CookedClient], *,
         argument = (
             next((a for a in journey.arguments if a.name == params.argument.name), None) if journey else None
         )
-        values = (
-            await titles.matching(params.argument.value) if argument is not None and argument.recipe else []
+        if argument is None or not argument.recipe:
+            return types.CompleteResult(completion=types.Completion(values=[], has_more=False))
+        found = await titles.matching(params.argument.value)
+        return types.CompleteResult(
+            completion=types.Completion(values=found.values, has_more=found.has_more, total=found.total)
         )
-        return types.CompleteResult(completion=types.Completion(values=values, has_more=False))
 
     server.add_request_handler("prompts/list", types.PaginatedRequestParams, list_prompts)
     server.add_request_handler("prompts/get", types.GetPromptRequestParams, get_prompt)

@@ -1,4 +1,5 @@
-"""How long the transports wait for a peer or for calls still running: ``[mcp.limits]`` in the file.
+"""How long the transports wait for a peer or for calls still running, and how many outcomes of
+changes are kept: ``[mcp.limits]`` in the file.
 
 Defaults suit every client; the table exists so that an operator (or a test) can shorten or
 lengthen them without a new release. Each bound is named, with the test proving it, in
@@ -21,7 +22,7 @@ Seconds = Annotated[
 
 
 class Limits(BaseModel):
-    """The transports' time bounds, in seconds."""
+    """The transports' time bounds, in seconds, and the kept outcomes' bounds (handlers/writes.py)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -35,3 +36,12 @@ class Limits(BaseModel):
     http_head_seconds: Seconds = 5.0
     #: HTTP: from the end of the head to the end of the body (4 MiB at 140 KB/s).
     http_body_seconds: Seconds = 30.0
+    #: Ended changes whose outcomes are kept for identical calls; those kept under a promise (a
+    #: "still running" or "unknown" answer) are never dropped: at the bound no new change starts.
+    kept_outcomes: Annotated[int, Field(ge=1, le=100_000, description="a whole number from 1 to 100000")] = (
+        100
+    )
+    #: Characters those outcomes may hold together (a draft carries its page's markdown), as above.
+    kept_outcome_chars: Annotated[
+        int, Field(ge=1, le=1 << 30, description="a whole number from 1 to 1073741824")
+    ] = 16 * 1024 * 1024

@@ -17,6 +17,7 @@ from cooked_mcp_generated.models import (
 )
 from cooked_mcp_runtime.results import ToolCall, ToolResult
 
+from ..config.limits import Limits
 from ..cooked.client import CookedClient
 from .confirmation import Confirmation
 from .recipes import RecipeTools
@@ -34,10 +35,11 @@ class CookedTools:
         writable: bool = True,
         import_answer_seconds: float,
         confirmation: Confirmation,
+        limits: Limits | None = None,
     ) -> None:
         # writable=False (read-only mode): results suggest no follow-up call to a write tool.
         # One Writes for both: an outcome kept for one tool is checked by a read of the other's kind.
-        writes = Writes()
+        writes = Writes(limits)
         self.changes_finished = writes.finished
         self._recipes = RecipeTools(
             client,

@@ -6,8 +6,11 @@ reads back is worded in recipe_text, and the progress of a long import in progre
 
 from __future__ import annotations
 
+import re
+import string
 from dataclasses import replace
 from functools import partial
+from urllib.parse import urlsplit, urlunsplit
 
 from cooked_mcp_generated.models import (
     DeleteRecipeArguments,
@@ -56,6 +59,9 @@ from .writes import Write, Writes
 
 #: Cooked's search answers pages of this fixed size; only the list endpoint takes a page size.
 SEARCH_PAGE_SIZE = 20
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 
 
 class RecipeTools:
@@ -146,8 +152,12 @@ class RecipeTools:
 
     # implements: recipes.SAVE.10
     async def save(self, args: SaveRecipeArguments, call: ToolCall) -> ToolResult[SaveRecipeOutput]:
-        """Every save is a change made once (writes.py): an identical call gets its kept outcome."""
-        write = Write.of(call, args, area="recipes", look=NEWEST_RECIPES)
+        """Every save is a change made once (writes.py): an identical call gets its kept outcome,
+        and for a URL import an identical call is one naming the same page (``same_page``)."""
+        keyed = (
+            args.model_copy(update={"url": same_page(args.url)}) if isinstance(args, SaveRecipeUrl) else args
+        )
+        write = Write.of(call, keyed, area="recipes", look=NEWEST_RECIPES)
         match args:
             case SaveRecipeRawText():
                 return await self._writes.run(write, call, lambda: self._save_raw_text(args.title, args.text))
@@ -280,3 +290,28 @@ class RecipeTools:
 def _about_recipe(write: Write, recipe_id: str) -> Write:
     """A change to one recipe: looked at by reading it, forgotten when it is deleted."""
     return replace(write, look=recipe_look(recipe_id), recipe_ids=frozenset({recipe_id}))
+
+
+def same_page(url: str) -> str:
+    """``url`` spelt as every spelling of the same page is (RFC 3986's equivalences): scheme and host
+    in lower case, no default port, no fragment (a browser never sends it), percent-escapes of
+    unreserved characters decoded and the others in upper case, an empty path as ``/`` and an
+    empty query dropped. Any other difference in path or query is another page."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    userinfo, at, host = parts.netloc.rpartition("@")
+    port = ""
+    if not host.endswith("]") and ":" in host:  # not an IPv6 address without a port
+        host, _, port = host.rpartition(":")
+    if port.lstrip("0") == _DEFAULT_PORTS.get(scheme):
+        port = ""
+    netloc = f"{userinfo}{at}{host.lower()}{':' if port else ''}{port}"
+    return urlunsplit((scheme, netloc, _unescaped(parts.path) or "/", _unescaped(parts.query), ""))
+
+
+def _unescaped(text: str) -> str:
+    def one(escape: re.Match[str]) -> str:
+        char = chr(int(escape[1], 16))
+        return char if char in _UNRESERVED else f"%{escape[1].upper()}"
+
+    return _ESCAPE.sub(one, text)

@@ -112,12 +112,11 @@ class ShoppingListTools:
         """add, remove and clear are made once (writes.py): each repeat would change the list again.
         The others set a state, so a repeat changes nothing and they go straight to Cooked."""
         args = _as_sent(args)
-        write = Write.of(call, args, area="shopping_list", look=READ_CALL)
+        write = partial(Write.of, call, args, area="shopping_list", look=READ_CALL)
         match args:
             case ChangeShoppingListAdd():
-                if args.recipe_id is not None:
-                    write = replace(write, recipe_ids=frozenset({args.recipe_id}))
-                return await self._writes.run(write, call, lambda: self._add(args))
+                named = frozenset({args.recipe_id} if args.recipe_id is not None else ())
+                return await self._writes.run(write(recipe_ids=named), call, lambda: self._add(args))
             case ChangeShoppingListUpdateItem():
                 return await self._update_item(args)
             # implements: shopping-list.SELECTION.1, shopping-list.SELECTION.8
@@ -134,10 +133,10 @@ class ShoppingListTools:
                 return await self._select(args, [gid for gid in current if gid not in dropped])
             case ChangeShoppingListRemove():
                 confirm = self._confirmation.before(call, partial(self._remove_question, args))
-                return await self._writes.run(write, call, lambda: self._remove(args), confirm=confirm)
+                return await self._writes.run(write(), call, lambda: self._remove(args), confirm=confirm)
             case ChangeShoppingListClear():
                 confirm = self._confirmation.before(call, self._clear_question)
-                return await self._writes.run(write, call, lambda: self._clear(args), confirm=confirm)
+                return await self._writes.run(write(), call, lambda: self._clear(args), confirm=confirm)
 
     # --- actions -------------------------------------------------------------------------------
 

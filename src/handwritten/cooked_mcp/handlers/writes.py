@@ -21,9 +21,12 @@ and an identical call from any session is answered with it instead of sending th
 
 "Received" is decided by the dispatcher (``ToolCall.when_answered``): the answer was handed to
 the SDK and the request was not cancelled. Outcomes expire ``KEEP_SECONDS`` after the change
-ended, at most ``MAX_KEEP`` are kept, deleting a recipe (or saving an import's draft) forgets every
-known outcome that names it, and nothing is kept beyond the process. Keys are digests: no argument text is kept, and outcomes hold
-only what the tool answered, never a credential or cookie.
+ended, deleting a recipe (or saving an import's draft) forgets every known outcome that names it,
+and nothing is kept beyond the process. Beyond ``Limits.kept_outcomes`` outcomes or
+``Limits.kept_outcome_chars`` characters the oldest go first, except those kept under a promise
+(an answer told the agent that identical calls send nothing: "still running", or "unknown" until
+a read): while those alone reach a bound, no new change is started. Keys are digests: no argument
+text is kept, and outcomes hold only what the tool answered, never a credential or cookie.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from pydantic import BaseModel
 
 from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
+from ..config.limits import Limits
 from .tool_errors import AnswerLost
 
 logger = logging.getLogger("cooked_mcp.handlers")
@@ -53,11 +57,6 @@ Area = Literal["recipes", "shopping_list"]
 
 #: How long an ended change's outcome answers identical calls (and a "still running" promise holds).
 KEEP_SECONDS = 300.0
-#: Ended outcomes kept at once; the oldest go first, those a "still running" answer promised last.
-MAX_KEEP = 100
-#: Characters the ended outcomes may hold together (a draft can carry a page's whole markdown, and
-#: Cooked's answers are bounded only at 8 MiB each); beyond it the oldest go first, as above.
-MAX_KEEP_CHARS = 16 * 1024 * 1024
 #: Changes running at once (waited on or in the background); one more is refused before Cooked.
 MAX_RUNNING = 16
 #: A change still unanswered after this long is cancelled and its outcome is unknown. Each Cooked
@@ -112,7 +111,9 @@ class _Kept:
 class Writes:
     """The changes of one server process, by what they ask, and their outcomes."""
 
-    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, limits: Limits | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
+        limits = limits or Limits()
+        self._keep, self._keep_chars = limits.kept_outcomes, limits.kept_outcome_chars
         self._clock = clock
         self._kept: dict[str, _Kept] = {}
         self._events = itertools.count(1)
@@ -201,6 +202,21 @@ class Writes:
                 "most this server runs at once. Wait a minute for them to finish (read shows what they did), "
                 "then try again."
             )
+        promised = [kept for kept in self._kept.values() if kept.ended is not None and self._promising(kept)]
+        held, chars = running + len(promised), sum(kept.size for kept in promised)
+        if held >= self._keep or chars >= self._keep_chars:
+            bound = (
+                f"{held} outcomes of changes that are running or that it promised to report, the most it "
+                f"keeps ([mcp.limits] kept_outcomes = {self._keep})"
+                if held >= self._keep
+                else f"{chars} characters of outcomes it promised to report, the most it keeps "
+                f"([mcp.limits] kept_outcome_chars = {self._keep_chars})"
+            )
+            raise ToolError(
+                f"Nothing was sent to Cooked: this server holds {bound}, and drops none while its promise "
+                f"that identical calls start nothing twice stands. Each promise ends {KEEP_SECONDS / 60:.0f} "
+                "minutes after its change ended: try again then (read shows what the changes made meanwhile)."
+            )
         kept = _Kept(write, asyncio.create_task(_bounded(change)), started=self._clock())
         self._kept[write.key] = kept
         kept.task.add_done_callback(partial(self._ended, kept))
@@ -267,19 +283,25 @@ class Writes:
     def _told_unknown(self, kept: _Kept) -> None:
         kept.told_unknown = next(self._events)
 
+    def _promising(self, kept: _Kept) -> bool:
+        """An answer told the agent that identical calls send nothing: still running, or unknown."""
+        return (kept.promised or kept.told_unknown is not None) and self._binding(kept)
+
     def _forget_ended(self) -> None:
+        """Expired outcomes go; then, beyond a bound, the oldest kept under no promise."""
         now = self._clock()
         for key, kept in list(self._kept.items()):
             if kept.ended is not None and now - kept.ended > KEEP_SECONDS:
                 del self._kept[key]
-        ended = sorted(
-            (kept.promised, kept.ended, key) for key, kept in self._kept.items() if kept.ended is not None
-        )
-        chars = 0
-        for number, (_, _, key) in enumerate(reversed(ended)):
-            chars += self._kept[key].size
-            if number >= MAX_KEEP or chars > MAX_KEEP_CHARS:
+        ended = sorted((kept.ended, key) for key, kept in self._kept.items() if kept.ended is not None)
+        count, chars = len(ended), sum(self._kept[key].size for _, key in ended)
+        for _, key in ended:
+            if count <= self._keep and chars <= self._keep_chars:
+                break
+            kept = self._kept[key]
+            if not self._promising(kept):
                 del self._kept[key]
+                count, chars = count - 1, chars - kept.size
 
 
 async def _bounded(change: Callable[[], Awaitable[ToolResult[Any]]]) -> ToolResult[Any]:
