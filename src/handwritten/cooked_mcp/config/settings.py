@@ -130,7 +130,7 @@ class Settings(BaseSettings):
     def settings_customise_sources(
         cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource, *_: Any, **__: Any
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """A hand-built ``Settings(...)`` takes only what it is given: ``load_settings`` passes the layers."""
+        """``Settings(...)`` takes only what it is given: ``load_settings`` merges the layers and passes them."""
         return (init_settings,)
 
     @property
