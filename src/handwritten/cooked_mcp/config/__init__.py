@@ -13,7 +13,7 @@ setting"). The modules, one job each:
 - ``settings``: the ``Settings`` model, whose fields are the table, and the rules between them;
 - ``toml_file``: the file, its schema (from the table) and the ``path:line`` locator;
 - ``origins``: where a value came from, the one way messages name a source;
-- ``layers``: flags, environment and file as pydantic-settings sources;
+- ``layers``: flags, environment and file, each value with where it came from;
 - ``limits``: the transports' time bounds (``[mcp.limits]``);
 - ``values``: the shape of our own values (base URL, address, hosts, token);
 - ``warnings``: set-ups that work but are unsafe or probably mistaken;

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_settings import BaseSettings
+from pydantic import BaseModel
 
 from cooked_mcp import credential_command
 from cooked_mcp.exceptions import ConfigError
@@ -42,7 +42,7 @@ class Layer:
     origins: Mapping[str, Origin]
 
 
-def flags(settings_cls: type[BaseSettings], given: Mapping[str, str | None]) -> Layer:
+def flags(settings_cls: type[BaseModel], given: Mapping[str, str | None]) -> Layer:
     """``given``: each flag's value (None when not given) by setting name."""
     chosen = {setting: value for setting, value in given.items() if value is not None}
     settings = declared(settings_cls)
@@ -53,7 +53,7 @@ def flags(settings_cls: type[BaseSettings], given: Mapping[str, str | None]) -> 
 
 
 # implements: server.CONFIG.3
-def environment(settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> Layer:
+def environment(settings_cls: type[BaseModel], environ: Mapping[str, str]) -> Layer:
     """An empty variable counts as unset, except the bearer token: an empty one is always a mistake."""
     values: dict[str, object] = {}
     variables = {d.name: d.env for d in declared(settings_cls).values() if d.env}
@@ -67,7 +67,7 @@ def environment(settings_cls: type[BaseSettings], environ: Mapping[str, str]) ->
     return Layer(values, {setting: Origin(variables[setting], "environment") for setting in values})
 
 
-def config_file(settings_cls: type[BaseSettings], file: TomlFile) -> Layer:
+def config_file(settings_cls: type[BaseModel], file: TomlFile) -> Layer:
     values: dict[str, object] = {}
     origins: dict[str, Origin] = {}
     for d in declared(settings_cls).values():

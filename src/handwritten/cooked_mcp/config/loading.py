@@ -71,7 +71,7 @@ def load_settings(
         "warnings": (*file_permission_warnings(file), *unknown_variable_warnings(environ)),
     }
     try:
-        return Settings(**merged, **provenance)  # type: ignore[arg-type]
+        return Settings(**merged, **provenance)
     except ValidationError as exc:
         raise ConfigError(_refusal(exc.errors(), origins, file, environ)) from None
 
