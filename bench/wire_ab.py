@@ -106,7 +106,7 @@ class _Product:
 
     async def send(self, endpoint: Endpoint, path: Mapping[str, str]) -> Answer:
         _, username = await self.session.current()
-        return await self.wire.send(endpoint, _path(endpoint, path, username), auth=self.session)
+        return await self.wire.send(endpoint, _path(endpoint, path, username))
 
 
 def _path(endpoint: Endpoint, values: Mapping[str, str], username: str) -> str:

@@ -1,9 +1,8 @@
 """The one Cooked login session of this process: lazy login, single-flight renewal.
 
-``Session`` is the ``httpx.Auth`` flow every authenticated request goes through: it logs in
-before the first request needs a session, and when Cooked answers that the session is lost
-(a 401, or a request refused for the size of its cookies) it logs in again and sends the
-request once more, never more.
+``Session`` logs in before the first request needs a session, and again when the client finds
+the session lost (``Answer.session_lost``); it asks the ``Sender`` to send the login and never
+sends anything else, so the client calls down into it and nothing calls back up.
 
 Several tool calls can run at once. When they all find the session missing or expired
 together, exactly one login request must go out (Cooked may rate-limit or lock accounts
@@ -27,17 +26,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import Callable
 from typing import Protocol
-
-import httpx
 
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.decoding import decode
 from cooked_mcp.cooked.endpoints import Key
 from cooked_mcp.cooked.failures import error_from_response
 from cooked_mcp.cooked.models import LoginResult
-from cooked_mcp.cooked.sender import Answer, Sender, session_lost
+from cooked_mcp.cooked.sender import Answer, Sender
 from cooked_mcp.exceptions import CookedAuthError, CookedError
 from cooked_mcp.redaction import redact
 
@@ -72,7 +69,7 @@ class SecretLike(Protocol):
 
 
 # implements: authentication.CREDENTIALS.10, authentication.SESSION.9
-class Session(httpx.Auth):
+class Session:
     def __init__(
         self,
         sender: Sender,
@@ -109,25 +106,6 @@ class Session(httpx.Auth):
     async def renew(self, rejected_generation: int) -> tuple[int, str]:
         """Replace the session Cooked rejected, unless another caller already did."""
         return await self._login_once(rejected_generation)
-
-    # implements: authentication.SESSION.4, authentication.SESSION.5, authentication.SESSION.6
-    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
-        """Send ``request`` with the current session; if Cooked lost it, log in again and retry once.
-
-        The request was built a moment ago, with no await since, so it carries the cookies of
-        the session current now: a 401 rejects exactly that generation.
-        """
-        generation = self._generation if self._username is not None else None
-        if generation is None:  # a login failed or was cancelled since the request was built
-            self._sender.pause_deadline(request)
-            generation, username = await self.current()
-            request = self._sender.readdress(request, username)
-        response = yield request
-        if not session_lost(request, response):
-            return
-        self._sender.pause_deadline(request)
-        _, username = await self.renew(generation)
-        yield self._sender.readdress(request, username)
 
     # implements: api-client.ERRORS.6, authentication.SECRETS.3
     def redact(self, text: str) -> str:
