@@ -189,3 +189,23 @@ def _ids(rendered: dict[Path, str]) -> set[str]:
         for line in text.splitlines()
         if line.startswith('    "') and '": Requirement(' in line
     }
+
+
+@pytest.mark.anyio
+async def test_the_served_website_is_the_settings_tables_cooked_address() -> None:
+    """Cooked's address is written once, as the base URL's default in the settings table: the
+    runtime serves whatever website it is given, and the product gives it that default."""
+    from mcp import Client
+    from pydantic import SecretStr
+
+    from cooked_mcp.app import build_server
+    from cooked_mcp.config import default
+    from cooked_mcp.cooked import CookedClient
+    from cooked_mcp_generated.tools import create_server
+
+    async with CookedClient("https://cooked.test", "u", SecretStr("p")) as cooked:
+        async with Client(build_server(cooked)) as client:
+            assert client.server_info is not None
+            assert client.server_info.website_url == default("base_url") == "https://cooked.wiki"
+    async with Client(create_server(None, version="t", website_url="https://cooked.example")) as client:  # type: ignore[arg-type]
+        assert client.server_info is not None and client.server_info.website_url == "https://cooked.example"
