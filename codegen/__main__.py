@@ -102,7 +102,7 @@ def render_all(features_dirs: Path | Sequence[Path], table_path: Path) -> dict[P
     requirement_ids = {r.id for f in features for r in f.requirements}
     if len(requirement_ids) != sum(len(f.requirements) for f in features):
         raise SpecError(dirs[-1], None, "a requirement ID is defined in more than one features directory")
-    table = load_table(table_path, requirement_ids)
+    table = load_table(table_path, requirement_ids, _setting_defaults())
     sources = [_relative(table_path)] + [_relative(directory / f.file) for directory, f in loaded]
     env = _environment(table)
     common: dict[str, Any] = {
@@ -125,6 +125,13 @@ def render_all(features_dirs: Path | Sequence[Path], table_path: Path) -> dict[P
     outputs = {path: _ruff_format(env.get_template(t).render(common)) for path, t in python.items()}
     outputs[DOCS / "tools.md"] = env.get_template("tools.md.j2").render(common)
     return outputs
+
+
+def _setting_defaults() -> dict[str, object]:
+    """Each setting's default, from the settings table (cooked_mcp.config), for descriptions."""
+    from cooked_mcp.config import DECLARED
+
+    return {name: declared.default for name, declared in DECLARED.items()}
 
 
 def _environment(table: Table) -> jinja2.Environment:

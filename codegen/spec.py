@@ -8,8 +8,8 @@ written.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,19 @@ PARAM_TYPES = {"string", "integer", "boolean", "array"}
 OUTPUT_TYPES = {"string", "integer", "boolean", "array", "object"}
 ANNOTATION_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+#: ``{limit.maximum}`` in a description: that value of a parameter of the same tool (its table
+#: key); ``{settings.import_answer_seconds}``: a setting's default from the settings table. So a
+#: description states a bound or default only by naming it, and can never disagree with it.
+REFERENCE = re.compile(r"\{(\w+)\.(\w+)\}")
+_REFERABLE = {
+    "default": "default",
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+}
 #: The strictest description limit of the major LLM APIs an agent framework hands tools to:
 #: OpenAI's function declarations take at most 1,024 characters (a framework that checks
 #: refuses the tool, one that does not gets a 400), the strictest documented one we know of.
@@ -170,8 +183,9 @@ def load_features(directory: Path) -> tuple[Feature, ...]:
     return tuple(features)
 
 
-def load_table(path: Path, requirement_ids: set[str]) -> Table:
-    """The tool schema table, checked against the requirement IDs."""
+def load_table(path: Path, requirement_ids: set[str], settings: Mapping[str, object] | None = None) -> Table:
+    """The tool schema table, checked against the requirement IDs; ``settings``: each setting's
+    default, for ``{settings.NAME}`` in descriptions."""
     doc = load(path)
     _only_keys(doc, {"server", "types", "result_fields", "tools"})
     server = _mapping(doc, "server")
@@ -182,7 +196,9 @@ def load_table(path: Path, requirement_ids: set[str]) -> Table:
         for f in object_type.fields:
             _check_ref(f, type_names, doc["types"][object_type.name]["fields"])
     tools_map = _mapping(doc, "tools")
-    tools = tuple(_tool(name, body, tools_map, type_names) for name, body in tools_map.items())
+    tools = tuple(
+        _tool(name, body, tools_map, type_names, settings or {}) for name, body in tools_map.items()
+    )
     common: tuple[OutputField, ...] = ()
     if "result_fields" in doc:
         common_map = _mapping(doc, "result_fields")
@@ -206,7 +222,9 @@ def load_table(path: Path, requirement_ids: set[str]) -> Table:
     return table
 
 
-def _tool(name: str, body: Any, parent: Located, type_names: set[str]) -> Tool:
+def _tool(
+    name: str, body: Any, parent: Located, type_names: set[str], settings: Mapping[str, object]
+) -> Tool:
     if not isinstance(body, Located):
         raise parent.error(name, f"tool {name} must be a mapping")
     if not TOOL_NAME.match(name):
@@ -222,6 +240,10 @@ def _tool(name: str, body: Any, parent: Located, type_names: set[str]) -> Tool:
             raise annotations.error(key, f"{name}: annotation {key} must be true or false")
     params_map = _mapping(body, "parameters")
     params = tuple(_param(pname, pbody, params_map) for pname, pbody in params_map.items())
+    values = {p.name: p for p in params}
+    params = tuple(
+        replace(p, description=_filled(p.description, values, settings, params_map[p.name])) for p in params
+    )
     by_name = {p.name: p for p in params}
     mode = body.get("mode")
     modes: tuple[Mode, ...] = ()
@@ -248,7 +270,7 @@ def _tool(name: str, body: Any, parent: Located, type_names: set[str]) -> Tool:
     return Tool(
         name=name,
         title=_text(body, "title"),
-        description=_description(body),
+        description=_filled(_description(body), values, settings, body),
         annotations={k: bool(annotations[k]) for k in ANNOTATION_KEYS},
         implements=_ids(body, "implements"),
         params=params,
@@ -256,6 +278,27 @@ def _tool(name: str, body: Any, parent: Located, type_names: set[str]) -> Tool:
         modes=modes,
         output=output,
     )
+
+
+def _filled(text: str, params: Mapping[str, Param], settings: Mapping[str, object], node: Located) -> str:
+    """``text`` with each ``{parameter.key}`` and ``{settings.name}`` replaced by the value it names."""
+
+    def value(match: re.Match[str]) -> str:
+        owner, key = match.groups()
+        if owner == "settings":
+            found = settings.get(key)
+        else:
+            p = params.get(owner)
+            found = getattr(p, _REFERABLE[key]) if p is not None and key in _REFERABLE else None
+        if found is None:
+            raise node.error(
+                "description",
+                f"{match.group(0)} names no value (a parameter of this tool and one of "
+                f"{', '.join(_REFERABLE)}, or settings.NAME)",
+            )
+        return f"{found:g}" if isinstance(found, float) else str(found)
+
+    return REFERENCE.sub(value, text)
 
 
 def _replace_required(param: Param) -> Param:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codegen.__main__ import FEATURES_DIRS, PACKAGE, ROOT, main, render_all
-from codegen.spec import MAX_DESCRIPTION
+from codegen.spec import MAX_DESCRIPTION, REFERENCE
 from codegen.yaml_lines import SpecError
 from cooked_mcp_generated.tools import TOOLS
 
@@ -203,9 +203,39 @@ async def test_the_served_website_is_the_settings_tables_cooked_address() -> Non
     from cooked_mcp.cooked import CookedClient
     from cooked_mcp_generated.tools import create_server
 
-    async with CookedClient("https://cooked.test", "u", SecretStr("p")) as cooked:
-        async with Client(build_server(cooked)) as client:
-            assert client.server_info is not None
-            assert client.server_info.website_url == default("base_url") == "https://cooked.wiki"
+    cooked = CookedClient("https://cooked.test", "u", SecretStr("p"))
+    async with cooked, Client(build_server(cooked)) as client:
+        assert client.server_info is not None
+        assert client.server_info.website_url == default("base_url") == "https://cooked.wiki"
     async with Client(create_server(None, version="t", website_url="https://cooked.example")) as client:  # type: ignore[arg-type]
         assert client.server_info is not None and client.server_info.website_url == "https://cooked.example"
+
+
+def test_descriptions_state_bounds_and_defaults_from_where_they_are_defined(
+    workspace: tuple[Path, Path],
+) -> None:
+    """A description names a bound or default (``{limit.maximum}``, ``{settings.NAME}``) instead of
+    restating it: change the table's value and every description that states it follows."""
+    from cooked_mcp.config import default
+
+    features, table = workspace
+    text = table.read_text()
+    old = "        default: 10\n        minimum: 1\n        maximum: 30\n"
+    assert old in text
+    table.write_text(text.replace(old, "        default: 7\n        minimum: 2\n        maximum: 25\n"))
+    docs = render_all(features, table)[ROOT / "docs" / "tools.md"]
+    assert "`limit` per call (default 7, at most 25) from page `page` (default 1)" in docs
+    assert "Most recipes to return for target=recipes (2 to 25)." in docs
+    answer_seconds = f"({default('import_answer_seconds'):g} s unless configured)"
+    assert answer_seconds == "(50 s unless configured)" and answer_seconds in docs
+    assert not REFERENCE.search(docs)
+    for tool in TOOLS:  # what is served: every reference filled in
+        assert not REFERENCE.search(json.dumps(tool.definition.model_dump(mode="json")))
+
+
+def test_a_description_naming_no_value_is_located(workspace: tuple[Path, Path]) -> None:
+    features, table = workspace
+    text = table.read_text()
+    table.write_text(text.replace("(default {limit.default},", "(default {limit.colour},"))
+    with pytest.raises(SpecError, match=r"tools.yaml:\d+: \{limit.colour\} names no value"):
+        render_all(features, table)
