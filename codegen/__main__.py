@@ -102,7 +102,7 @@ def render_all(features_dirs: Path | Sequence[Path], table_path: Path) -> dict[P
     requirement_ids = {r.id for f in features for r in f.requirements}
     if len(requirement_ids) != sum(len(f.requirements) for f in features):
         raise SpecError(dirs[-1], None, "a requirement ID is defined in more than one features directory")
-    table = load_table(table_path, requirement_ids, _setting_defaults())
+    table = load_table(table_path, requirement_ids)
     sources = [_relative(table_path)] + [_relative(directory / f.file) for directory, f in loaded]
     env = _environment(table)
     common: dict[str, Any] = {
@@ -110,6 +110,7 @@ def render_all(features_dirs: Path | Sequence[Path], table_path: Path) -> dict[P
         "tools": table.tools,
         "types": table.types,
         "result_fields": table.result_fields,
+        "parameter_types": table.parameter_types,
         "server_name": table.server_name,
         "instructions": table.instructions,
         "features": features,
@@ -127,13 +128,6 @@ def render_all(features_dirs: Path | Sequence[Path], table_path: Path) -> dict[P
     return outputs
 
 
-def _setting_defaults() -> dict[str, object]:
-    """Each setting's default, from the settings table (cooked_mcp.config), for descriptions."""
-    from cooked_mcp.config import DECLARED
-
-    return {name: declared.default for name, declared in DECLARED.items()}
-
-
 def _environment(table: Table) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
@@ -148,6 +142,7 @@ def _environment(table: Table) -> jinja2.Environment:
         param_alias=schemas.param_alias,
         param_type=schemas.param_type,
         param_use=schemas.param_use,
+        named_type=schemas.named_type,
         output_annotation=schemas.output_annotation,
         bounds=_bounds,
         pattern_hints=lambda tool: {p.name: p.pattern_hint for p in tool.params if p.pattern_hint},

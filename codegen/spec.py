@@ -57,6 +57,23 @@ class Feature:
 
 
 @dataclass(frozen=True)
+class ParamType:
+    """A named string type (``parameter_types`` in the table): its bounds written once, for every
+    parameter (or array item) whose ``type`` names it."""
+
+    name: str
+    description: str
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    pattern_hint: str | None = None
+
+    @property
+    def alias(self) -> str:
+        return _camel(self.name)
+
+
+@dataclass(frozen=True)
 class Param:
     name: str
     type: str
@@ -76,6 +93,9 @@ class Param:
     min_items: int | None = None
     max_items: int | None = None
     implements: tuple[str, ...] = ()
+    #: The alias of the named type (``ParamType``) of the value, or of each item of an array.
+    named: str | None = None
+    items_named: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,6 +169,7 @@ class Table:
     tools: tuple[Tool, ...]
     #: Output fields every tool's structured output has besides its own.
     result_fields: tuple[OutputField, ...] = ()
+    parameter_types: tuple[ParamType, ...] = ()
 
 
 def load_features(directory: Path) -> tuple[Feature, ...]:
@@ -185,9 +206,13 @@ def load_features(directory: Path) -> tuple[Feature, ...]:
 
 def load_table(path: Path, requirement_ids: set[str], settings: Mapping[str, object] | None = None) -> Table:
     """The tool schema table, checked against the requirement IDs; ``settings``: each setting's
-    default, for ``{settings.NAME}`` in descriptions."""
+    default, for ``{settings.NAME}`` in descriptions (default: the settings table's)."""
+    if settings is None:
+        from cooked_mcp.config import DECLARED
+
+        settings = {name: declared.default for name, declared in DECLARED.items()}
     doc = load(path)
-    _only_keys(doc, {"server", "types", "result_fields", "tools"})
+    _only_keys(doc, {"server", "parameter_types", "types", "result_fields", "tools"})
     server = _mapping(doc, "server")
     _only_keys(server, {"name", "instructions", "implements"})
     types = tuple(_object_type(name, body, doc["types"]) for name, body in _mapping(doc, "types").items())
@@ -195,9 +220,13 @@ def load_table(path: Path, requirement_ids: set[str], settings: Mapping[str, obj
     for object_type in types:
         for f in object_type.fields:
             _check_ref(f, type_names, doc["types"][object_type.name]["fields"])
+    named = {}
+    if "parameter_types" in doc:
+        named_map = _mapping(doc, "parameter_types")
+        named = {str(n): _param_type(str(n), body, named_map) for n, body in named_map.items()}
     tools_map = _mapping(doc, "tools")
     tools = tuple(
-        _tool(name, body, tools_map, type_names, settings or {}) for name, body in tools_map.items()
+        _tool(name, body, tools_map, type_names, settings, named) for name, body in tools_map.items()
     )
     common: tuple[OutputField, ...] = ()
     if "result_fields" in doc:
@@ -217,13 +246,19 @@ def load_table(path: Path, requirement_ids: set[str], settings: Mapping[str, obj
         types=types,
         tools=tools,
         result_fields=common,
+        parameter_types=tuple(named.values()),
     )
     _check_citations(doc, requirement_ids)
     return table
 
 
 def _tool(
-    name: str, body: Any, parent: Located, type_names: set[str], settings: Mapping[str, object]
+    name: str,
+    body: Any,
+    parent: Located,
+    type_names: set[str],
+    settings: Mapping[str, object],
+    named: Mapping[str, ParamType],
 ) -> Tool:
     if not isinstance(body, Located):
         raise parent.error(name, f"tool {name} must be a mapping")
@@ -239,7 +274,7 @@ def _tool(
         if not isinstance(annotations.get(key), bool):
             raise annotations.error(key, f"{name}: annotation {key} must be true or false")
     params_map = _mapping(body, "parameters")
-    params = tuple(_param(pname, pbody, params_map) for pname, pbody in params_map.items())
+    params = tuple(_param(pname, pbody, params_map, named) for pname, pbody in params_map.items())
     values = {p.name: p for p in params}
     params = tuple(
         replace(p, description=_filled(p.description, values, settings, params_map[p.name])) for p in params
@@ -305,7 +340,39 @@ def _replace_required(param: Param) -> Param:
     return Param(**{**param.__dict__, "required": True})
 
 
-def _param(name: str, body: Any, parent: Located) -> Param:
+_STRING_BOUNDS = ("minLength", "maxLength", "pattern", "patternHint")
+
+
+def _param_type(name: str, body: Any, parent: Located) -> ParamType:
+    if not isinstance(body, Located):
+        raise parent.error(name, f"parameter type {name} must be a mapping")
+    _only_keys(body, {"type", "description", *_STRING_BOUNDS})
+    if body.get("type") != "string":
+        raise body.error("type", f"parameter type {name}: type must be string")
+    if "patternHint" in body and "pattern" not in body:
+        raise body.error("patternHint", f"parameter type {name}: patternHint needs a pattern")
+    return ParamType(
+        name=name,
+        description=_text(body, "description"),
+        min_length=body.get("minLength"),
+        max_length=body.get("maxLength"),
+        pattern=body.get("pattern"),
+        pattern_hint=_text(body, "patternHint") if "patternHint" in body else None,
+    )
+
+
+def _named_type(body: Located, named: Mapping[str, ParamType], what: str) -> ParamType | None:
+    """The named type ``body``'s ``type`` names (whose bounds ``body`` may not restate), if any."""
+    raw = body.get("type")
+    found = next((named[str(t)] for t in (raw if isinstance(raw, list) else [raw]) if t in named), None)
+    if found is not None:
+        for key in _STRING_BOUNDS:
+            if key in body:
+                raise body.error(key, f"{what}: {key} comes from its type {found.name}; remove it here")
+    return found
+
+
+def _param(name: str, body: Any, parent: Located, named: Mapping[str, ParamType]) -> Param:
     if not isinstance(body, Located):
         raise parent.error(name, f"parameter {name} must be a mapping")
     _only_keys(
@@ -328,8 +395,11 @@ def _param(name: str, body: Any, parent: Located) -> Param:
             "implements",
         },
     )
+    own = _named_type(body, named, f"parameter {name}")
     raw_type = body.get("type")
     types = raw_type if isinstance(raw_type, list) else [raw_type]
+    if own is not None:
+        types = ["string" if t == own.name else t for t in types]
     nullable = "null" in types
     base = [t for t in types if t != "null"]
     if len(base) != 1 or base[0] not in PARAM_TYPES:
@@ -343,6 +413,11 @@ def _param(name: str, body: Any, parent: Located) -> Param:
     if "default" in body and body.get("required"):
         raise body.error("default", f"parameter {name}: a required parameter takes no default")
     items = body.get("items", {})
+    items_type = (
+        _named_type(items, named, f"parameter {name}'s items") if isinstance(items, Located) else None
+    )
+    if items_type is not None:
+        items = {"type": "string", **_bounds_of(items_type)}
     if base[0] == "array" and (not isinstance(items, dict) or items.get("type") != "string"):
         raise body.error("type", f"parameter {name}: arrays must have items of type string")
     return Param(
@@ -355,15 +430,27 @@ def _param(name: str, body: Any, parent: Located) -> Param:
         default=body.get("default"),
         minimum=body.get("minimum"),
         maximum=body.get("maximum"),
-        min_length=body.get("minLength"),
-        max_length=body.get("maxLength"),
-        pattern=body.get("pattern"),
-        pattern_hint=_text(body, "patternHint") if "patternHint" in body else None,
+        min_length=own.min_length if own else body.get("minLength"),
+        max_length=own.max_length if own else body.get("maxLength"),
+        pattern=own.pattern if own else body.get("pattern"),
+        pattern_hint=own.pattern_hint
+        if own
+        else _text(body, "patternHint")
+        if "patternHint" in body
+        else None,
         items=dict(items),
         min_items=body.get("minItems"),
         max_items=body.get("maxItems"),
         implements=_ids(body, "implements"),
+        named=own.alias if own else None,
+        items_named=items_type.alias if items_type else None,
     )
+
+
+def _bounds_of(named: ParamType) -> dict[str, Any]:
+    """A named type's bounds as table keys (how an array's ``items`` spells them)."""
+    bounds = {"minLength": named.min_length, "maxLength": named.max_length, "pattern": named.pattern}
+    return {key: value for key, value in bounds.items() if value is not None}
 
 
 def _mode(value: str, body: Any, parent: Located, params: dict[str, Param], mode: str) -> Mode:

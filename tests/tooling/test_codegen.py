@@ -239,3 +239,22 @@ def test_a_description_naming_no_value_is_located(workspace: tuple[Path, Path]) 
     table.write_text(text.replace("(default {limit.default},", "(default {limit.colour},"))
     with pytest.raises(SpecError, match=r"tools.yaml:\d+: \{limit.colour\} names no value"):
         render_all(features, table)
+
+
+def test_every_id_parameter_takes_its_bounds_from_the_one_id_type(workspace: tuple[Path, Path]) -> None:
+    """The ID type is written once: change its bound and every ID parameter, and every item of an
+    ID list, is served and checked with the new one."""
+    features, table = workspace
+    text = table.read_text()
+    old = "  id:\n    type: string\n    minLength: 1\n    maxLength: 200\n"
+    assert old in text and text.count("maxLength: 200\n") == 1
+    table.write_text(text.replace(old, "  id:\n    type: string\n    minLength: 1\n    maxLength: 150\n"))
+    rendered = render_all(features, table)
+    docs = rendered[ROOT / "docs" / "tools.md"]
+    ids = ["recipe_id", "draft_id", "product_group_id", "aisle_id"]
+    rows = [line for line in docs.splitlines() if any(line.startswith(f"| `{name}` |") for name in ids)]
+    assert len(rows) == 7 and all("length 1–150" in row for row in rows), rows
+    models = rendered[PACKAGE / "models.py"]
+    assert "Id: TypeAlias = Annotated[str, StringConstraints(min_length=1, max_length=150)]" in models
+    assert "max_length=200," not in models and "max_length=200)" not in models
+    assert "ProductGroupIdsParam: TypeAlias = Annotated[\n    list[Id]" in models

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Mapping
+from copy import copy
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
@@ -52,12 +53,20 @@ def input_schema(
 
 
 def _declared(annotation: Any) -> tuple[Any, FieldInfo]:
-    """``Annotated[T, Field(...)]`` -> (T, the field): read as declared, without building a model."""
+    """``Annotated[T, Field(...)]`` -> (T, the field): read as declared, without building a model.
+
+    Constraints of a named type (``Annotated[Id, Field(...)]``, which Python flattens) join the field's.
+    """
     base, *metadata = get_args(annotation) if get_origin(annotation) is Annotated else (annotation,)
     fields = [item for item in metadata if isinstance(item, FieldInfo)]
     if len(fields) != 1:
         raise TypeError(f"a parameter is declared as Annotated[type, Field(...)], not {annotation!r}")
-    return base, fields[0]
+    field = fields[0]
+    named = [item for item in metadata if not isinstance(item, FieldInfo)]
+    if named:
+        field = copy(field)
+        field.metadata = [*named, *field.metadata]
+    return base, field
 
 
 def _parameter(annotation: Any, f: FieldInfo, required: bool) -> dict[str, Any]:
