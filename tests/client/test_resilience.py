@@ -153,8 +153,8 @@ async def test_a_compressed_error_answer_keeps_its_status_and_loses_only_its_bod
 async def test_a_huge_401_body_is_read_only_up_to_the_error_bound_before_the_re_login(
     fake: FakeCooked,
 ) -> None:
-    """httpx reads the body of an answer its auth flow retries after; the wire cuts an error body
-    to ``MAX_ERROR_BODY_BYTES`` as it arrives, so a 16 MiB 401 never sits in memory whole."""
+    """The sender reads an error body only up to ``MAX_ERROR_BODY_BYTES``, a 401 too, so a 16 MiB
+    401 never sits in memory whole before the re-login."""
     async with client_for(fake) as client:
         await client.ensure_session()
         fake.fail(method="GET", path=SHOPPING, status=401, body=b"x" * (16 * 1024 * 1024))
