@@ -3,9 +3,8 @@
 Each parameter and each output field is declared once, as a pydantic field (cooked_mcp_generated
 .models); the schemas here are read off those declarations at import, so what a client sees and
 what the server validates cannot drift apart. They are built by walking ``model_fields`` rather
-than by ``model_json_schema``: that took 7-14 ms for the ten models on this machine, about as
-long as importing the whole generated layer, while the walk takes about one, and it spells each
-schema exactly as clients were served it before (tests/surface/served_tools.json):
+than by ``model_json_schema`` (several times slower at start-up), spelled exactly as clients
+were served them before (tests/surface/served_tools.json):
 
 - a parameter that may be left out, or whose type allows null, is served as a type array with
   "null" plus ``nullable: true`` (the forms OpenAI's strict mode, google-genai and smolagents

@@ -4,21 +4,13 @@
 the session lost (``Answer.session_lost``); it asks the ``Sender`` to send the login and never
 sends anything else, so the client calls down into it and nothing calls back up.
 
-Several tool calls can run at once. When they all find the session missing or expired
-together, exactly one login request must go out (Cooked may rate-limit or lock accounts
-on bursts of logins) and the rest must wait for it and reuse its result. A generation
-counter (finished login attempts) makes that precise: a caller remembers the generation its
-session came from, and only a caller whose generation is still current logs in; everyone
-else just picks up the newer session, or the error of the login attempt they waited for.
+When concurrent calls find the session missing or expired together, exactly one login goes
+out (Cooked may lock accounts on bursts of logins): a generation counter (finished login
+attempts) lets only a caller whose generation is still current log in; the others reuse its
+session or its error. The session lives in the sender's in-memory cookie jar, never on disk.
 
-The session is the in-memory cookie jar of the ``Sender`` plus the canonical username Cooked
-returned; nothing is ever written to disk, so a restarted process logs in afresh.
-
-Credentials cannot change without a restart, so once Cooked rejects them (401, or 403 at
-login) asking again on every call only hammers the account (and may get it locked). For
-``LOGIN_BACKOFF_SECONDS`` after a rejection every call gets the same authentication error at
-once, without contacting Cooked; then one login is tried again. So while Cooked keeps
-rejecting them, at most one login per back-off period goes out, whatever the call rate.
+Credentials cannot change without a restart, so for ``LOGIN_BACKOFF_SECONDS`` after Cooked
+rejects them (401, or 403 at login) every call gets the same error without asking Cooked.
 """
 
 from __future__ import annotations
@@ -42,7 +34,7 @@ __all__ = ["LOGIN_BACKOFF_SECONDS", "SecretLike", "Session", "login_hint"]
 
 logger = logging.getLogger("cooked_mcp.cooked")
 
-#: How long rejected credentials are not tried again (at least a minute, as issue 16 asks).
+#: How long rejected credentials are not tried again.
 LOGIN_BACKOFF_SECONDS = 60.0
 
 
