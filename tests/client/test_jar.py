@@ -61,6 +61,8 @@ async def test_the_client_sends_through_the_session_jar(router: respx.MockRouter
     async with make_client(router) as client:
         await client.get_shopping_list()
         await client.get_shopping_list()
+        http = client._sender._http  # httpx's own client and jar: no subclass, no override
+        assert type(http) is httpx.AsyncClient and type(http.cookies) is httpx.Cookies
 
     assert [call.request.headers["cookie"] for call in shopping.calls] == [
         f"ring-session={SESSION_COOKIE}"
