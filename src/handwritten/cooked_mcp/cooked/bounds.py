@@ -12,16 +12,6 @@ from collections.abc import AsyncIterable
 
 import httpx
 
-__all__ = [
-    "MAX_COOKIES",
-    "MAX_COOKIE_BYTES",
-    "MAX_ERROR_BODY_BYTES",
-    "MAX_SUCCESS_BODY_BYTES",
-    "CookieKey",
-    "bound_jar",
-    "read_bounded",
-]
-
 logger = logging.getLogger("cooked_mcp.cooked")
 
 #: Far above any real answer (a recipe is a few KiB), low enough that a broken proxy cannot exhaust memory.

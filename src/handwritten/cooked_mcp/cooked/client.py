@@ -44,7 +44,6 @@ from cooked_mcp.exceptions import CookedAuthError, CookedError, CookedRequestErr
 if TYPE_CHECKING:
     from cooked_mcp.config import Settings
 
-__all__ = ["MAX_PAGE_COUNT", "CookedClient"]
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -41,8 +41,6 @@ from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.cooked.failures import base_url_setting, connect_failure
 from cooked_mcp.exceptions import CookedResponseError, CookedUnavailable
 
-__all__ = ["Answer", "Sender", "Timeouts"]
-
 logger = logging.getLogger("cooked_mcp.cooked")
 
 

@@ -30,8 +30,6 @@ from cooked_mcp.cooked.sender import Answer, Sender
 from cooked_mcp.exceptions import CookedAuthError, CookedError
 from cooked_mcp.redaction import redact
 
-__all__ = ["LOGIN_BACKOFF_SECONDS", "SecretLike", "Session", "login_hint"]
-
 logger = logging.getLogger("cooked_mcp.cooked")
 
 #: How long rejected credentials are not tried again.
