@@ -83,14 +83,14 @@ async def test_a_trickling_answer_to_a_change_ends_at_the_deadline_and_says_it_m
 @pytest.mark.req("authentication.SESSION.4", "authentication.SESSION.5")
 @pytest.mark.anyio
 async def test_a_re_login_and_the_retry_after_it_each_get_a_deadline_of_their_own(fake: FakeCooked) -> None:
-    """With connect 0.5 s + read 1.5 s each exchange has a 2 s deadline. The 401 comes after 1.2 s
-    and the login takes 1.2 s more: under one deadline for the whole call (2.4 s > 2 s) the
+    """With connect 0.5 s + read 2 s each exchange has a 2.5 s deadline. The 401 comes after 1.4 s
+    and the login takes 1.4 s more: under one deadline for the whole call (2.8 s > 2.5 s) the
     re-login would be cut off; each exchange within its own, the call succeeds."""
-    async with client_for(fake, connect_timeout=0.5, read_timeout=1.5) as client:
+    async with client_for(fake, connect_timeout=0.5, read_timeout=2.0) as client:
         await client.ensure_session()
         fake.expire_sessions()
-        fake.fail_with("slow", method="GET", path=SHOPPING, seconds=1.2)
-        fake.fail_with("slow", method="POST", path=LOGIN_PATH, seconds=1.2)
+        fake.fail_with("slow", method="GET", path=SHOPPING, seconds=1.4)
+        fake.fail_with("slow", method="POST", path=LOGIN_PATH, seconds=1.4)
         shopping = await client.get_shopping_list()
 
     assert shopping.aisles
