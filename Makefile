@@ -143,5 +143,5 @@ lower-bounds:
 	rm -rf $(LOWER)
 	$(call venv_with_pip,$(LOWER))
 	$(LOWER)/bin/python -m pip install --quiet -c distribution/lower-bounds.txt -e . -e ./src/fake --group dev
-	$(LOWER)/bin/python -m pip list 2>/dev/null | grep -E -i '^(mcp|httpx|pydantic|pydantic-settings|pydantic_core|sniffio|anyio|starlette|uvicorn|sse-starlette|h11) '
+	$(LOWER)/bin/python -m pip list 2>/dev/null | grep -E -i '^(mcp|httpx|pydantic|pydantic_core|sniffio|anyio|starlette|uvicorn|sse-starlette|h11) '
 	$(LOWER)/bin/python -m pytest -q -p no:cacheprovider

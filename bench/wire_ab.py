@@ -6,13 +6,14 @@ and cookie handling, with login and the re-login on a 401 spread over ``session.
 ``client.py``. The issue's rule: a real Cooked round trip is tens of ms, so prefer the library
 unless it costs more than ``LIBRARY_LIMIT_MS`` at p50 per request. Measured A/B in one run
 (this section's first version), ``httpx.AsyncClient(trust_env=True)`` with an ``httpx.Auth``
-login flow cost +0.07 to +0.10 ms, and the product moved to it.
+login flow cost +0.07 to +0.10 ms, and the product moved to it. Since issue 40 the client
+retries after a re-login itself (no ``httpx.Auth``) and uses httpx's own cookie jar.
 
 This section keeps measuring that decision on every run, against the fake Cooked on
 127.0.0.1, both sides in this process, in turn and in both orders (A,B,B,A...):
 
 - **product**: what ``CookedClient`` does per request, ``Session.current()`` then ``Sender.send()``
-  through the ``httpx.AsyncClient`` with the session as its ``httpx.Auth`` flow;
+  through the ``httpx.AsyncClient``;
 - **transport**: ``TransportDirect`` below, the pre-issue-19 hot path: one ``httpx.Request``
   handed to the transport, the cookie jar applied by hand, the same bounded read.
 
@@ -106,7 +107,7 @@ class _Product:
 
     async def send(self, endpoint: Endpoint, path: Mapping[str, str]) -> Answer:
         _, username = await self.session.current()
-        return await self.wire.send(endpoint, _path(endpoint, path, username), auth=self.session)
+        return await self.wire.send(endpoint, _path(endpoint, path, username))
 
 
 def _path(endpoint: Endpoint, values: Mapping[str, str], username: str) -> str:
@@ -123,7 +124,7 @@ WORKLOADS: tuple[tuple[str, Endpoint, dict[str, str]], ...] = (
 async def run(ctx: Context) -> None:
     calls, warmup = ctx.plan.overhead_calls * 4, ctx.plan.overhead_warmup * 4
     print(
-        f"HTTP layer: httpx.AsyncClient + httpx.Auth (the product) vs the transport directly, "
+        f"HTTP layer: httpx.AsyncClient (the product) vs the transport directly, "
         f"{calls} requests each after {warmup} warm-up, in turn",
         flush=True,
     )
@@ -167,7 +168,7 @@ async def run(ctx: Context) -> None:
     ctx.results.sections[SECTION] = {"rows": rows, "limit_ms": LIBRARY_LIMIT_MS}
     ctx.results.check(
         SECTION,
-        "httpx.AsyncClient + httpx.Auth (the product) minus the transport directly, p50 per Cooked request",
+        "httpx.AsyncClient (the product) minus the transport directly, p50 per Cooked request",
         f"library preferred while ≤ {LIBRARY_LIMIT_MS:g} ms",
         ", ".join(f"{row['request']} {row['library_minus_transport_p50_ms']:+.3f} ms" for row in rows),
         None,

@@ -8,7 +8,7 @@ a client sees and the validation the server runs cannot drift apart.
 
 from __future__ import annotations
 
-from .spec import Mode, OutputField, Param, Tool
+from .spec import Mode, OutputField, Param, ParamType, Tool
 
 _JSON_TO_PYTHON = {"string": "str", "integer": "int", "boolean": "bool"}
 
@@ -32,6 +32,8 @@ def param_type(tool: Tool, p: Param) -> str:
     """
     if p.enum:
         base = "Literal[" + ", ".join(repr(v) for v in p.enum) + "]"
+    elif p.items_named:
+        base = f"list[{p.items_named}]"
     elif p.type == "array":
         item = ", ".join(
             f"{keyword}={p.items[key]!r}"
@@ -44,7 +46,7 @@ def param_type(tool: Tool, p: Param) -> str:
         )
         base = f"list[Annotated[str, StringConstraints({item})]]" if item else "list[str]"
     else:
-        base = _JSON_TO_PYTHON[p.type]
+        base = p.named or _JSON_TO_PYTHON[p.type]
     args = []
     if not required_somewhere(tool, p):
         args.append(f"default={p.default!r}")
@@ -52,17 +54,25 @@ def param_type(tool: Tool, p: Param) -> str:
             base += " | None"
     elif p.nullable:
         base += " | None"
+    own = p.named is None  # a named type carries its string bounds itself
     for keyword, value in (
         ("ge", p.minimum),
         ("le", p.maximum),
-        ("min_length", p.min_length if p.type != "array" else p.min_items),
-        ("max_length", p.max_length if p.type != "array" else p.max_items),
-        ("pattern", p.pattern),
+        ("min_length", p.min_items if p.type == "array" else p.min_length if own else None),
+        ("max_length", p.max_items if p.type == "array" else p.max_length if own else None),
+        ("pattern", p.pattern if own else None),
     ):
         if value is not None:
             args.append(f"{keyword}={value!r}")
     args.append(f"description={p.description!r}")
     return f"Annotated[{base}, Field({', '.join(args)})]"
+
+
+def named_type(t: ParamType) -> str:
+    """``Annotated[str, StringConstraints(...)]``: a named type's one declaration."""
+    bounds = {"min_length": t.min_length, "max_length": t.max_length, "pattern": t.pattern}
+    given = ", ".join(f"{keyword}={value!r}" for keyword, value in bounds.items() if value is not None)
+    return f"Annotated[str, StringConstraints({given})]"
 
 
 def param_use(tool: Tool, mode: Mode | None, p: Param) -> str:

@@ -8,8 +8,8 @@ written.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,19 @@ PARAM_TYPES = {"string", "integer", "boolean", "array"}
 OUTPUT_TYPES = {"string", "integer", "boolean", "array", "object"}
 ANNOTATION_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+#: ``{limit.maximum}`` in a description: that value of a parameter of the same tool (its table
+#: key); ``{settings.import_answer_seconds}``: a setting's default from the settings table. So a
+#: description states a bound or default only by naming it, and can never disagree with it.
+REFERENCE = re.compile(r"\{(\w+)\.(\w+)\}")
+_REFERABLE = {
+    "default": "default",
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+}
 #: The strictest description limit of the major LLM APIs an agent framework hands tools to:
 #: OpenAI's function declarations take at most 1,024 characters (a framework that checks
 #: refuses the tool, one that does not gets a 400), the strictest documented one we know of.
@@ -44,6 +57,23 @@ class Feature:
 
 
 @dataclass(frozen=True)
+class ParamType:
+    """A named string type (``parameter_types`` in the table): its bounds written once, for every
+    parameter (or array item) whose ``type`` names it."""
+
+    name: str
+    description: str
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    pattern_hint: str | None = None
+
+    @property
+    def alias(self) -> str:
+        return _camel(self.name)
+
+
+@dataclass(frozen=True)
 class Param:
     name: str
     type: str
@@ -63,6 +93,9 @@ class Param:
     min_items: int | None = None
     max_items: int | None = None
     implements: tuple[str, ...] = ()
+    #: The alias of the named type (``ParamType``) of the value, or of each item of an array.
+    named: str | None = None
+    items_named: str | None = None
 
 
 @dataclass(frozen=True)
@@ -136,6 +169,7 @@ class Table:
     tools: tuple[Tool, ...]
     #: Output fields every tool's structured output has besides its own.
     result_fields: tuple[OutputField, ...] = ()
+    parameter_types: tuple[ParamType, ...] = ()
 
 
 def load_features(directory: Path) -> tuple[Feature, ...]:
@@ -170,10 +204,15 @@ def load_features(directory: Path) -> tuple[Feature, ...]:
     return tuple(features)
 
 
-def load_table(path: Path, requirement_ids: set[str]) -> Table:
-    """The tool schema table, checked against the requirement IDs."""
+def load_table(path: Path, requirement_ids: set[str], settings: Mapping[str, object] | None = None) -> Table:
+    """The tool schema table, checked against the requirement IDs; ``settings``: each setting's
+    default, for ``{settings.NAME}`` in descriptions (default: the settings table's)."""
+    if settings is None:
+        from cooked_mcp.config import DECLARED
+
+        settings = {name: declared.default for name, declared in DECLARED.items()}
     doc = load(path)
-    _only_keys(doc, {"server", "types", "result_fields", "tools"})
+    _only_keys(doc, {"server", "parameter_types", "types", "result_fields", "tools"})
     server = _mapping(doc, "server")
     _only_keys(server, {"name", "instructions", "implements"})
     types = tuple(_object_type(name, body, doc["types"]) for name, body in _mapping(doc, "types").items())
@@ -181,8 +220,14 @@ def load_table(path: Path, requirement_ids: set[str]) -> Table:
     for object_type in types:
         for f in object_type.fields:
             _check_ref(f, type_names, doc["types"][object_type.name]["fields"])
+    named = {}
+    if "parameter_types" in doc:
+        named_map = _mapping(doc, "parameter_types")
+        named = {str(n): _param_type(str(n), body, named_map) for n, body in named_map.items()}
     tools_map = _mapping(doc, "tools")
-    tools = tuple(_tool(name, body, tools_map, type_names) for name, body in tools_map.items())
+    tools = tuple(
+        _tool(name, body, tools_map, type_names, settings, named) for name, body in tools_map.items()
+    )
     common: tuple[OutputField, ...] = ()
     if "result_fields" in doc:
         common_map = _mapping(doc, "result_fields")
@@ -201,12 +246,20 @@ def load_table(path: Path, requirement_ids: set[str]) -> Table:
         types=types,
         tools=tools,
         result_fields=common,
+        parameter_types=tuple(named.values()),
     )
     _check_citations(doc, requirement_ids)
     return table
 
 
-def _tool(name: str, body: Any, parent: Located, type_names: set[str]) -> Tool:
+def _tool(
+    name: str,
+    body: Any,
+    parent: Located,
+    type_names: set[str],
+    settings: Mapping[str, object],
+    named: Mapping[str, ParamType],
+) -> Tool:
     if not isinstance(body, Located):
         raise parent.error(name, f"tool {name} must be a mapping")
     if not TOOL_NAME.match(name):
@@ -221,7 +274,11 @@ def _tool(name: str, body: Any, parent: Located, type_names: set[str]) -> Tool:
         if not isinstance(annotations.get(key), bool):
             raise annotations.error(key, f"{name}: annotation {key} must be true or false")
     params_map = _mapping(body, "parameters")
-    params = tuple(_param(pname, pbody, params_map) for pname, pbody in params_map.items())
+    params = tuple(_param(pname, pbody, params_map, named) for pname, pbody in params_map.items())
+    values = {p.name: p for p in params}
+    params = tuple(
+        replace(p, description=_filled(p.description, values, settings, params_map[p.name])) for p in params
+    )
     by_name = {p.name: p for p in params}
     mode = body.get("mode")
     modes: tuple[Mode, ...] = ()
@@ -248,7 +305,7 @@ def _tool(name: str, body: Any, parent: Located, type_names: set[str]) -> Tool:
     return Tool(
         name=name,
         title=_text(body, "title"),
-        description=_description(body),
+        description=_filled(_description(body), values, settings, body),
         annotations={k: bool(annotations[k]) for k in ANNOTATION_KEYS},
         implements=_ids(body, "implements"),
         params=params,
@@ -258,11 +315,64 @@ def _tool(name: str, body: Any, parent: Located, type_names: set[str]) -> Tool:
     )
 
 
+def _filled(text: str, params: Mapping[str, Param], settings: Mapping[str, object], node: Located) -> str:
+    """``text`` with each ``{parameter.key}`` and ``{settings.name}`` replaced by the value it names."""
+
+    def value(match: re.Match[str]) -> str:
+        owner, key = match.groups()
+        if owner == "settings":
+            found = settings.get(key)
+        else:
+            p = params.get(owner)
+            found = getattr(p, _REFERABLE[key]) if p is not None and key in _REFERABLE else None
+        if found is None:
+            raise node.error(
+                "description",
+                f"{match.group(0)} names no value (a parameter of this tool and one of "
+                f"{', '.join(_REFERABLE)}, or settings.NAME)",
+            )
+        return f"{found:g}" if isinstance(found, float) else str(found)
+
+    return REFERENCE.sub(value, text)
+
+
 def _replace_required(param: Param) -> Param:
     return Param(**{**param.__dict__, "required": True})
 
 
-def _param(name: str, body: Any, parent: Located) -> Param:
+_STRING_BOUNDS = ("minLength", "maxLength", "pattern", "patternHint")
+
+
+def _param_type(name: str, body: Any, parent: Located) -> ParamType:
+    if not isinstance(body, Located):
+        raise parent.error(name, f"parameter type {name} must be a mapping")
+    _only_keys(body, {"type", "description", *_STRING_BOUNDS})
+    if body.get("type") != "string":
+        raise body.error("type", f"parameter type {name}: type must be string")
+    if "patternHint" in body and "pattern" not in body:
+        raise body.error("patternHint", f"parameter type {name}: patternHint needs a pattern")
+    return ParamType(
+        name=name,
+        description=_text(body, "description"),
+        min_length=body.get("minLength"),
+        max_length=body.get("maxLength"),
+        pattern=body.get("pattern"),
+        pattern_hint=_text(body, "patternHint") if "patternHint" in body else None,
+    )
+
+
+def _named_type(body: Located, named: Mapping[str, ParamType], what: str) -> ParamType | None:
+    """The named type ``body``'s ``type`` names (whose bounds ``body`` may not restate), if any."""
+    raw = body.get("type")
+    found = next((named[str(t)] for t in (raw if isinstance(raw, list) else [raw]) if t in named), None)
+    if found is not None:
+        for key in _STRING_BOUNDS:
+            if key in body:
+                raise body.error(key, f"{what}: {key} comes from its type {found.name}; remove it here")
+    return found
+
+
+def _param(name: str, body: Any, parent: Located, named: Mapping[str, ParamType]) -> Param:
     if not isinstance(body, Located):
         raise parent.error(name, f"parameter {name} must be a mapping")
     _only_keys(
@@ -285,8 +395,11 @@ def _param(name: str, body: Any, parent: Located) -> Param:
             "implements",
         },
     )
+    own = _named_type(body, named, f"parameter {name}")
     raw_type = body.get("type")
     types = raw_type if isinstance(raw_type, list) else [raw_type]
+    if own is not None:
+        types = ["string" if t == own.name else t for t in types]
     nullable = "null" in types
     base = [t for t in types if t != "null"]
     if len(base) != 1 or base[0] not in PARAM_TYPES:
@@ -300,6 +413,11 @@ def _param(name: str, body: Any, parent: Located) -> Param:
     if "default" in body and body.get("required"):
         raise body.error("default", f"parameter {name}: a required parameter takes no default")
     items = body.get("items", {})
+    items_type = (
+        _named_type(items, named, f"parameter {name}'s items") if isinstance(items, Located) else None
+    )
+    if items_type is not None:
+        items = {"type": "string", **_bounds_of(items_type)}
     if base[0] == "array" and (not isinstance(items, dict) or items.get("type") != "string"):
         raise body.error("type", f"parameter {name}: arrays must have items of type string")
     return Param(
@@ -312,15 +430,27 @@ def _param(name: str, body: Any, parent: Located) -> Param:
         default=body.get("default"),
         minimum=body.get("minimum"),
         maximum=body.get("maximum"),
-        min_length=body.get("minLength"),
-        max_length=body.get("maxLength"),
-        pattern=body.get("pattern"),
-        pattern_hint=_text(body, "patternHint") if "patternHint" in body else None,
+        min_length=own.min_length if own else body.get("minLength"),
+        max_length=own.max_length if own else body.get("maxLength"),
+        pattern=own.pattern if own else body.get("pattern"),
+        pattern_hint=own.pattern_hint
+        if own
+        else _text(body, "patternHint")
+        if "patternHint" in body
+        else None,
         items=dict(items),
         min_items=body.get("minItems"),
         max_items=body.get("maxItems"),
         implements=_ids(body, "implements"),
+        named=own.alias if own else None,
+        items_named=items_type.alias if items_type else None,
     )
+
+
+def _bounds_of(named: ParamType) -> dict[str, Any]:
+    """A named type's bounds as table keys (how an array's ``items`` spells them)."""
+    bounds = {"minLength": named.min_length, "maxLength": named.max_length, "pattern": named.pattern}
+    return {key: value for key, value in bounds.items() if value is not None}
 
 
 def _mode(value: str, body: Any, parent: Located, params: dict[str, Param], mode: str) -> Mode:

@@ -36,12 +36,12 @@ SHOPPING = f"/api/user/{SEED_USERNAME}/shopping-list"
 @pytest.mark.req("api-client.ERRORS.1", "api-client.ERRORS.5", "authentication.LOGIN.1")
 @pytest.mark.anyio
 async def test_a_trickling_login_ends_at_the_deadline_for_every_waiting_call(fake: FakeCooked) -> None:
-    """One byte every 0.5 s keeps each read far inside the 3 s read timeout, but the whole login
-    answer would take ~30 s. With connect 2 s + read 3 s the exchange has a 5 s deadline: the call
+    """One byte every 0.1 s keeps each read far inside the 0.6 s read timeout, but the whole login
+    answer would take ~7 s. With connect 0.4 s + read 0.6 s the exchange has a 1 s deadline: the call
     that sent the login and the call waiting for it both get "did not answer in time" by then,
     and the next call logs in afresh."""
-    fake.fail_with("trickle", method="POST", path=LOGIN_PATH, seconds=0.5)
-    async with client_for(fake, connect_timeout=2.0, read_timeout=3.0) as client:
+    fake.fail_with("trickle", method="POST", path=LOGIN_PATH, seconds=0.1)
+    async with client_for(fake, connect_timeout=0.4, read_timeout=0.6) as client:
         started = time.monotonic()
         first = asyncio.create_task(client.get_shopping_list())
         # Once the login has reached Cooked, the first call holds the login lock, waiting on the trickle.
@@ -51,7 +51,7 @@ async def test_a_trickling_login_ends_at_the_deadline_for_every_waiting_call(fak
         waited = time.monotonic() - started
         shopping = await client.get_shopping_list()  # starts afresh: the trickle was a one-off
 
-    assert waited < 20, f"calls waited {waited:.1f} s for a trickling login (deadline 5 s)"
+    assert waited < 5, f"calls waited {waited:.1f} s for a trickling login (deadline 1 s)"
     for result in results:
         assert isinstance(result, CookedUnavailable), result
         assert "did not answer in time" in str(result) and "login" in str(result)
@@ -64,10 +64,10 @@ async def test_a_trickling_login_ends_at_the_deadline_for_every_waiting_call(fak
 async def test_a_trickling_answer_to_a_change_ends_at_the_deadline_and_says_it_may_have_happened(
     fake: FakeCooked,
 ) -> None:
-    """``{"added": 1}`` one byte every 2 s would take ~22 s; each read waits 2 s of the 5 s read
-    timeout, and the 7 s deadline ends the exchange."""
-    fake.fail_with("trickle", method="POST", path=f"{SHOPPING}/ingredients", seconds=2.0)
-    async with client_for(fake, connect_timeout=2.0, read_timeout=5.0) as client:
+    """``{"added": 1}`` one byte every 0.4 s would take ~5 s; each read waits 0.4 s of the 1 s read
+    timeout, and the 1.4 s deadline ends the exchange."""
+    fake.fail_with("trickle", method="POST", path=f"{SHOPPING}/ingredients", seconds=0.4)
+    async with client_for(fake, connect_timeout=0.4, read_timeout=1.0) as client:
         await client.get_shopping_list()
         started = time.monotonic()
         with pytest.raises(CookedUnavailable) as caught:
@@ -75,7 +75,7 @@ async def test_a_trickling_answer_to_a_change_ends_at_the_deadline_and_says_it_m
         waited = time.monotonic() - started
         assert (await client.get_shopping_list()).aisles
 
-    assert waited < 17, f"the call waited {waited:.1f} s for a trickling answer (deadline 7 s)"
+    assert waited < 4, f"the call waited {waited:.1f} s for a trickling answer (deadline 1.4 s)"
     assert "did not answer in time" in str(caught.value)
     assert "may have made the change" in caught.value.next_step
 
@@ -83,14 +83,14 @@ async def test_a_trickling_answer_to_a_change_ends_at_the_deadline_and_says_it_m
 @pytest.mark.req("authentication.SESSION.4", "authentication.SESSION.5")
 @pytest.mark.anyio
 async def test_a_re_login_and_the_retry_after_it_each_get_a_deadline_of_their_own(fake: FakeCooked) -> None:
-    """With connect 1 s + read 4 s each exchange has a 5 s deadline. The 401 comes after 3 s and
-    the login takes 3 s more: under one deadline for the whole call (6 s > 5 s) the re-login
-    would be cut off; each exchange within its own, the call succeeds."""
-    async with client_for(fake, connect_timeout=1.0, read_timeout=4.0) as client:
+    """With connect 0.5 s + read 2 s each exchange has a 2.5 s deadline. The 401 comes after 1.4 s
+    and the login takes 1.4 s more: under one deadline for the whole call (2.8 s > 2.5 s) the
+    re-login would be cut off; each exchange within its own, the call succeeds."""
+    async with client_for(fake, connect_timeout=0.5, read_timeout=2.0) as client:
         await client.ensure_session()
         fake.expire_sessions()
-        fake.fail_with("slow", method="GET", path=SHOPPING, seconds=3.0)
-        fake.fail_with("slow", method="POST", path=LOGIN_PATH, seconds=3.0)
+        fake.fail_with("slow", method="GET", path=SHOPPING, seconds=1.4)
+        fake.fail_with("slow", method="POST", path=LOGIN_PATH, seconds=1.4)
         shopping = await client.get_shopping_list()
 
     assert shopping.aisles
@@ -153,8 +153,8 @@ async def test_a_compressed_error_answer_keeps_its_status_and_loses_only_its_bod
 async def test_a_huge_401_body_is_read_only_up_to_the_error_bound_before_the_re_login(
     fake: FakeCooked,
 ) -> None:
-    """httpx reads the body of an answer its auth flow retries after; the wire cuts an error body
-    to ``MAX_ERROR_BODY_BYTES`` as it arrives, so a 16 MiB 401 never sits in memory whole."""
+    """The sender reads an error body only up to ``MAX_ERROR_BODY_BYTES``, a 401 too, so a 16 MiB
+    401 never sits in memory whole before the re-login."""
     async with client_for(fake) as client:
         await client.ensure_session()
         fake.fail(method="GET", path=SHOPPING, status=401, body=b"x" * (16 * 1024 * 1024))

@@ -256,7 +256,7 @@ def test_a_hand_built_settings_obeys_the_loopback_rule_too(addr: str) -> None:
 
 @pytest.mark.req("server.CONFIG.1")
 def test_a_hand_built_settings_reads_no_variable_of_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """pydantic-settings would read variables named like the fields (USERNAME is common): only
+    """A settings library would read variables named like the fields (USERNAME is common): only
     load_settings's own layers, with cooked-mcp's own names, may feed the settings
     (closest requirement: CONFIG.1, the variables the server loads)."""
     for name, value in {"USERNAME": "shell-user", "LOG_LEVEL": "debug", "READ_ONLY": "1"}.items():

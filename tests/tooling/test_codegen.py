@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codegen.__main__ import FEATURES_DIRS, PACKAGE, ROOT, main, render_all
-from codegen.spec import MAX_DESCRIPTION
+from codegen.spec import MAX_DESCRIPTION, REFERENCE
 from codegen.yaml_lines import SpecError
 from cooked_mcp_generated.tools import TOOLS
 
@@ -193,3 +193,72 @@ def _ids(rendered: dict[Path, str]) -> set[str]:
         for line in text.splitlines()
         if line.startswith('    "') and '": Requirement(' in line
     }
+
+
+@pytest.mark.anyio
+async def test_the_served_website_is_the_settings_tables_cooked_address() -> None:
+    """Cooked's address is written once, as the base URL's default in the settings table: the
+    runtime serves whatever website it is given, and the product gives it that default."""
+    from mcp import Client
+    from pydantic import SecretStr
+
+    from cooked_mcp.app import build_server
+    from cooked_mcp.config import default
+    from cooked_mcp.cooked import CookedClient
+    from cooked_mcp_generated.tools import create_server
+
+    cooked = CookedClient("https://cooked.test", "u", SecretStr("p"))
+    async with cooked, Client(build_server(cooked)) as client:
+        assert client.server_info is not None
+        assert client.server_info.website_url == default("base_url") == "https://cooked.wiki"
+    async with Client(create_server(None, version="t", website_url="https://cooked.example")) as client:  # type: ignore[arg-type]
+        assert client.server_info is not None and client.server_info.website_url == "https://cooked.example"
+
+
+def test_descriptions_state_bounds_and_defaults_from_where_they_are_defined(
+    workspace: tuple[Path, Path],
+) -> None:
+    """A description names a bound or default (``{limit.maximum}``, ``{settings.NAME}``) instead of
+    restating it: change the table's value and every description that states it follows."""
+    from cooked_mcp.config import default
+
+    features, table = workspace
+    text = table.read_text()
+    old = "        default: 10\n        minimum: 1\n        maximum: 30\n"
+    assert old in text
+    table.write_text(text.replace(old, "        default: 7\n        minimum: 2\n        maximum: 25\n"))
+    docs = render_all(features, table)[ROOT / "docs" / "tools.md"]
+    assert "`limit` per call (default 7, at most 25) from page `page` (default 1)" in docs
+    assert "Most recipes to return for target=recipes (2 to 25)." in docs
+    answer_seconds = f"({default('import_answer_seconds'):g} s unless configured)"
+    assert answer_seconds == "(50 s unless configured)" and answer_seconds in docs
+    assert not REFERENCE.search(docs)
+    for tool in TOOLS:  # what is served: every reference filled in
+        assert not REFERENCE.search(json.dumps(tool.definition.model_dump(mode="json")))
+
+
+def test_a_description_naming_no_value_is_located(workspace: tuple[Path, Path]) -> None:
+    features, table = workspace
+    text = table.read_text()
+    table.write_text(text.replace("(default {limit.default},", "(default {limit.colour},"))
+    with pytest.raises(SpecError, match=r"tools.yaml:\d+: \{limit.colour\} names no value"):
+        render_all(features, table)
+
+
+def test_every_id_parameter_takes_its_bounds_from_the_one_id_type(workspace: tuple[Path, Path]) -> None:
+    """The ID type is written once: change its bound and every ID parameter, and every item of an
+    ID list, is served and checked with the new one."""
+    features, table = workspace
+    text = table.read_text()
+    old = "  id:\n    type: string\n    minLength: 1\n    maxLength: 200\n"
+    assert old in text and text.count("maxLength: 200\n") == 1
+    table.write_text(text.replace(old, "  id:\n    type: string\n    minLength: 1\n    maxLength: 150\n"))
+    rendered = render_all(features, table)
+    docs = rendered[ROOT / "docs" / "tools.md"]
+    ids = ["recipe_id", "draft_id", "product_group_id", "aisle_id"]
+    rows = [line for line in docs.splitlines() if any(line.startswith(f"| `{name}` |") for name in ids)]
+    assert len(rows) == 7 and all("length 1–150" in row for row in rows), rows
+    models = rendered[PACKAGE / "models.py"]
+    assert "Id: TypeAlias = Annotated[str, StringConstraints(min_length=1, max_length=150)]" in models
+    assert "max_length=200," not in models and "max_length=200)" not in models
+    assert "ProductGroupIdsParam: TypeAlias = Annotated[\n    list[Id]" in models

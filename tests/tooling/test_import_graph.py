@@ -98,3 +98,31 @@ def test_the_modules_under_src_import_one_another_without_a_cycle() -> None:
 def test_the_cycle_finder_finds_a_cycle() -> None:
     """The check above would pass vacuously if the finder never found anything."""
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+@pytest.mark.tooling
+def test_the_settings_load_without_pydantic_settings() -> None:
+    """pydantic-settings is no dependency: loading the settings, as the CLI does, imports none of it."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys; from cooked_mcp.config import load_settings; "
+        "load_settings(config_path=None, environ={'COOKED_LOGIN_USERNAME': 'u', 'COOKED_LOGIN_PASSWORD': 'p'}); "
+        "print(sorted(m for m in sys.modules if m.startswith('pydantic_settings')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.tooling
+def test_the_cooked_client_calls_one_way_down() -> None:
+    """The client asks the session for a login and the sender to send; the sender knows neither, and
+    the session does not know the client, so no re-login path runs back up."""
+    modules = _modules()
+    imports = {name: set(_imports(name, modules[name], modules)) for name in modules if ".cooked." in name}
+    assert not imports["cooked_mcp.cooked.sender"] & {"cooked_mcp.cooked.session", "cooked_mcp.cooked.client"}
+    assert "cooked_mcp.cooked.client" not in imports["cooked_mcp.cooked.session"]
+    assert "httpx" not in (modules["cooked_mcp.cooked.session"].read_text()), "the session is no httpx.Auth"

@@ -39,6 +39,10 @@ class _Output(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: An ID exactly as Cooked returned it (recipe, draft, product group, aisle).
+Id: TypeAlias = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
 class RecipeSummary(_Output):
     """A saved recipe in a list or search result."""
 
@@ -111,7 +115,7 @@ ReadTargetParam: TypeAlias = Annotated[
     Field(description="What to read: recipes (list or search), recipe (one, by recipe_id) or shopping_list."),
 ]
 ReadRecipeIdParam: TypeAlias = Annotated[
-    str, Field(min_length=1, max_length=200, description="The recipe to read. Required with target=recipe.")
+    Id, Field(description="The recipe to read. Required with target=recipe.")
 ]
 ReadQueryParam: TypeAlias = Annotated[
     str | None,
@@ -279,16 +283,10 @@ SaveRecipeUrlParam: TypeAlias = Annotated[
     ),
 ]
 SaveRecipeDraftIdParam: TypeAlias = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=200,
-        description="The draft ID from a source=url result. Required with source=draft.",
-    ),
+    Id, Field(description="The draft ID from a source=url result. Required with source=draft.")
 ]
 SaveRecipeRecipeIdParam: TypeAlias = Annotated[
-    str,
-    Field(min_length=1, max_length=200, description="The recipe to update. Required with source=existing."),
+    Id, Field(description="The recipe to update. Required with source=existing.")
 ]
 
 #: Every save_recipe parameter in the order served; tools.py derives the inputSchema from them.
@@ -378,9 +376,7 @@ class SaveRecipeOutput(_Result):
 
 
 # --- delete_recipe -----------------------------------------------------------------------------
-DeleteRecipeRecipeIdParam: TypeAlias = Annotated[
-    str, Field(min_length=1, max_length=200, description="The recipe to delete.")
-]
+DeleteRecipeRecipeIdParam: TypeAlias = Annotated[Id, Field(description="The recipe to delete.")]
 
 
 class DeleteRecipeArguments(_Arguments):
@@ -415,17 +411,14 @@ ChangeShoppingListIngredientsParam: TypeAlias = Annotated[
     ),
 ]
 ChangeShoppingListRecipeIdParam: TypeAlias = Annotated[
-    str | None,
+    Id | None,
     Field(
         default=None,
-        min_length=1,
-        max_length=200,
         description="With action=add, the saved recipe or import draft the ingredients belong to.",
     ),
 ]
 ChangeShoppingListProductGroupIdParam: TypeAlias = Annotated[
-    str,
-    Field(min_length=1, max_length=200, description="The entry to change. Required with action=update_item."),
+    Id, Field(description="The entry to change. Required with action=update_item.")
 ]
 ChangeShoppingListNameParam: TypeAlias = Annotated[
     str | None,
@@ -445,19 +438,13 @@ ChangeShoppingListQuantityParam: TypeAlias = Annotated[
     ),
 ]
 ChangeShoppingListAisleIdParam: TypeAlias = Annotated[
-    str | None,
-    Field(
-        default=None,
-        min_length=1,
-        max_length=200,
-        description="With action=update_item, the aisle to move the entry to.",
-    ),
+    Id | None, Field(default=None, description="With action=update_item, the aisle to move the entry to.")
 ]
 ChangeShoppingListSelectedParam: TypeAlias = Annotated[
     bool | None, Field(default=None, description="With action=update_item, whether the entry is ticked.")
 ]
 ChangeShoppingListProductGroupIdsParam: TypeAlias = Annotated[
-    list[Annotated[str, StringConstraints(min_length=1, max_length=200)]],
+    list[Id],
     Field(
         min_length=1,
         max_length=500,

@@ -71,15 +71,20 @@ def _confirmation(enabled: bool) -> Confirmation:
 def _server(
     tools: ToolHandlers, read_only_from: str | None, client: Callable[[], CookedClient]
 ) -> Server[Any]:
-    """The tools, and the journeys as prompts (prompts.py) completing from ``client``'s recipes."""
+    """The tools, and the journeys as prompts (prompts.py) completing from ``client``'s recipes.
+
+    The website served is Cooked's own address: the base URL's default in the settings table.
+    """
+    website = default("base_url")
     if read_only_from is None:
-        server = create_server(tools, version=__version__)
+        server = create_server(tools, version=__version__, website_url=website)
     else:
         server = create_server(
             tools,
             version=__version__,
             tool_names=read_only_tool_names(),
             withheld_because=read_only_reason(read_only_from),
+            website_url=website,
         )
     register_prompts(server, client, writable=read_only_from is None)
     return server

@@ -62,6 +62,7 @@ def dispatching_server(
     version: str,
     tool_names: Collection[str] | None = None,
     withheld_because: str | None = None,
+    website_url: str | None = None,
 ) -> Server[Any]:
     """A server offering ``tool_names`` of ``specs`` (default: all).
 
@@ -123,7 +124,7 @@ def dispatching_server(
         version=version,
         title=name,
         instructions=without_lines_naming(instructions, withheld),
-        website_url="https://cooked.wiki",
+        website_url=website_url,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )

@@ -3,9 +3,8 @@
 Each parameter and each output field is declared once, as a pydantic field (cooked_mcp_generated
 .models); the schemas here are read off those declarations at import, so what a client sees and
 what the server validates cannot drift apart. They are built by walking ``model_fields`` rather
-than by ``model_json_schema``: that took 7-14 ms for the ten models on this machine, about as
-long as importing the whole generated layer, while the walk takes about one, and it spells each
-schema exactly as clients were served it before (tests/surface/served_tools.json):
+than by ``model_json_schema`` (several times slower at start-up), spelled exactly as clients
+were served them before (tests/surface/served_tools.json):
 
 - a parameter that may be left out, or whose type allows null, is served as a type array with
   "null" plus ``nullable: true`` (the forms OpenAI's strict mode, google-genai and smolagents
@@ -22,6 +21,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Mapping
+from copy import copy
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
@@ -52,12 +52,20 @@ def input_schema(
 
 
 def _declared(annotation: Any) -> tuple[Any, FieldInfo]:
-    """``Annotated[T, Field(...)]`` -> (T, the field): read as declared, without building a model."""
+    """``Annotated[T, Field(...)]`` -> (T, the field): read as declared, without building a model.
+
+    Constraints of a named type (``Annotated[Id, Field(...)]``, which Python flattens) join the field's.
+    """
     base, *metadata = get_args(annotation) if get_origin(annotation) is Annotated else (annotation,)
     fields = [item for item in metadata if isinstance(item, FieldInfo)]
     if len(fields) != 1:
         raise TypeError(f"a parameter is declared as Annotated[type, Field(...)], not {annotation!r}")
-    return base, fields[0]
+    field = fields[0]
+    named = [item for item in metadata if not isinstance(item, FieldInfo)]
+    if named:
+        field = copy(field)
+        field.metadata = [*named, *field.metadata]
+    return base, field
 
 
 def _parameter(annotation: Any, f: FieldInfo, required: bool) -> dict[str, Any]:

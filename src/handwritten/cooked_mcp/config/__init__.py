@@ -1,23 +1,9 @@
 """Startup settings: flags over environment variables over a TOML file over defaults, checked before serving.
 
-Every mistake a user can make in their configuration is found here, before the server
-answers anything, and reported as one line that says what is wrong and how to fix it
-(the CLI prints it and exits 2). Messages name the variable, or the file, line and key,
-but never a credential value. An environment variable set to the empty string counts as
-unset, except ``COOKED_MCP_HTTP_TOKEN``: an empty bearer token is always a mistake.
-
-Each setting is declared once, as a field of ``Settings`` (docs/architecture.md, "Adding a
-setting"). The modules, one job each:
-
-- ``table``: how a setting is declared (``setting(...)``) and read back (``Declared``);
-- ``settings``: the ``Settings`` model, whose fields are the table, and the rules between them;
-- ``toml_file``: the file, its schema (from the table) and the ``path:line`` locator;
-- ``origins``: where a value came from, the one way messages name a source;
-- ``layers``: flags, environment and file as pydantic-settings sources;
-- ``limits``: the transports' time bounds (``[mcp.limits]``);
-- ``values``: the shape of our own values (base URL, address, hosts, token);
-- ``warnings``: set-ups that work but are unsafe or probably mistaken;
-- ``loading``: ``load_settings``, and every refusal worded as one line.
+Every configuration mistake is found before the server answers anything and reported as one
+line saying what is wrong and how to fix it (the CLI prints it and exits 2), naming the
+variable or the file, line and key, never a credential value. Each setting is declared once,
+as a field of ``Settings`` (docs/architecture.md, "Adding a setting").
 """
 
 from __future__ import annotations

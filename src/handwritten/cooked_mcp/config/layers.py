@@ -1,6 +1,6 @@
-"""The places settings come from, as pydantic-settings sources: flags, environment, config file.
+"""The places settings come from: flags, environment, config file.
 
-pydantic-settings merges them in priority order (the first that has a setting wins); each
+``load_settings`` merges them in priority order (the first that has a setting wins); each
 layer also remembers, per setting, where in it the value was, so messages and ``--check``
 can name the source that won and the file value it beat.
 """
@@ -11,8 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
+from pydantic import BaseModel
 
 from cooked_mcp import credential_command
 from cooked_mcp.exceptions import ConfigError
@@ -35,36 +34,26 @@ class Command:
         return credential_command.run_secret_command(self.origin.name, self.line, where=self.origin.where)
 
 
-class Layer(PydanticBaseSettingsSource):
-    """One place settings come from, and where in it each value was."""
+@dataclass(frozen=True)
+class Layer:
+    """One place settings come from: its values, and where in it each value was."""
 
-    def __init__(
-        self, settings_cls: type[BaseSettings], values: Mapping[str, object], origins: Mapping[str, Origin]
-    ) -> None:
-        super().__init__(settings_cls)
-        self.values = dict(values)
-        self.origins = dict(origins)
-
-    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
-        return self.values.get(field_name), field_name, False
-
-    def __call__(self) -> dict[str, Any]:
-        return dict(self.values)
+    values: dict[str, Any]
+    origins: Mapping[str, Origin]
 
 
-def flags(settings_cls: type[BaseSettings], given: Mapping[str, str | None]) -> Layer:
+def flags(settings_cls: type[BaseModel], given: Mapping[str, str | None]) -> Layer:
     """``given``: each flag's value (None when not given) by setting name."""
     chosen = {setting: value for setting, value in given.items() if value is not None}
     settings = declared(settings_cls)
     return Layer(
-        settings_cls,
         chosen,
         {setting: Origin(str(settings[setting].flag), "flag") for setting in chosen},
     )
 
 
 # implements: server.CONFIG.3
-def environment(settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> Layer:
+def environment(settings_cls: type[BaseModel], environ: Mapping[str, str]) -> Layer:
     """An empty variable counts as unset, except the bearer token: an empty one is always a mistake."""
     values: dict[str, object] = {}
     variables = {d.name: d.env for d in declared(settings_cls).values() if d.env}
@@ -75,12 +64,10 @@ def environment(settings_cls: type[BaseSettings], environ: Mapping[str, str]) ->
             value = value.strip(ASCII_WHITESPACE)
         if value or (setting == "http_token" and name in environ):
             values[setting] = value
-    return Layer(
-        settings_cls, values, {setting: Origin(variables[setting], "environment") for setting in values}
-    )
+    return Layer(values, {setting: Origin(variables[setting], "environment") for setting in values})
 
 
-def config_file(settings_cls: type[BaseSettings], file: TomlFile) -> Layer:
+def config_file(settings_cls: type[BaseModel], file: TomlFile) -> Layer:
     values: dict[str, object] = {}
     origins: dict[str, Origin] = {}
     for d in declared(settings_cls).values():
@@ -94,7 +81,7 @@ def config_file(settings_cls: type[BaseSettings], file: TomlFile) -> Layer:
             found = None if value is None else (value, file.origin(d.table, d.key))
         if found is not None:
             values[d.name], origins[d.name] = found
-    return Layer(settings_cls, values, origins)
+    return Layer(values, origins)
 
 
 # implements: authentication.CREDENTIALS.8, authentication.CREDENTIALS.8-1, authentication.CREDENTIALS.8-2, server.SECURITY.8

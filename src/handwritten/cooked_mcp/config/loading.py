@@ -1,4 +1,4 @@
-"""``load_settings``: the layers merged by pydantic-settings, and every refusal worded as one line.
+"""``load_settings``: the layers merged, and every refusal worded as one line.
 
 Precedence, per setting: command-line flag (``--transport``, ``--http-addr``), then the
 environment, then the TOML file, then the default. Every setting remembers where its value
@@ -49,8 +49,10 @@ def load_settings(
         # (set once, not empty), its shape is not checked, as the token is never used.
         from_file.values.pop("http_token", None)
     ordered = (flags, layers.environment(Settings, environ), from_file)
+    merged: dict[str, object] = {}
     origins: dict[str, Origin] = {}
-    for layer in reversed(ordered):  # as pydantic-settings merges: the first layer that has it wins
+    for layer in reversed(ordered):  # the first layer that has a setting wins
+        merged.update(layer.values)
         origins.update(layer.origins)
     # A stdio server has no token, so its settings name no source for one.
     sources = {
@@ -69,7 +71,7 @@ def load_settings(
         "warnings": (*file_permission_warnings(file), *unknown_variable_warnings(environ)),
     }
     try:
-        return Settings(_build_sources=((layers.Layer(Settings, provenance, {}), *ordered), {}))
+        return Settings(**merged, **provenance)
     except ValidationError as exc:
         raise ConfigError(_refusal(exc.errors(), origins, file, environ)) from None
 

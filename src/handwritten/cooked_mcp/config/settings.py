@@ -1,4 +1,4 @@
-"""The settings of one process, for exactly one Cooked account: a pydantic-settings model.
+"""The settings of one process, for exactly one Cooked account: a pydantic model.
 
 Types, defaults, ranges and ``extra="forbid"`` are declared on the fields; what is ours is in
 the validators: the shape of our values (``values``), the rules between settings (plain http
@@ -9,10 +9,12 @@ commands, which run last, only once every other check passed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Final, Literal, Self, get_args
+from typing import Final, Literal, Self, get_args
 from urllib.parse import urlsplit
 
 from pydantic import (
+    BaseModel,
+    ConfigDict,
     Field,
     InstanceOf,
     SecretStr,
@@ -21,7 +23,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from cooked_mcp.text import ASCII_WHITESPACE, printable
 
@@ -39,7 +40,7 @@ MAX_IMPORT_ANSWER_SECONDS = 600.0
 
 
 # implements: server.SINGLE_USER.1, server.SINGLE_USER.3
-class Settings(BaseSettings):
+class Settings(BaseModel):
     """Everything the process needs, for exactly one Cooked account; each field with
     ``setting(...)`` is one setting, declared once (``table``).
 
@@ -52,7 +53,7 @@ class Settings(BaseSettings):
     ``http_token`` is ``None`` unless the transport is ``http`` and a token is configured.
     """
 
-    model_config = SettingsConfigDict(extra="forbid", frozen=True, validate_default=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
     # In the order the checks run: of several mistakes, the first field's is reported. The
     # config file lists its keys in this order too, table by table (table.TABLES).
@@ -125,13 +126,6 @@ class Settings(BaseSettings):
     warnings: tuple[str, ...] = ()
     #: For a setting whose file value lost to the environment or a flag: where that file value is.
     overridden: dict[str, str] = Field(default_factory=dict)
-
-    @classmethod
-    def settings_customise_sources(
-        cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource, *_: Any, **__: Any
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """A hand-built ``Settings(...)`` takes only what it is given: ``load_settings`` passes the layers."""
-        return (init_settings,)
 
     @property
     def http_host(self) -> str:

@@ -12,18 +12,6 @@ from collections.abc import AsyncIterable
 
 import httpx
 
-__all__ = [
-    "MAX_COOKIES",
-    "MAX_COOKIE_BYTES",
-    "MAX_ERROR_BODY_BYTES",
-    "MAX_SUCCESS_BODY_BYTES",
-    "CookieKey",
-    "bound_error_body",
-    "bound_jar",
-    "error_body",
-    "read_bounded",
-]
-
 logger = logging.getLogger("cooked_mcp.cooked")
 
 #: Far above any real answer (a recipe is a few KiB), low enough that a broken proxy cannot exhaust memory.
@@ -38,10 +26,6 @@ MAX_ERROR_BODY_BYTES = 64 * 1024
 #: stays under every common server's header limit (8 KiB and up).
 MAX_COOKIES = 32
 MAX_COOKIE_BYTES = 4096
-
-#: A response extension of ours (httpx passes unknown keys through): the bounded error body,
-#: and whether it was cut short.
-_ERROR_BODY = "cooked_mcp.error_body"
 
 CookieKey = tuple[str, str, str]  # domain, path, name
 
@@ -68,31 +52,6 @@ def compression(response: httpx.Response) -> str | None:
     """The answer's Content-Encoding, or None when its body is sent as it is (none, ``identity``)."""
     encoding = response.headers.get("content-encoding", "").strip().lower()
     return None if encoding in ("", "identity") else encoding
-
-
-async def bound_error_body(response: httpx.Response) -> None:
-    """Read at most ``MAX_ERROR_BODY_BYTES`` of an error answer now and let nothing read more.
-
-    The bounded body goes into the response's extensions (``error_body``) and becomes the
-    response's whole stream, so httpx, which reads a 401's body before the auth flow retries,
-    reads only that. A compressed error body is not read at all: its status is kept.
-    """
-    original = response.stream
-    assert isinstance(original, httpx.AsyncByteStream)
-    body: tuple[bytes, bool] = (b"", False)
-    try:
-        if compression(response) is None:
-            body = await read_bounded(original, MAX_ERROR_BODY_BYTES)
-    finally:
-        await original.aclose()
-    response.extensions[_ERROR_BODY] = body
-    response.stream = httpx.ByteStream(body[0])
-
-
-def error_body(response: httpx.Response) -> tuple[bytes, bool]:
-    """The error body ``bound_error_body`` kept (empty for an answer it never saw)."""
-    body: tuple[bytes, bool] = response.extensions.get(_ERROR_BODY, (b"", False))
-    return body
 
 
 def bound_jar(jar: httpx.Cookies, held: set[CookieKey]) -> set[CookieKey]:

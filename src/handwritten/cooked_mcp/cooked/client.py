@@ -1,9 +1,9 @@
 """``CookedClient``: Cooked's customer API as typed async methods, HTTP hidden.
 
 Callers (the tool handlers) see models and ``CookedError``s only. Every authenticated
-call goes through ``_call``, which sends it with the session (``session.Session``, an
-``httpx.Auth`` flow): log in lazily, and on a 401 renew the session once and retry the
-request once, never more.
+call goes through ``_call``: the session (``session.Session``) logs in lazily, the sender
+sends, and when the answer says the session is lost the session is renewed once and the
+request sent once more, never more.
 The account is fixed at construction: no method takes a username, so no tool call can
 select or change the Cooked user.
 """
@@ -44,7 +44,6 @@ from cooked_mcp.exceptions import CookedAuthError, CookedError, CookedRequestErr
 if TYPE_CHECKING:
     from cooked_mcp.config import Settings
 
-__all__ = ["MAX_PAGE_COUNT", "CookedClient"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -226,9 +225,12 @@ class CookedClient:
         body: Mapping[str, Any] | None = None,
         allow_empty: bool = False,
     ) -> M:
-        _, username = await self._session.current()
+        generation, username = await self._session.current()
         reply = await self._send(endpoint, username, path, params, body)
-        if reply.status == 401:  # the session flow has already logged in again and retried once
+        if reply.session_lost:
+            _, username = await self._session.renew(generation)
+            reply = await self._send(endpoint, username, path, params, body)
+        if reply.status == 401:  # after one re-login and one retry: no more
             error = self._error(endpoint, reply)
             raise CookedAuthError(
                 f"Cooked rejected the {endpoint.name} request even right after a fresh login",
@@ -253,21 +255,15 @@ class CookedClient:
         body: Mapping[str, Any] | None,
     ) -> Answer:
         values = dict(path_params or {})
-
-        def path_for(username: str) -> str:
-            if endpoint.user_scoped:
-                values[USERNAME_PARAM] = username
-            return endpoint.path(**values)
-
+        if endpoint.user_scoped:
+            values[USERNAME_PARAM] = username
         try:
-            path = path_for(username)
+            path = endpoint.path(**values)
         except InvalidPathValue as exc:
             raise CookedRequestError(
                 f"Nothing was sent to Cooked: {exc}", next_step="use an ID exactly as Cooked returned it"
             ) from None
-        return await self._sender.send(
-            endpoint, path, params=params, body=body, auth=self._session, repath=path_for
-        )
+        return await self._sender.send(endpoint, path, params=params, body=body)
 
     def _error(self, endpoint: Endpoint, reply: Answer) -> CookedError:
         return error_from_response(

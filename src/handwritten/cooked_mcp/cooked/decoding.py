@@ -20,8 +20,6 @@ from cooked_mcp.cooked.sender import Answer
 from cooked_mcp.cooked.shape import shape_of
 from cooked_mcp.exceptions import CookedResponseError, UnexpectedAnswer
 
-__all__ = ["decode"]
-
 M = TypeVar("M", bound=BaseModel)
 
 #: Answers Cooked may send as a bare JSON array instead of ``{"items": [...]}``.

@@ -16,18 +16,6 @@ from urllib.parse import quote
 
 from cooked_mcp.exceptions import InvalidPathValue
 
-__all__ = [
-    "API_PREFIX",
-    "CONFIRMED",
-    "ENDPOINTS",
-    "RECONSTRUCTED",
-    "USERNAME_PARAM",
-    "Endpoint",
-    "Key",
-    "Provenance",
-    "Query",
-]
-
 API_PREFIX: Final = "/api/"
 
 #: The path parameter every user-scoped path has; filled from the login response, never by a caller.

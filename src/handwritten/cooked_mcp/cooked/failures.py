@@ -31,13 +31,6 @@ from cooked_mcp.exceptions import (
 )
 from cooked_mcp.text import one_line
 
-__all__ = [
-    "base_url_setting",
-    "connect_failure",
-    "error_from_response",
-    "parse_retry_after",
-]
-
 _MAX_MESSAGE_CHARS = 300
 _MAX_CODE_CHARS = 64
 

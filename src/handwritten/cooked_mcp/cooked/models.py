@@ -20,25 +20,6 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from cooked_mcp.cooked.endpoints import Key
 
-__all__ = [
-    "AddResult",
-    "CookedAisle",
-    "CookedDraft",
-    "CookedProductGroup",
-    "CookedRecipe",
-    "CookedRecipeSummary",
-    "Empty",
-    "GroupRef",
-    "ImportResult",
-    "LoginResult",
-    "Preview",
-    "RecipeList",
-    "Removed",
-    "SavedRef",
-    "SelectedSet",
-    "ShoppingList",
-]
-
 
 # implements: api-client.RESPONSES.2, tools.RESPONSES.4
 class _CookedModel(BaseModel):

@@ -3,19 +3,16 @@
 This is the only module that touches httpx directly. It owns the process's one
 ``httpx.AsyncClient``: its connection pool, the proxy it takes from the environment
 (``HTTPS_PROXY``, ``HTTP_PROXY`` or ``ALL_PROXY`` unless ``NO_PROXY`` covers the host), the CA
-settings ``SSL_CERT_FILE`` and ``SSL_CERT_DIR``, and its cookie jar (``jar.SessionCookies``):
-cookies live in that in-memory jar only, are set by Cooked's ``Set-Cookie`` and put on each
-request by the jar, and never follow a redirect, because redirects are not followed at all.
-Login and the one re-login on a lost session are the ``httpx.Auth`` flow of ``session.Session``.
+settings ``SSL_CERT_FILE`` and ``SSL_CERT_DIR``, and its cookie jar (httpx's own, in memory
+only): cookies are set by Cooked's ``Set-Cookie`` and put on each request by the jar, and never
+follow a redirect, because redirects are not followed at all. The sender knows nothing of
+logins: ``session.Session`` asks it to send one, and ``client.CookedClient`` retries once.
 
 The client is built at the first request, because building it loads the TLS trust store,
-the largest part of start-up that is ours; the environment is read then. Going through the
-client rather than straight to the transport costs a few hundredths of a millisecond per
-request (``make bench``, section ``http_layer``; issue 19 set 0.3 ms as the most worth saving).
+the largest part of start-up that is ours; the environment is read then.
 
 Every bound that keeps a misbehaving Cooked (or a proxy in front of it) from holding the
-process is applied here: one overall deadline per exchange, bounded body reads (an error body
-is cut to its bound as soon as it arrives, before the auth flow or httpx read it), no
+process is applied here: one overall deadline per exchange, bounded body reads, no
 compressed bodies at all, and a bounded cookie jar (the figures and readers are in ``bounds``).
 """
 
@@ -25,7 +22,7 @@ import asyncio
 import functools
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,25 +30,16 @@ import httpx
 
 from cooked_mcp import __version__
 from cooked_mcp.cooked.bounds import (
+    MAX_ERROR_BODY_BYTES,
     MAX_SUCCESS_BODY_BYTES,
     CookieKey,
-    bound_error_body,
     bound_jar,
     compression,
-    error_body,
     read_bounded,
 )
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.cooked.failures import base_url_setting, connect_failure
-from cooked_mcp.cooked.jar import SessionCookies
 from cooked_mcp.exceptions import CookedResponseError, CookedUnavailable
-
-__all__ = [
-    "Answer",
-    "Sender",
-    "Timeouts",
-    "session_lost",
-]
 
 logger = logging.getLogger("cooked_mcp.cooked")
 
@@ -85,27 +73,21 @@ class Answer:
     body: bytes
     truncated: bool
     retry_after: str | None
+    #: Whether the request carried cookies (a session).
+    carried_cookies: bool = False
 
     @property
     def ok(self) -> bool:
         return 200 <= self.status < 300
 
+    @property
+    def session_lost(self) -> bool:
+        """The session cannot be used as it is: log in afresh (with an empty jar) and retry once.
 
-#: Request and response extensions of ours (httpx passes unknown keys through untouched).
-_REPATH = "cooked_mcp.repath"  # request: username -> path, to re-address a retry after a re-login
-_DEADLINE = "cooked_mcp.deadline"  # request: the exchange's overall deadline
-
-
-def session_lost(request: httpx.Request, response: httpx.Response) -> bool:
-    """The session cannot be used as it is: log in afresh (with an empty jar) and retry once.
-
-    A 401; or the request was refused for its size (431, or a proxy's 400 about its headers or
-    cookies) while it carried cookies, which only a cookie jar grown too big explains.
-    """
-    if response.status_code == 401:
-        return True
-    body, _ = error_body(response)
-    return "cookie" in request.headers and _refused_for_size(response.status_code, body)
+        A 401; or the request was refused for its size (431, or a proxy's 400 about its headers or
+        cookies) while it carried cookies, which only a cookie jar grown too big explains.
+        """
+        return self.status == 401 or (self.carried_cookies and _refused_for_size(self.status, self.body))
 
 
 class Sender:
@@ -141,13 +123,11 @@ class Sender:
     @functools.cached_property
     def _http(self) -> httpx.AsyncClient:
         # implements: authentication.SESSION.7, authentication.SESSION.8
-        return _Client(
-            SessionCookies(),
+        return httpx.AsyncClient(
             trust_env=True,  # proxy and CA settings from the environment, as any httpx client
             verify=httpx.create_ssl_context(),  # one trust store for the client and a proxy's transport
             transport=self._given_transport,
             follow_redirects=False,
-            event_hooks={"response": [self._on_response]},
         )
 
     # implements: authentication.SESSION.3
@@ -177,41 +157,32 @@ class Sender:
         *,
         params: Mapping[str, str | int] | None = None,
         body: Mapping[str, Any] | None = None,
-        auth: httpx.Auth | None = None,
-        repath: Callable[[str], str] | None = None,
     ) -> Answer:
-        """Send one request and return its answer; only transport trouble raises here
-        (and whatever ``auth`` raises when it cannot log in).
+        """Send one request and return its answer; only transport trouble raises here.
 
         The body of a non-2xx answer is read up to ``bounds.MAX_ERROR_BODY_BYTES`` and the rest is
         never downloaded: it is only used to extract ``code`` and ``message``. The whole
-        exchange ends by the endpoint's deadline, whatever the answer's pace; a re-login by
-        ``auth`` and the retry after it get deadlines of their own (``restart_deadline``).
-        ``repath`` gives the path for another username, for a retry after a re-login.
+        exchange ends by the endpoint's deadline, whatever the answer's pace.
         """
         unknown = set(params or {}) - set(endpoint.query)
         if unknown:
             raise ValueError(f"{endpoint.name} takes no query parameters {sorted(unknown)}")
         seconds = self.timeouts.deadline(endpoint)
         try:
-            async with asyncio.timeout(seconds) as deadline:
-                # Built here rather than by the client's build_request, which copies the whole cookie
-                # jar and merges default headers on every request: the client sends it as it is.
-                request = httpx.Request(
-                    endpoint.method,
-                    _url(self.base_url, path, tuple(params.items()) if params else (), endpoint.name),
-                    headers=self._headers,
-                    json=body,
-                    extensions={
-                        "timeout": self.timeouts.for_endpoint(endpoint).as_dict(),
-                        _DEADLINE: (deadline, seconds),
-                        _REPATH: repath,
-                    },
-                )
+            async with asyncio.timeout(seconds):
+                url = httpx.URL(self.base_url + path, params=params or None)
+                if url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):  # no dot segment resolved away
+                    raise ValueError(f"{endpoint.name}: the request path was rewritten")
                 http = self._client(endpoint)
+                timeout = self.timeouts.for_endpoint(endpoint).as_dict()
+                request = httpx.Request(
+                    endpoint.method, url, headers=self._headers, json=body, extensions={"timeout": timeout}
+                )
                 http.cookies.set_cookie_header(request)
-                response = await http.send(request, auth=auth, stream=True)
+                response = await http.send(request, stream=True)
                 try:
+                    if "set-cookie" in response.headers:  # httpx has put them in the jar: bound it
+                        self._held = bound_jar(http.cookies, self._held)
                     if 300 <= response.status_code < 400:
                         raise self._redirected(endpoint, response)
                     data, truncated = await self._read_body(endpoint, response)
@@ -232,6 +203,7 @@ class Sender:
             body=data,
             truncated=truncated,
             retry_after=response.headers.get("retry-after"),
+            carried_cookies="cookie" in request.headers,
         )
 
     def _client(self, endpoint: Endpoint) -> httpx.AsyncClient:
@@ -265,49 +237,18 @@ class Sender:
                 + " in the environment cooked-mcp starts with, then restart it",
             ) from None
 
-    @staticmethod
-    def pause_deadline(request: httpx.Request) -> None:
-        """A re-login is under way for ``request``: the login's own exchange has its own deadline."""
-        deadline, _ = request.extensions[_DEADLINE]
-        deadline.reschedule(None)
-
-    def readdress(self, request: httpx.Request, username: str) -> httpx.Request:
-        """``request`` to send again after a re-login, as a new request: the new session's cookies,
-        the path for the username that login returned, and a deadline of its own."""
-        deadline, seconds = request.extensions[_DEADLINE]
-        deadline.reschedule(asyncio.get_running_loop().time() + seconds)
-        url, repath = request.url, request.extensions[_REPATH]
-        if repath is not None:
-            path = repath(username)
-            query = url.query
-            url = url.copy_with(raw_path=path.encode("ascii") + (b"?" + query if query else b""))
-            _check_path(url, path)
-        headers = request.headers.copy()
-        headers.pop("cookie", None)
-        retry = httpx.Request(
-            request.method, url, headers=headers, content=request.content, extensions=request.extensions
-        )
-        self._http.cookies.set_cookie_header(retry)
-        return retry
-
-    async def _on_response(self, response: httpx.Response) -> None:
-        """Runs on every answer as it arrives, before the auth flow or httpx see its body."""
-        if "set-cookie" in response.headers:
-            self._held = bound_jar(self._http.cookies, self._held)
-        if not response.is_success and not 300 <= response.status_code < 400:
-            await bound_error_body(response)
-
     async def _read_body(self, endpoint: Endpoint, response: httpx.Response) -> tuple[bytes, bool]:
         """The raw body, bounded; a compressed one is never decompressed.
 
         The client asks for ``identity``, so the read bound is a bound on bytes received. A
         server that compresses anyway could make a few KiB expand to gigabytes (``gzip, gzip``
         compounds), so such a successful answer is refused unread; an error answer keeps its
-        status and loses only its (unreadable) body (``bounds.bound_error_body``).
+        status and loses only its (unreadable) body.
         """
-        if not response.is_success:
-            return error_body(response)
         encoding = compression(response)
+        if not response.is_success:  # a compressed error body is not read at all: its status is kept
+            limit = MAX_ERROR_BODY_BYTES
+            return (b"", False) if encoding else await read_bounded(response.aiter_bytes(), limit)
         if encoding is not None:
             _log(endpoint, f"failed: refused Content-Encoding {encoding[:40]!r}")
             raise CookedResponseError(
@@ -360,42 +301,6 @@ class Sender:
                 "(for example https://cooked.wiki), or retry later"
             ),
         )
-
-
-class _Client(httpx.AsyncClient):
-    """An ``httpx.AsyncClient`` whose ``cookies`` are the session's own ``SessionCookies``:
-    given to the constructor (or assigned), httpx would copy them into a plain jar."""
-
-    def __init__(self, cookies: SessionCookies, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._session_cookies = cookies
-
-    @property
-    def cookies(self) -> SessionCookies:
-        return self._session_cookies
-
-    @cookies.setter
-    def cookies(self, cookies: object) -> None:
-        raise AttributeError("the session's cookie jar cannot be replaced")
-
-
-#: Parsed request addresses kept at once (SECURITY.md): the most recent ones, least recently used go first.
-URL_CACHE_SIZE = 128
-
-
-@functools.lru_cache(maxsize=URL_CACHE_SIZE)
-def _url(base_url: str, path: str, query: tuple[tuple[str, str | int], ...], endpoint_name: str) -> httpx.URL:
-    """The request URL, parsed once for the addresses used again and again (parsing one costs
-    about 10 µs: httpx checks it character by character)."""
-    url = httpx.URL(base_url + path, params=query or None)
-    _check_path(url, path, endpoint_name)
-    return url
-
-
-def _check_path(url: httpx.URL, path: str, endpoint_name: str = "") -> None:
-    """The path goes out exactly as the endpoint table built it (no dot segment resolved away)."""
-    if url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):
-        raise ValueError(f"{endpoint_name + ': ' if endpoint_name else ''}the request path was rewritten")
 
 
 def _log(endpoint: Endpoint, outcome: str) -> None:

@@ -1,25 +1,16 @@
 """The one Cooked login session of this process: lazy login, single-flight renewal.
 
-``Session`` is the ``httpx.Auth`` flow every authenticated request goes through: it logs in
-before the first request needs a session, and when Cooked answers that the session is lost
-(a 401, or a request refused for the size of its cookies) it logs in again and sends the
-request once more, never more.
+``Session`` logs in before the first request needs a session, and again when the client finds
+the session lost (``Answer.session_lost``); it asks the ``Sender`` to send the login and never
+sends anything else, so the client calls down into it and nothing calls back up.
 
-Several tool calls can run at once. When they all find the session missing or expired
-together, exactly one login request must go out (Cooked may rate-limit or lock accounts
-on bursts of logins) and the rest must wait for it and reuse its result. A generation
-counter (finished login attempts) makes that precise: a caller remembers the generation its
-session came from, and only a caller whose generation is still current logs in; everyone
-else just picks up the newer session, or the error of the login attempt they waited for.
+When concurrent calls find the session missing or expired together, exactly one login goes
+out (Cooked may lock accounts on bursts of logins): a generation counter (finished login
+attempts) lets only a caller whose generation is still current log in; the others reuse its
+session or its error. The session lives in the sender's in-memory cookie jar, never on disk.
 
-The session is the in-memory cookie jar of the ``Sender`` plus the canonical username Cooked
-returned; nothing is ever written to disk, so a restarted process logs in afresh.
-
-Credentials cannot change without a restart, so once Cooked rejects them (401, or 403 at
-login) asking again on every call only hammers the account (and may get it locked). For
-``LOGIN_BACKOFF_SECONDS`` after a rejection every call gets the same authentication error at
-once, without contacting Cooked; then one login is tried again. So while Cooked keeps
-rejecting them, at most one login per back-off period goes out, whatever the call rate.
+Credentials cannot change without a restart, so for ``LOGIN_BACKOFF_SECONDS`` after Cooked
+rejects them (401, or 403 at login) every call gets the same error without asking Cooked.
 """
 
 from __future__ import annotations
@@ -27,25 +18,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable, Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
-
-import httpx
 
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.decoding import decode
 from cooked_mcp.cooked.endpoints import Key
 from cooked_mcp.cooked.failures import error_from_response
 from cooked_mcp.cooked.models import LoginResult
-from cooked_mcp.cooked.sender import Answer, Sender, session_lost
+from cooked_mcp.cooked.sender import Answer, Sender
 from cooked_mcp.exceptions import CookedAuthError, CookedError
 from cooked_mcp.redaction import redact
 
-__all__ = ["LOGIN_BACKOFF_SECONDS", "SecretLike", "Session", "login_hint"]
-
 logger = logging.getLogger("cooked_mcp.cooked")
 
-#: How long rejected credentials are not tried again (at least a minute, as issue 16 asks).
+#: How long rejected credentials are not tried again.
 LOGIN_BACKOFF_SECONDS = 60.0
 
 
@@ -72,7 +59,7 @@ class SecretLike(Protocol):
 
 
 # implements: authentication.CREDENTIALS.10, authentication.SESSION.9
-class Session(httpx.Auth):
+class Session:
     def __init__(
         self,
         sender: Sender,
@@ -111,25 +98,6 @@ class Session(httpx.Auth):
     async def renew(self, rejected_generation: int) -> tuple[int, str]:
         """Replace the session Cooked rejected, unless another caller already did."""
         return await self._login_once(rejected_generation)
-
-    # implements: authentication.SESSION.4, authentication.SESSION.5, authentication.SESSION.6
-    async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
-        """Send ``request`` with the current session; if Cooked lost it, log in again and retry once.
-
-        The request was built a moment ago, with no await since, so it carries the cookies of
-        the session current now: a 401 rejects exactly that generation.
-        """
-        generation = self._generation if self._username is not None else None
-        if generation is None:  # a login failed or was cancelled since the request was built
-            self._sender.pause_deadline(request)
-            generation, username = await self.current()
-            request = self._sender.readdress(request, username)
-        response = yield request
-        if not session_lost(request, response):
-            return
-        self._sender.pause_deadline(request)
-        _, username = await self.renew(generation)
-        yield self._sender.readdress(request, username)
 
     # implements: api-client.ERRORS.6, authentication.SECRETS.3
     def redact(self, text: str) -> str:

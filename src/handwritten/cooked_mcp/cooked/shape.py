@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-__all__ = ["MAX_SHAPE_DEPTH", "MAX_SHAPE_KEYS", "OTHER_KEY", "shape_of"]
-
 #: Nesting levels described; deeper values show as their type only.
 MAX_SHAPE_DEPTH: Final = 4
 #: Keys described per object; more are counted, not listed.

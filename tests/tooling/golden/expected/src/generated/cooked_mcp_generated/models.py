@@ -33,6 +33,10 @@ class _Output(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: A jar's ID as the pantry gave it.
+JarId: TypeAlias = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+
+
 class Jar(_Output):
     """One jar on a shelf."""
 
@@ -42,11 +46,9 @@ class Jar(_Output):
 
 # --- look --------------------------------------------------------------------------------------
 LookTargetParam: TypeAlias = Annotated[Literal["shelf", "jar"], Field(description="What to look at.")]
-LookJarIdParam: TypeAlias = Annotated[
-    str, Field(min_length=1, max_length=40, description="The jar to open. Required with target=jar.")
-]
+LookJarIdParam: TypeAlias = Annotated[JarId, Field(description="The jar to open. Required with target=jar.")]
 LookLimitParam: TypeAlias = Annotated[
-    int, Field(default=5, ge=1, le=20, description="Most jars to list for target=shelf.")
+    int, Field(default=5, ge=1, le=20, description="Most jars to list for target=shelf (1 to 20).")
 ]
 
 #: Every look parameter in the order served; tools.py derives the inputSchema from them.
@@ -95,7 +97,7 @@ StockActionParam: TypeAlias = Annotated[Literal["add", "remove"], Field(descript
 StockLabelParam: TypeAlias = Annotated[
     str | None, Field(default=None, max_length=80, description="The new jar's label; null for none.")
 ]
-StockJarIdParam: TypeAlias = Annotated[str, Field(min_length=1, description="The jar to remove.")]
+StockJarIdParam: TypeAlias = Annotated[JarId, Field(description="The jar to remove.")]
 
 #: Every stock parameter in the order served; tools.py derives the inputSchema from them.
 STOCK_PARAMETERS: Final = {

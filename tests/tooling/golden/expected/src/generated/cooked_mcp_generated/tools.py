@@ -110,10 +110,12 @@ def create_server(
     version: str,
     tool_names: Collection[str] | None = None,
     withheld_because: str | None = None,
+    website_url: str | None = None,
 ) -> Server[Any]:
     """An MCP server named Pantry offering ``tool_names`` (default: every tool).
 
-    ``withheld_because`` is what a call to a tool left out of ``tool_names`` is told.
+    ``withheld_because`` is what a call to a tool left out of ``tool_names`` is told;
+    ``website_url`` is served in the server's identity.
     """
     return dispatching_server(
         TOOLS,
@@ -123,4 +125,5 @@ def create_server(
         version=version,
         tool_names=tool_names,
         withheld_because=withheld_because,
+        website_url=website_url,
     )
