@@ -151,8 +151,10 @@ def question_name(recipe: CookedRecipe) -> str:
     title = one_line(recipe.title, "", MAX_NAME_CHARS)
     if title:
         return f'the recipe "{title}" ({recipe_id})'
-    lines = (_LIST_MARK.sub("", line) for line in recipe.description.splitlines() if not line.startswith("#"))
-    begins = one_line(", ".join(line for line in lines if line.strip()), "", FIRST_WORDS_CHARS)
+    lines = (_LIST_MARK.sub("", line) for line in recipe.description[:1000].splitlines() if line[:1] != "#")
+    begins = one_line(", ".join(line for line in lines if line.strip()), "")
+    if len(begins) > FIRST_WORDS_CHARS:
+        begins = begins[:FIRST_WORDS_CHARS].rsplit(" ", 1)[0].rstrip(",") + "…"
     return (
         f'the untitled recipe {recipe_id} (it begins "{begins}")'
         if begins
