@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from servers import COOKED_MCP
+from servers import COOKED_MCP, write_limits
 
 from cooked_fake import FakeCooked
 
@@ -96,12 +96,13 @@ class Pipes:
 
 
 @pytest.fixture
-def started(process_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[[str], Pipes]]:
+def started(process_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[[float], Pipes]]:
     """Starts an initialized process whose questions wait the given seconds (the setting)."""
     processes: list[Pipes] = []
 
-    def start(seconds: str) -> Pipes:
-        served = Pipes({**process_env, "COOKED_MCP_CONFIRM_ANSWER_SECONDS": seconds}, tmp_path / "stderr")
+    def start(seconds: float) -> Pipes:
+        write_limits(process_env, confirm_answer_seconds=seconds)
+        served = Pipes(process_env, tmp_path / "stderr")
         processes.append(served)
         served.initialize()
         return served
@@ -115,8 +116,8 @@ def started(process_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[[s
 
 
 @pytest.fixture
-def pipes(started: Callable[[str], Pipes]) -> Pipes:
-    return started("0.5")
+def pipes(started: Callable[[float], Pipes]) -> Pipes:
+    return started(0.5)
 
 
 def deletes(fake: FakeCooked) -> int:
@@ -162,12 +163,12 @@ def test_a_malformed_answer_ends_not_confirmed_never_as_a_failure(pipes: Pipes, 
 
 @pytest.mark.req("extensions.CONFIRMATION.13", "server.TRANSPORT.1")
 def test_questions_pending_when_stdin_ends_end_at_once(
-    started: Callable[[str], Pipes], fake: FakeCooked
+    started: Callable[[float], Pipes], fake: FakeCooked
 ) -> None:
     """Twenty calls wait for their questions' answers when stdin ends: each is answered not
     confirmed and the process exits at once. Before: it waited the whole end-of-input grace
     (120 s) with the questions unanswered. The question timeout here is far longer than the wait."""
-    pipes = started("600")
+    pipes = started(600)
     for request_id in range(1, 21):
         pipes.delete(request_id, f"r-{request_id:04d}")
     assert pipes.process.stdin is not None

@@ -14,6 +14,7 @@ from cooked_mcp_generated.tools import TOOLS, ToolHandlers, create_server
 
 from . import __version__
 from .config import Settings, default, how_to_set
+from .config.limits import Limits
 from .logging_setup import register_secret_source
 from .prompts import register_prompts
 
@@ -42,7 +43,7 @@ def build_server(
     read_only_from: str | None = None,
     import_answer_seconds: float = default("import_answer_seconds"),
     confirm_changes: bool = True,
-    confirm_answer_seconds: float = default("confirm_answer_seconds"),
+    confirm_answer_seconds: float = Limits().confirm_answer_seconds,
 ) -> Server[Any]:
     """``read_only_from`` is where read-only mode was switched on (``Settings.describe_source``);
     ``None`` serves every tool. One argument for both, so the mode never lacks its reason."""
@@ -115,7 +116,7 @@ class ToolsOnFirstCall:
                 client,
                 writable=not settings.read_only,
                 import_answer_seconds=settings.import_answer_seconds,
-                confirmation=_confirmation(settings.confirm_changes, settings.confirm_answer_seconds),
+                confirmation=_confirmation(settings.confirm_changes, settings.limits.confirm_answer_seconds),
             )
             self.client, self._tools = client, tools
             self._changes_finished = tools.changes_finished

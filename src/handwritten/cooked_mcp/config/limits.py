@@ -1,4 +1,4 @@
-"""How long the transports wait for a peer or for calls still running: ``[mcp.limits]`` in the file.
+"""How long the server waits for a peer or for calls still running: ``[mcp.limits]`` in the file.
 
 Defaults suit every client; the table exists so that an operator (or a test) can shorten or
 lengthen them without a new release. Each bound is named, with the test proving it, in
@@ -35,3 +35,8 @@ class Limits(BaseModel):
     http_head_seconds: Seconds = 5.0
     #: HTTP: from the end of the head to the end of the body (4 MiB at 140 KB/s).
     http_body_seconds: Seconds = 30.0
+    #: How long a question asking the person to confirm a change waits for its answer; at most
+    #: the 10 minutes for which the SDK keeps a 2026-07-28 question's sealed state.
+    confirm_answer_seconds: Annotated[
+        Seconds, Field(le=600, description="a number of seconds above 0 and at most 600")
+    ] = 300.0

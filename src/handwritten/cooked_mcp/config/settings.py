@@ -90,18 +90,6 @@ class Settings(BaseSettings):
     read_only: bool = setting(False, env="COOKED_MCP_READ_ONLY", file="mcp.read_only")
     #: Off: changes that lose data are not confirmed with the person first (some clients answer no unasked).
     confirm_changes: bool = setting(True, env="COOKED_MCP_CONFIRM_CHANGES", file="mcp.confirm_changes")
-    #: A question unanswered this long ends unconfirmed; at most the 10 minutes for which the SDK
-    #: keeps a 2026-07-28 question's sealed state.
-    confirm_answer_seconds: float = setting(
-        300.0,
-        env="COOKED_MCP_CONFIRM_ANSWER_SECONDS",
-        file="mcp.confirm_answer_seconds",
-        refusal="{source} must be a number of seconds above 0 and at most 600 (default {default:.0f}); "
-        "fix or remove it",
-        gt=0,
-        le=600,
-        allow_inf_nan=False,
-    )
     log_level: LogLevel = setting(
         "warning",
         env="COOKED_MCP_LOG_LEVEL",
