@@ -117,10 +117,8 @@ class Asker:
         request = types.ElicitRequest(
             params=types.ElicitRequestFormParams(message=question, requested_schema=SCHEMA)
         )
-        state = {"question": digest, "asked": time.time()}
-        raise InputRequired(
-            types.InputRequiredResult(input_requests={KEY: request}, request_state=json.dumps(state))
-        )
+        asked = json.dumps({"question": digest, "asked": time.time()})
+        raise InputRequired(types.InputRequiredResult(input_requests={KEY: request}, request_state=asked))
 
 
 class _Waiting:

@@ -5,9 +5,10 @@ save_recipe source=existing (it replaces a recipe's content). Nothing else is. T
 what would be lost as the person knows it (the recipe's title and ID, the entries' names), read
 from Cooked just before asking, and ends saying what each answer does; a change that would lose
 nothing (no listed entry, an empty list) is not asked about. A question without a usable answer
-(none in time, one that does not parse, none possible) ends unconfirmed, like a no. A client that does not declare
-elicitation, or a server with the setting off, is never asked and behaves as without this module.
-Runs inside writes.Writes.run, before a change starts, so an accepted change is still made once.
+(none in time, one that does not parse, none possible) ends not confirmed, like a no. A client
+that does not declare elicitation, or a server with the setting off, is never asked and behaves
+as without this module. Runs inside writes.Writes.run, before a change starts, so an accepted
+change is still made once.
 """
 
 from __future__ import annotations
