@@ -179,7 +179,7 @@ def test_questions_pending_when_stdin_ends_end_at_once(
     assert sorted(answer["id"] for answer in answers) == list(range(1, 21))
     assert all(
         answer["result"]["content"][0]["text"].startswith(
-            "The client stopped before the question was answered"
+            "The session ended before the question was answered"
         )
         and NOT_CONFIRMED in answer["result"]["content"][0]["text"]
         for answer in answers

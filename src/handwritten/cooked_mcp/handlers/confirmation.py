@@ -80,7 +80,7 @@ class Confirmation:
             "cancel": "You cancelled the question",
             "unanswered": f"The question had no answer within {_duration(self.answer_seconds)}",
             "unreadable": "Your client's answer to the question could not be read",
-            "gone": "The client stopped before the question was answered",
+            "gone": "The session ended before the question was answered",
         }[reply.answer]
         text = (
             f"{why}, so {unchanged}; {'' if person else 'not confirmed: '}nothing was sent to Cooked. "
