@@ -218,3 +218,34 @@ async def test_in_2026_an_answer_coming_back_after_the_time_given_is_not_confirm
         "not confirmed: nothing was sent to Cooked."
     ), text_of(late)
     assert LOSSES[0].sent(fake) == 0
+
+
+@pytest.mark.req("extensions.CONFIRMATION.13", "extensions.CONFIRMATION.7")
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")  # the malformed answers, sent as built
+async def test_in_2026_a_malformed_answer_is_not_confirmed_as_in_the_older_era(fake: FakeCooked) -> None:
+    """Before: the SDK refused the whole call ("Invalid request parameters"); the legacy era's
+    malformed answers: test_confirmation_ends."""
+    delete = LOSSES[0]
+    malformed = (
+        types.ElicitResult.model_construct(action="yes"),
+        types.ElicitResult.model_construct(action="accept", content=[]),
+        types.ElicitResult.model_construct(action="accept", content={"confirm": [1, 2]}),
+    )
+    async with connected(fake, Person("accept"), mode="2026-07-28") as client:
+        session = client.session
+        first = await session.call_tool(delete.tool, delete.arguments, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult)
+        for answer in malformed:
+            result = await session.call_tool(
+                delete.tool,
+                delete.arguments,
+                input_responses={"confirm": answer},
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+            assert isinstance(result, types.CallToolResult) and result.is_error, result
+            assert text_of(result).startswith(
+                'Your client\'s answer to the question could not be read, so the recipe "Shakshuka" (r-0001) '
+                "was not deleted; not confirmed: nothing was sent to Cooked."
+            ), text_of(result)
+    assert delete.sent(fake) == 0

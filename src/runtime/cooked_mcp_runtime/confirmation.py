@@ -23,12 +23,12 @@ import hashlib
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import anyio
 import mcp_types as types
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS, is_version_at_least
 from pydantic import ValidationError
@@ -43,6 +43,8 @@ Answer = Literal["accept", "decline", "cancel", "unanswered", "unreadable", "gon
 KEY = "confirm"
 #: No fields: accepting is yes, declining is no. One answer, nothing to type.
 SCHEMA: types.ElicitRequestedSchema = {"type": "object", "properties": {}}
+#: Marks, in ``_meta``, a 2026-07-28 answer put in place of one that did not parse (``unreadable_answers``).
+UNREADABLE = "io.github.cooked-mcp/unreadable"
 
 
 @dataclass(frozen=True)
@@ -113,12 +115,30 @@ class Asker:
             response = (params.input_responses or {}).get(KEY)
             if state["question"] == digest and isinstance(response, types.ElicitResult):
                 seconds = time.time() - state["asked"]
+                if (response.meta or {}).get(UNREADABLE):
+                    return Reply("unreadable", seconds)
                 return Reply(response.action if seconds <= within else "unanswered", seconds)
         request = types.ElicitRequest(
             params=types.ElicitRequestFormParams(message=question, requested_schema=SCHEMA)
         )
         asked = json.dumps({"question": digest, "asked": time.time()})
         raise InputRequired(types.InputRequiredResult(input_requests={KEY: request}, request_state=asked))
+
+
+async def unreadable_answers(ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+    """Server middleware: a 2026-07-28 answer to the question that does not parse is replaced by one
+    marked unreadable, so the call ends not confirmed as in the older era, instead of the SDK
+    refusing the whole call as invalid before any handler runs."""
+    params = ctx.params or {}
+    responses = params.get("inputResponses") if ctx.method == "tools/call" else None
+    if isinstance(responses, dict) and KEY in responses:
+        try:
+            types.ElicitResult.model_validate(responses[KEY], by_name=False)
+        except ValidationError:
+            logger.warning("unusable answer to a confirmation question: it does not parse")
+            unreadable = {"action": "decline", "_meta": {UNREADABLE: True}}
+            ctx = replace(ctx, params={**params, "inputResponses": {**responses, KEY: unreadable}})
+    return await call_next(ctx)
 
 
 class _Waiting:
