@@ -365,15 +365,19 @@ async function confirmationSuite(label, transport, fake) {
     await check(`${label}: a declined delete asks, names the recipe and sends nothing`, async () => {
       await cooked.clearRequests();
       const result = await client.callTool({ name: "delete_recipe", arguments: { recipe_id: "r-0001" } });
-      assert(result.isError && /^Nothing was sent to Cooked: /.test(text(result)), text(result).slice(0, 300));
+      assert(
+        result.isError &&
+          text(result).startsWith('You said no, so the recipe "Shakshuka" (r-0001) was not deleted; nothing was sent to Cooked.'),
+        text(result).slice(0, 300),
+      );
       assert(/COOKED_MCP_CONFIRM_CHANGES=false/.test(text(result)), "the setting is not named");
       assert(/"Shakshuka" \(r-0001\)/.test(questions.at(-1) ?? ""), `question: ${questions.at(-1)}`);
       assert((await changes("DELETE", "/api/saved/r-0001")) === 0, "a DELETE reached Cooked");
     });
-    await check(`${label}: a cancelled clear asks with the entry count and sends nothing`, async () => {
+    await check(`${label}: a cancelled clear asks naming the entries and sends nothing`, async () => {
       const result = await client.callTool({ name: "change_shopping_list", arguments: { action: "clear" } });
-      assert(result.isError && /without answering/.test(text(result)), text(result).slice(0, 300));
-      assert(/all 6 entries on the shopping list/.test(questions.at(-1) ?? ""), `question: ${questions.at(-1)}`);
+      assert(result.isError && /^You cancelled the question, so the shopping list was not cleared; nothing was sent to Cooked\./.test(text(result)), text(result).slice(0, 300));
+      assert(/all 6 entries on it: "Tomatoes", "Onion"/.test(questions.at(-1) ?? ""), `question: ${questions.at(-1)}`);
       assert((await changes("DELETE", "/api/user/alice/shopping-list")) === 0, "the list was cleared");
     });
     await check(`${label}: an accepted delete reaches Cooked exactly once`, async () => {

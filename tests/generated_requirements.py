@@ -1405,7 +1405,7 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.CONFIRMATION.3",
         "extensions",
         "CONFIRMATION",
-        "The question names what would be lost in words the person recognises, read from Cooked before asking - the recipe's title and ID, the names of the shopping-list entries, or how many entries clearing the shopping list deletes.",
+        "The question names what would be lost in words the person recognises, read from Cooked before asking - the recipe's title and ID (an untitled recipe's ID and first words), or how many shopping-list entries are removed or cleared and the names of up to ten of them.",
     ),
     "extensions.CONFIRMATION.4": Requirement(
         "extensions.CONFIRMATION.4",
@@ -1447,7 +1447,7 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.CONFIRMATION.10",
         "extensions",
         "CONFIRMATION",
-        "A setting turns confirmation off; the declined result and --help name it.",
+        "A setting turns confirmation off; --help names it, and so does a declined or cancelled result whose answer came too fast for the question to have been shown.",
     ),
     "extensions.CONFIRMATION.11": Requirement(
         "extensions.CONFIRMATION.11",
@@ -1460,6 +1460,18 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions",
         "CONFIRMATION",
         "A change that would lose nothing - no listed entry is on the shopping list, the shopping list is empty, or the account may not change the recipe - is not asked about.",
+    ),
+    "extensions.CONFIRMATION.13": Requirement(
+        "extensions.CONFIRMATION.13",
+        "extensions",
+        "CONFIRMATION",
+        "A question without a usable answer - none within a set time (a setting), an answer that cannot be read, or none possible because the client's input ended - ends as not confirmed - nothing is sent to Cooked and the result says so, never that the call failed.",
+    ),
+    "extensions.CONFIRMATION.14": Requirement(
+        "extensions.CONFIRMATION.14",
+        "extensions",
+        "CONFIRMATION",
+        "Each question ends by saying that accepting makes the change and declining keeps everything as it is; a result without the change opens with one sentence the person can read, saying what was not changed and that nothing was sent to Cooked, before the agent's instruction.",
     ),
     "extensions.PROMPTS.1": Requirement(
         "extensions.PROMPTS.1",

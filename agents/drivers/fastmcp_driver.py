@@ -72,7 +72,7 @@ async def confirmation(lib: FastMCP, fake: harness.Fake) -> str | None:
             return f"{answer}: asked {questions}"
         if (refused is None) != (answer == "accept"):
             return f"{answer}: the call {'failed' if refused else 'succeeded'}: {refused}"
-        if refused is not None and "Nothing was sent to Cooked: " not in refused:
+        if refused is not None and "was not deleted; nothing was sent to Cooked." not in refused:
             return f"{answer}: {refused[:200]}"
     return None
 

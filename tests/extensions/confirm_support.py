@@ -13,15 +13,19 @@ from writes_support import Change
 from cooked_fake import DRAFT_ID, SEED_USERNAME
 
 USER = f"/api/user/{SEED_USERNAME}"
+#: How every question ends (handlers/confirmation.py ANSWERS, spelled out: the test states the text).
+ANSWERS = "Accepting makes this change; declining keeps everything as it is."
 #: Every protocol era the SDK client speaks: the handshake ones (elicitation/create) and 2026-07-28.
 ERAS = ("legacy", "2026-07-28")
 
 
 @dataclass(frozen=True)
 class Loss(Change):
-    """One call that loses data, the change request it makes, and words its question must hold."""
+    """One call that loses data, the change request it makes, words its question must hold, and
+    what a no leaves unchanged."""
 
     named: tuple[str, ...] = ()
+    unchanged: str = ""
 
 
 LOSSES = (
@@ -32,7 +36,8 @@ LOSSES = (
         "DELETE",
         "/api/saved/r-0001",
         look={},
-        named=('"Shakshuka"', "r-0001"),
+        named=('Delete the recipe "Shakshuka" (r-0001) from Cooked?',),
+        unchanged='the recipe "Shakshuka" (r-0001) was not deleted',
     ),
     Loss(
         "existing",
@@ -41,7 +46,8 @@ LOSSES = (
         "PUT",
         "/api/saved/r-0001",
         look={},
-        named=('"Shakshuka"', "r-0001"),
+        named=('the recipe "Shakshuka" (r-0001)',),
+        unchanged='the recipe "Shakshuka" (r-0001) was not changed',
     ),
     Loss(
         "remove",
@@ -50,7 +56,8 @@ LOSSES = (
         "POST",
         f"{USER}/shopping-list/remove",
         look={},
-        named=('"Tomatoes"', '"Garlic"', "2 entries"),
+        named=('Remove 2 entries from the shopping list: "Tomatoes", "Garlic"?',),
+        unchanged='the shopping list still holds "Tomatoes", "Garlic"',
     ),
     Loss(
         "clear",
@@ -59,7 +66,11 @@ LOSSES = (
         "DELETE",
         f"{USER}/shopping-list",
         look={},
-        named=("all 6 entries on the shopping list",),
+        named=(
+            'This deletes all 6 entries on it: "Tomatoes", "Onion", "Garlic", "Chicken thighs", "Olive oil", '
+            '"Baking paper".',
+        ),
+        unchanged="the shopping list was not cleared",
     ),
 )
 

@@ -3,10 +3,15 @@ one bounded line, at most ten named, and prompt argument values cut and kept on 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from servers import server_env
 from sessions import cooked_session
 
 from cooked_fake import FakeCooked
+from cooked_mcp.config import load_settings
+from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.handlers.confirmation import MAX_NAME_CHARS, MAX_NAMED, names
 from cooked_mcp.prompts import MAX_ARGUMENT_CHARS
 
@@ -34,3 +39,17 @@ async def test_a_prompt_argument_is_cut_and_kept_on_one_line(fake: FakeCooked) -
         page.startswith("Page: https://a.example/ Ignore that.")
         and len(page) == len("Page: ") + MAX_ARGUMENT_CHARS
     )
+
+
+@pytest.mark.req("extensions.CONFIRMATION.13")
+def test_the_question_timeout_is_a_time_bound_above_0_and_at_most_600_s(tmp_path: Path) -> None:
+    """At most the 10 minutes for which the SDK keeps a 2026-07-28 question's sealed state."""
+    env = server_env(tmp_path, "https://cooked.wiki")
+    assert load_settings(config_path=None, environ=env).limits.confirm_answer_seconds == 300
+    path = tmp_path / "config.toml"
+    for value in ("0", "601", "nan", '"soon"'):
+        path.write_text(f"[mcp.limits]\nconfirm_answer_seconds = {value}\n")
+        with pytest.raises(
+            ConfigError, match="confirm_answer_seconds must be a number of seconds above 0 and at most 600"
+        ):
+            load_settings(config_path=str(path), environ=env)

@@ -11,14 +11,15 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from confirm_support import HARMLESS, LOSSES, Person
+from confirm_support import ANSWERS, ERAS, HARMLESS, LOSSES, Person
 from mcp import Client
 from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 from sessions import client_for, text_of
 
-from cooked_fake import FOREIGN_RECIPE_ID, FakeCooked
+from cooked_fake import FOREIGN_RECIPE_ID, UNTITLED_RECIPE_ID, FakeCooked
 from cooked_mcp.app import build_server
+from cooked_mcp.handlers import confirmation
 
 pytestmark = pytest.mark.anyio
 
@@ -159,3 +160,92 @@ async def test_two_identical_calls_asked_at_once_and_both_accepted_delete_once(f
     assert [r.is_error for r in results] == [False, False], [text_of(r) for r in results]
     assert delete.sent(fake) == 1
     assert any("nothing was sent to Cooked again" in text_of(r) for r in results)
+
+
+@pytest.mark.req("extensions.CONFIRMATION.3", "extensions.CONFIRMATION.14", "recipes.DELETE.1")
+async def test_an_untitled_recipe_is_named_by_its_id_and_first_words_and_a_deletion_names_the_recipe(
+    fake: FakeCooked,
+) -> None:
+    person = Person("accept")
+    async with connected(fake, person) as client:
+        untitled = await client.call_tool("delete_recipe", {"recipe_id": UNTITLED_RECIPE_ID})
+        titled = await client.call_tool("delete_recipe", {"recipe_id": "r-0001"})
+    name = f'the untitled recipe {UNTITLED_RECIPE_ID} (it begins "2 slices bread, 1 tbsp butter, Toast…")'
+    assert person.questions[0] == f"Delete {name} from Cooked? This cannot be undone. {ANSWERS}"
+    assert text_of(untitled) == f"Deleted {name} from Cooked. This cannot be undone."
+    assert text_of(titled) == 'Deleted the recipe "Shakshuka" (r-0001) from Cooked. This cannot be undone.'
+
+
+@pytest.mark.req("extensions.CONFIRMATION.10", "extensions.CONFIRMATION.14", "extensions.CONFIRMATION.7")
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_way_to_turn_questions_off_is_named_only_after_an_answer_too_fast_for_a_person(
+    fake: FakeCooked, monkeypatch: pytest.MonkeyPatch, era: str
+) -> None:
+    """A person who read the question and said no is not told how to stop being asked."""
+    monkeypatch.setattr(confirmation, "UNSHOWN_SECONDS", 0.2)
+
+    async def reads_then_says_no(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        await anyio.sleep(0.3)
+        return types.ElicitResult(action="decline")
+
+    async with connected(fake, reads_then_says_no, mode=era) as client:
+        read = await client.call_tool("delete_recipe", {"recipe_id": "r-0001"})
+    async with connected(fake, Person("decline"), mode=era) as client:
+        unread = await client.call_tool("delete_recipe", {"recipe_id": "r-0001"})
+    said_no = 'You said no, so the recipe "Shakshuka" (r-0001) was not deleted; nothing was sent to Cooked.'
+    assert text_of(read).startswith(said_no) and "CONFIRM_CHANGES" not in text_of(read), text_of(read)
+    assert text_of(unread).startswith(said_no) and "COOKED_MCP_CONFIRM_CHANGES=false" in text_of(unread)
+    assert LOSSES[0].sent(fake) == 0
+
+
+@pytest.mark.req("extensions.CONFIRMATION.13", "extensions.CONFIRMATION.7")
+async def test_in_2026_an_answer_coming_back_after_the_time_given_is_not_confirmed(fake: FakeCooked) -> None:
+    """The 2026-07-28 question waits in the client, not here: its sealed state says when it was
+    asked, so a late accept confirms nothing (the legacy era: test_confirmation_ends)."""
+
+    async def yes_too_late(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        await anyio.sleep(0.3)
+        return types.ElicitResult(action="accept", content={})
+
+    async with connected(fake, yes_too_late, mode="2026-07-28", confirm_answer_seconds=0.2) as client:
+        late = await client.call_tool("delete_recipe", {"recipe_id": "r-0001"})
+    assert late.is_error and text_of(late).startswith(
+        'The question had no answer within 0.2 seconds, so the recipe "Shakshuka" (r-0001) was not deleted; '
+        "not confirmed: nothing was sent to Cooked."
+    ), text_of(late)
+    assert LOSSES[0].sent(fake) == 0
+
+
+@pytest.mark.req("extensions.CONFIRMATION.13", "extensions.CONFIRMATION.7")
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")  # the malformed answers, sent as built
+async def test_in_2026_a_malformed_answer_is_not_confirmed_as_in_the_older_era(fake: FakeCooked) -> None:
+    """Before: the SDK refused the whole call ("Invalid request parameters"); the legacy era's
+    malformed answers: test_confirmation_ends."""
+    delete = LOSSES[0]
+    malformed = (
+        types.ElicitResult.model_construct(action="yes"),
+        types.ElicitResult.model_construct(action="accept", content=[]),
+        types.ElicitResult.model_construct(action="accept", content={"confirm": [1, 2]}),
+    )
+    async with connected(fake, Person("accept"), mode="2026-07-28") as client:
+        session = client.session
+        first = await session.call_tool(delete.tool, delete.arguments, allow_input_required=True)
+        assert isinstance(first, types.InputRequiredResult)
+        for answer in malformed:
+            result = await session.call_tool(
+                delete.tool,
+                delete.arguments,
+                input_responses={"confirm": answer},
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+            assert isinstance(result, types.CallToolResult) and result.is_error, result
+            assert text_of(result).startswith(
+                'Your client\'s answer to the question could not be read, so the recipe "Shakshuka" (r-0001) '
+                "was not deleted; not confirmed: nothing was sent to Cooked."
+            ), text_of(result)
+    assert delete.sent(fake) == 0

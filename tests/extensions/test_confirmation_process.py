@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 import pytest
-from confirm_support import ERAS, LOSSES, Loss, Person
+from confirm_support import ANSWERS, ERAS, LOSSES, Loss, Person
 from mcp import Client, StdioServerParameters
 from servers import COOKED_MCP, HttpServer, http_client, http_server, server_env
 from sessions import text_of
@@ -94,6 +94,7 @@ async def call(client: Client, loss: Loss) -> tuple[bool, str]:
     "extensions.CONFIRMATION.7",
     "extensions.CONFIRMATION.8",
     "extensions.CONFIRMATION.10",
+    "extensions.CONFIRMATION.14",
 )
 @pytest.mark.parametrize("answer", ["decline", "cancel"])
 @pytest.mark.parametrize("loss", LOSS_CASES)
@@ -108,13 +109,19 @@ async def test_a_declined_or_cancelled_change_sends_nothing_to_cooked(
     person.action = answer  # type: ignore[assignment]
     is_error, text = await call(client, loss)
     assert loss.sent(fake) == 0
-    assert (
-        is_error and text.startswith("Nothing was sent to Cooked: ") and "unless the person asks" in text
+    why = "You said no" if answer == "decline" else "You cancelled the question"
+    # One sentence for the person, then the agent's instruction; this client answers at once, so
+    # the way to turn the questions off follows, as one sentence without a stray bracket.
+    assert is_error and text.startswith(
+        f"{why}, so {loss.unchanged}; nothing was sent to Cooked. Do not call "
     ), text
-    assert "COOKED_MCP_CONFIRM_CHANGES=false" in text
-    assert ("without answering" in text) == (answer == "cancel")
+    assert "unless the person asks for it again. The answer came too fast for a person" in text
+    assert text.endswith(
+        "COOKED_MCP_CONFIRM_CHANGES=false (or mcp.confirm_changes = false in the config file)."
+    ), text
     [question] = person.questions
-    assert all(word in question for word in loss.named), question
+    assert all(words in question for words in loss.named), question
+    assert question.endswith(f" {ANSWERS}"), question
 
 
 @pytest.mark.req(

@@ -7,6 +7,7 @@ build from the same environment, in this process (``IN_MEMORY``)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -120,8 +121,30 @@ async def test_every_journey_lists_and_renders_with_its_tools_in_order(
             assert value in text
     planned = await client.get_prompt("plan_meals", {"days": "5"})
     assert "Days: 5" in planned.messages[0].content.text  # type: ignore[union-attr]
+    assert "how many days" not in planned.messages[0].content.text  # type: ignore[union-attr]
     unplanned = await client.get_prompt("plan_meals")
     assert "ask me how many days" in unplanned.messages[0].content.text  # type: ignore[union-attr]
+
+
+#: Words of the tools' calls that a person never says.
+JARGON = re.compile(
+    r"\b(?:read|save_recipe|change_shopping_list|preview_recipe_text|target|action|source)\b|="
+)
+
+
+@pytest.mark.req("extensions.PROMPTS.2")
+async def test_the_persons_request_is_in_plain_words_and_the_steps_are_the_agents_apart_from_it(
+    processes: dict[tuple[str, bool], Client], era: str
+) -> None:
+    """Before: "read target=recipes" and "action=add" inside the person's "Put the ingredients of one
+    of my ..."."""
+    client = processes[era, False]
+    for journey in JOURNEYS:
+        result = await client.get_prompt(journey.name, ARGUMENTS.get(journey.name))
+        text = result.messages[0].content.text  # type: ignore[union-attr]
+        request, steps = text.split("\n\nHow to do it (for the assistant, with the cooked-mcp tools):\n")
+        assert request.startswith("Please ") and not JARGON.search(request), request
+        assert steps.startswith("1. ") and JARGON.search(steps), steps
 
 
 @pytest.mark.req("extensions.COMPLETION.1", "extensions.COMPLETION.2", "extensions.COMPLETION.3")

@@ -33,9 +33,10 @@ def test_the_demo_shows_whole_answers_a_recovered_error_and_a_declined_then_conf
     assert len(deletes) == 2
     assert (
         "The person answers: no" in deletes[0]
-        and "Nothing was sent to Cooked: the person said no" in deletes[0]
+        and "You said no, so the recipe" in deletes[0]
+        and "was not deleted; nothing was sent to Cooked." in deletes[0]
     )
-    assert "The person answers: yes" in deletes[1] and "Deleted recipe" in deletes[1]
+    assert "The person answers: yes" in deletes[1] and "Deleted the recipe" in deletes[1]
     assert "prompts: import_recipe, shop_for_recipe, tidy_shopping_list, plan_meals" in out
 
 

@@ -44,6 +44,7 @@ def build_server(
     import_answer_seconds: float = default("import_answer_seconds"),
     confirm_changes: bool = True,
     limits: Limits | None = None,
+    confirm_answer_seconds: float = Limits().confirm_answer_seconds,
 ) -> Server[Any]:
     """``read_only_from`` is where read-only mode was switched on (``Settings.describe_source``);
     ``None`` serves every tool. One argument for both, so the mode never lacks its reason."""
@@ -53,19 +54,19 @@ def build_server(
         client,
         writable=read_only_from is None,
         import_answer_seconds=import_answer_seconds,
-        confirmation=_confirmation(confirm_changes),
+        confirmation=_confirmation(confirm_changes, confirm_answer_seconds),
         limits=limits,
     )
     return _server(tools, read_only_from, lambda: client)
 
 
 # implements: extensions.CONFIRMATION.10
-def _confirmation(enabled: bool) -> Confirmation:
-    """Asking on or off, and how the person turns it off, named wherever a question was declined."""
+def _confirmation(enabled: bool, answer_seconds: float) -> Confirmation:
+    """Asking on or off, how long a question waits, and how the person turns questions off."""
     from .handlers.confirmation import Confirmation
 
     turn_off = how_to_set("confirm_changes", "false", "false", " in the config file")
-    return Confirmation(enabled=enabled, turn_off=turn_off)
+    return Confirmation(enabled=enabled, turn_off=turn_off, answer_seconds=answer_seconds)
 
 
 def _server(
@@ -122,7 +123,7 @@ class ToolsOnFirstCall:
                 client,
                 writable=not settings.read_only,
                 import_answer_seconds=settings.import_answer_seconds,
-                confirmation=_confirmation(settings.confirm_changes),
+                confirmation=_confirmation(settings.confirm_changes, settings.limits.confirm_answer_seconds),
                 limits=settings.limits,
             )
             self.client, self._tools = client, tools

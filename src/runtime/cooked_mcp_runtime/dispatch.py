@@ -21,7 +21,7 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 
 from .arguments import ArgumentRules, ModeRules, shown_name
-from .confirmation import Asker, InputRequired
+from .confirmation import Asker, InputRequired, unreadable_answers
 from .results import ToolCall, ToolError, ToolResult
 
 logger = logging.getLogger("cooked_mcp.tools")
@@ -130,6 +130,7 @@ def dispatching_server(
     )
     # Seals the 2026-07-28 request state (confirmation.py) under a key held by this process only.
     server.middleware.append(RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=name))
+    server.middleware.append(unreadable_answers)
     return server
 
 

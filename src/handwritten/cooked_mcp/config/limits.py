@@ -1,5 +1,5 @@
-"""How long the transports wait for a peer or for calls still running, and how many outcomes of
-changes are kept: ``[mcp.limits]`` in the file.
+"""How long the server waits for a peer, for calls still running and for the person's answer, and
+how many outcomes of changes are kept: ``[mcp.limits]`` in the file.
 
 Defaults suit every client; the table exists so that an operator (or a test) can shorten or
 lengthen them without a new release. Each bound is named, with the test proving it, in
@@ -45,3 +45,8 @@ class Limits(BaseModel):
     kept_outcome_chars: Annotated[
         int, Field(ge=1, le=1 << 30, description="a whole number from 1 to 1073741824")
     ] = 16 * 1024 * 1024
+    #: How long a question asking the person to confirm a change waits for its answer; at most
+    #: the 10 minutes for which the SDK keeps a 2026-07-28 question's sealed state.
+    confirm_answer_seconds: Annotated[
+        Seconds, Field(le=600, description="a number of seconds above 0 and at most 600")
+    ] = 300.0

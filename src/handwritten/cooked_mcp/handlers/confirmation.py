@@ -2,11 +2,13 @@
 
 Exactly four changes are asked about: delete_recipe, change_shopping_list remove and clear, and
 save_recipe source=existing (it replaces a recipe's content). Nothing else is. The question names
-what would be lost as the person knows it (the recipe's title and ID, the entries' names, "all 14
-entries on the shopping list"), read from Cooked just before asking; a change that would lose
-nothing (no listed entry, an empty list) is not asked about. A client that does not declare
-elicitation, or a server with the setting off, is never asked and behaves as without this module.
-Runs inside writes.Writes.run, before a change starts, so an accepted change is still made once.
+what would be lost as the person knows it (the recipe's title and ID, the entries' names), read
+from Cooked just before asking, and ends saying what each answer does; a change that would lose
+nothing (no listed entry, an empty list) is not asked about. A question without a usable answer
+(none in time, one that does not parse, none possible) ends not confirmed, like a no. A client
+that does not declare elicitation, or a server with the setting off, is never asked and behaves
+as without this module. Runs inside writes.Writes.run, before a change starts, so an accepted
+change is still made once.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+from cooked_mcp_runtime.confirmation import Reply
 from cooked_mcp_runtime.results import ToolCall, ToolError
 
 from ..text import one_line
@@ -22,11 +25,16 @@ from ..text import one_line
 MAX_NAMED = 10
 #: Characters of one title or entry name in a question.
 MAX_NAME_CHARS = 80
+#: How every question ends: clients label the buttons (Submit, Decline, Cancel), not the server.
+ANSWERS = "Accepting makes this change; declining keeps everything as it is."
+#: An answer faster than this was not a person reading the question: their client answered alone.
+UNSHOWN_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
 class Question:
-    """What the person is asked, and what stays as it is when they say no."""
+    """What the person is asked (``ANSWERS`` follows it), and, after "so", what stays as it is
+    when they say no (``the recipe "Soup" (r-1) was not deleted``)."""
 
     text: str
     unchanged: str
@@ -37,13 +45,14 @@ Confirm = Callable[[], Awaitable[None]]
 
 @dataclass(frozen=True)
 class Confirmation:
-    """``turn_off`` is how the person turns the questions off, named wherever one was declined; the
-    entry point words it from the settings, which the handlers never read."""
+    """``turn_off`` is how the person turns the questions off; the entry point words it from the
+    settings, which the handlers never read. ``answer_seconds`` is how long a question waits."""
 
     enabled: bool
     turn_off: str
+    answer_seconds: float
 
-    # implements: extensions.CONFIRMATION.1, extensions.CONFIRMATION.10, extensions.CONFIRMATION.11, extensions.CONFIRMATION.12
+    # implements: extensions.CONFIRMATION.1, extensions.CONFIRMATION.11, extensions.CONFIRMATION.12, extensions.CONFIRMATION.13, extensions.CONFIRMATION.14
     def before(self, call: ToolCall, question: Callable[[], Awaitable[Question | None]]) -> Confirm | None:
         """What writes.Writes.run awaits before the change: None when nobody is to be asked (the
         setting is off, or the client cannot ask). Only the four changes call this, so read-only
@@ -55,25 +64,38 @@ class Confirmation:
             asked = await question()
             if asked is None:
                 return
-            answer = await call.asker.ask(asked.text)
-            if answer != "accept":
-                raise ToolError(self.declined(call.tool, asked.unchanged, cancelled=answer == "cancel"))
+            reply = await call.asker.ask(f"{asked.text} {ANSWERS}", self.answer_seconds)
+            if reply.answer != "accept":
+                raise ToolError(self.refused(call.tool, asked.unchanged, reply))
 
         return confirm
 
-    # implements: extensions.CONFIRMATION.5, extensions.CONFIRMATION.8
-    def declined(self, tool: str, unchanged: str, *, cancelled: bool) -> str:
-        """Opens, like every write's error, by saying nothing was sent (for clients that drop isError)."""
-        how = (
-            "the person closed the question in their client without answering"
-            if cancelled
-            else "the person said no when their client asked them to confirm"
+    # implements: extensions.CONFIRMATION.5, extensions.CONFIRMATION.10, extensions.CONFIRMATION.13, extensions.CONFIRMATION.14
+    def refused(self, tool: str, unchanged: str, reply: Reply) -> str:
+        """One sentence the person can read, then what the agent does; the way to turn questions
+        off only when the answer came too fast for the question to have been shown."""
+        person = reply.answer in ("decline", "cancel")
+        why = {
+            "decline": "You said no",
+            "cancel": "You cancelled the question",
+            "unanswered": f"The question had no answer within {_duration(self.answer_seconds)}",
+            "unreadable": "Your client's answer to the question could not be read",
+            "gone": "The session ended before the question was answered",
+        }[reply.answer]
+        text = (
+            f"{why}, so {unchanged}; {'' if person else 'not confirmed: '}nothing was sent to Cooked. "
+            f"Do not call {tool} for this again unless the person asks for it again."
         )
-        return (
-            f"Nothing was sent to Cooked: {how}, so {unchanged}. Do not call {tool} for this again unless the "
-            f"person asks for it again. (If their client answers no without showing a question, the person can "
-            f"turn these questions off with {self.turn_off}.)"
-        )
+        if person and reply.seconds < UNSHOWN_SECONDS:
+            text += (
+                " The answer came too fast for a person, so their client may answer without showing "
+                f"the question; if so, they can turn these questions off with {self.turn_off}."
+            )
+        return text
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:g} minutes" if seconds >= 120 else f"{seconds:g} seconds"
 
 
 def named(text: str | None, fallback: str) -> str:

@@ -8,6 +8,7 @@ value. Image and thumbnail URLs never get this far: the client's models do not c
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,7 +25,7 @@ from cooked_mcp_runtime.results import ToolResult
 
 from ..cooked.models import CookedDraft, CookedRecipe, CookedRecipeSummary, Preview
 from ..text import one_line
-from .confirmation import MAX_NAME_CHARS, named
+from .confirmation import MAX_NAME_CHARS
 from .formatting import fence, portions_phrase, tool_call
 from .writes import KEEP_SECONDS
 
@@ -55,10 +56,11 @@ LIST_DATA = ["recipes[].title"]
 PREVIEW_NOTICE = "Preview only: NOTHING was saved."
 DRAFT_NOTICE = "It is NOT saved. Nothing is saved until you save it with save_recipe source=draft."
 
-DELETE_QUESTION = "Delete the recipe {name} from Cooked? This cannot be undone."
-REPLACE_QUESTION = (
-    "Replace the whole text of the recipe {name} in Cooked? Its current text and portions are lost."
-)
+DELETE_QUESTION = "Delete {name} from Cooked? This cannot be undone."
+REPLACE_QUESTION = "Replace the whole text of {name} in Cooked? Its current text and portions are lost."
+#: Characters of an untitled recipe's text that name it in a question.
+FIRST_WORDS_CHARS = 40
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 IMPORTING = "Cooked is importing the page (this can take up to a minute)"
 #: What each source of save_recipe says it did.
 _SAVED = {
@@ -138,14 +140,30 @@ def preview_result(preview: Preview, writable: bool) -> ToolResult[PreviewRecipe
     return ToolResult(text, output)
 
 
-def deleted_result(recipe_id: str) -> ToolResult[DeleteRecipeOutput]:
-    text = f"Deleted recipe {recipe_id} from Cooked. This cannot be undone."
+def deleted_result(recipe_id: str, name: str | None = None) -> ToolResult[DeleteRecipeOutput]:
+    """``name``: the recipe as its confirmation question named it, when one was asked."""
+    deleted = f"Deleted {name}" if name else f"Deleted recipe {recipe_id}"
+    text = f"{deleted} from Cooked. This cannot be undone."
     return ToolResult(text, DeleteRecipeOutput(recipe_id=recipe_id, deleted=True))
 
 
+# implements: extensions.CONFIRMATION.3
 def question_name(recipe: CookedRecipe) -> str:
-    """The recipe as a confirmation question names it: its title and ID as Cooked has them now."""
-    return f"{named(recipe.title, '(untitled)')} ({one_line(recipe.id, '?', MAX_NAME_CHARS)})"
+    """The recipe as a confirmation question names it, as Cooked has it now: its title and ID, or,
+    untitled, its ID and first words."""
+    recipe_id = one_line(recipe.id, "?", MAX_NAME_CHARS)
+    title = one_line(recipe.title, "", MAX_NAME_CHARS)
+    if title:
+        return f'the recipe "{title}" ({recipe_id})'
+    lines = (_LIST_MARK.sub("", line) for line in recipe.description[:1000].splitlines() if line[:1] != "#")
+    begins = one_line(", ".join(line for line in lines if line.strip()), "")
+    if len(begins) > FIRST_WORDS_CHARS:
+        begins = begins[:FIRST_WORDS_CHARS].rsplit(" ", 1)[0].rstrip(",") + "…"
+    return (
+        f'the untitled recipe {recipe_id} (it begins "{begins}")'
+        if begins
+        else f"the untitled recipe {recipe_id}"
+    )
 
 
 def recipe_look(recipe_id: str) -> str:

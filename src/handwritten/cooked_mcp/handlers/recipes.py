@@ -176,10 +176,7 @@ class RecipeTools:
             case SaveRecipeExisting():
                 write = _about_recipe(write, args.recipe_id)
                 replace_it = partial(
-                    self._recipe_question,
-                    args.recipe_id,
-                    REPLACE_QUESTION,
-                    "the recipe {name} was NOT changed",
+                    self._recipe_question, args.recipe_id, REPLACE_QUESTION, "{name} was not changed"
                 )
                 confirm = self._confirmation.before(call, replace_it)
                 return await self._writes.run(
@@ -257,34 +254,40 @@ class RecipeTools:
     async def delete(self, args: DeleteRecipeArguments, call: ToolCall) -> ToolResult[DeleteRecipeOutput]:
         """Made once (writes.py); when it succeeds, every kept outcome naming the recipe is forgotten."""
         write = _about_recipe(Write.of(call, args, area="recipes", look=""), args.recipe_id)
+        named: list[str] = []  # the recipe as its question named it, for the answer
         delete_it = partial(
-            self._recipe_question, args.recipe_id, DELETE_QUESTION, "the recipe {name} was NOT deleted"
+            self._recipe_question, args.recipe_id, DELETE_QUESTION, "{name} was not deleted", named
         )
         confirm = self._confirmation.before(call, delete_it)
         return await self._writes.run(
             replace(write, deletes=args.recipe_id),
             call,
-            lambda: self._delete(args.recipe_id),
+            lambda: self._delete(args.recipe_id, named),
             confirm=confirm,
         )
 
     # --- what the person is asked (confirmation.py) ----------------------------------------------
 
     # implements: extensions.CONFIRMATION.2, extensions.CONFIRMATION.3, extensions.CONFIRMATION.12
-    async def _recipe_question(self, recipe_id: str, ask: str, unchanged: str) -> Question | None:
-        """``ask`` and ``unchanged`` with ``{name}``: the recipe's title and ID as Cooked has them now.
-        None when this account cannot change the recipe (Cooked refuses: nothing is lost)."""
+    async def _recipe_question(
+        self, recipe_id: str, ask: str, unchanged: str, named: list[str] | None = None
+    ) -> Question | None:
+        """``ask`` and ``unchanged`` with ``{name}``: the recipe as Cooked has it now (recipe_text.
+        question_name), also added to ``named``. None when this account cannot change the recipe
+        (Cooked refuses: nothing is lost)."""
         with cooked_errors(not_found=RECIPE_NOT_FOUND):
             recipe = await self._client.get_recipe(recipe_id)
         if recipe.can_edit is False:
             return None
         name = question_name(recipe)
+        if named is not None:
+            named.append(name)
         return Question(ask.format(name=name), unchanged.format(name=name))
 
-    async def _delete(self, recipe_id: str) -> ToolResult[DeleteRecipeOutput]:
+    async def _delete(self, recipe_id: str, named: list[str]) -> ToolResult[DeleteRecipeOutput]:
         with cooked_errors(not_found=RECIPE_NOT_FOUND, forbidden=RECIPE_DELETE_FORBIDDEN):
             deleted = await self._client.delete_recipe(recipe_id)
-        return deleted_result(deleted)
+        return deleted_result(deleted, named[-1] if named else None)
 
 
 def _about_recipe(write: Write, recipe_id: str) -> Write:

@@ -238,17 +238,13 @@ class ShoppingListTools:
 
     # implements: extensions.CONFIRMATION.2, extensions.CONFIRMATION.3
     async def _clear_question(self) -> Question | None:
-        count = len(_groups(await self._get_list()))
-        if count == 0:
+        on_list = [group.name for group in _groups(await self._get_list())]
+        if not on_list:
             return None
-        every = (
-            "the one entry on the shopping list"
-            if count == 1
-            else f"all {count} entries on the shopping list"
-        )
+        every = "the one entry" if len(on_list) == 1 else f"all {entries(len(on_list))}"
         return Question(
-            f"Clear the shopping list? This deletes {every}; it cannot be undone.",
-            f"{every} {'is' if count == 1 else 'are'} still there",
+            f"Clear the shopping list? This deletes {every} on it: {names(on_list)}. It cannot be undone.",
+            "the shopping list was not cleared",
         )
 
     # --- the one read and the one selection write ----------------------------------------------

@@ -37,6 +37,8 @@ from starlette.datastructures import MutableHeaders
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from cooked_mcp_runtime.confirmation import end_questions
+
 from ..config.limits import Limits
 from .stop_signals import StopSignals, cancel_when_set
 
@@ -270,6 +272,7 @@ async def guarded_streams(
                 reading.start_soon(cancel_when_set, stop.requested, reading.cancel_scope)
                 await read(pass_on)
                 reading.cancel_scope.cancel()
+            end_questions()  # no answer to a confirmation question can be read any more
             await unanswered.settled(stop, changes)
             for error in unanswered.cut_off():
                 with contextlib.suppress(ConnectionError):
