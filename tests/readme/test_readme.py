@@ -59,8 +59,8 @@ from typing import Any, Final
 
 import httpx
 import pytest
-from mcp import Client, StdioServerParameters
 from generated_requirements import REQUIREMENTS
+from mcp import Client, StdioServerParameters
 from servers import http_server, server_env
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
