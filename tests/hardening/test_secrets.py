@@ -712,7 +712,11 @@ def _echo(spell: Any, *names: str) -> str:
 
 
 @pytest.mark.req(
-    "authentication.SECRETS.1", "authentication.SECRETS.3", "server.SECURITY.2", "api-client.ERRORS.6"
+    "authentication.SECRETS.1",
+    "authentication.SECRETS.3",
+    "server.SECURITY.2",
+    "api-client.ERRORS.6",
+    "tools.RESPONSES.7",
 )
 def test_no_secret_leaves_by_any_channel_in_any_claimed_spelling(
     portal: BlockingPortal, matrix: tuple[FakeCooked, dict[str, str]], tmp_path: Path
