@@ -30,7 +30,7 @@ def _utf8(secret: str) -> bytes:
 #: Each spelling SECURITY.md lists, by name: what a leak would look like, and what Cooked echoes.
 SPELLINGS: dict[str, Callable[[str], str]] = {
     "raw": str,
-    "upper case": str.upper,
+    "every letter in the other case": str.swapcase,  # upper to lower and lower to upper
     "percent-encoded": lambda s: quote(s, safe=""),
     "form-encoded": lambda s: quote_plus(s, safe=""),
     "percent-encoded twice": lambda s: quote(quote(s, safe=""), safe=""),

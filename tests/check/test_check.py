@@ -13,6 +13,7 @@ import pytest
 from servers import COOKED_MCP, run_main, server_env
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
+from cooked_mcp.check import REPORT_ADVICE
 
 CANARY_PASSWORD = "CANARY-check-pw-9c1e"
 
@@ -78,6 +79,19 @@ def test_a_wrong_shape_is_reported_by_endpoint_and_field(tmp_path: Path) -> None
         "To report it: run the same command again with --report FILE and attach FILE to a bug report "
         "(it holds no secrets or recipes).\n"
     )
+
+
+@pytest.mark.req("api-client.RESPONSES.1")
+def test_a_login_answered_in_another_shape_asks_for_a_report_not_a_retry(tmp_path: Path) -> None:
+    """Issue 42 item 13 for the first step too: the login line said "retry once; if it happens
+    again, … cooked-mcp needs an update" and nothing said how to report it."""
+    with FakeCooked() as fake:
+        fake.fail(method="POST", path="/api/public/login", status=200, body={"weird": 1}, times=None)
+        done = run_check(server_env(tmp_path, fake.base_url))
+    assert done.returncode == 1
+    assert "log in ... FAILED - Cooked's answer has an unexpected shape" in done.stdout
+    assert "Next step" not in done.stdout and "retry" not in done.stdout
+    assert done.stdout.splitlines()[-1] == REPORT_ADVICE
 
 
 @pytest.mark.req("api-client.ERRORS.1", "api-client.RESPONSES.1")

@@ -16,9 +16,11 @@ from mcp import Client
 from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 from sessions import client_for, text_of
+from writes_support import RECIPE_CHANGES
 
 from cooked_fake import FOREIGN_RECIPE_ID, UNTITLED_RECIPE_ID, FakeCooked
 from cooked_mcp.app import build_server
+from cooked_mcp.config.limits import Limits
 from cooked_mcp.handlers import confirmation
 
 pytestmark = pytest.mark.anyio
@@ -249,3 +251,20 @@ async def test_in_2026_a_malformed_answer_is_not_confirmed_as_in_the_older_era(f
                 "was not deleted; not confirmed: nothing was sent to Cooked."
             ), text_of(result)
     assert delete.sent(fake) == 0
+
+
+@pytest.mark.req("extensions.CONFIRMATION.1", "tools.RESPONSES.6")
+async def test_a_change_the_server_cannot_start_is_refused_before_the_person_is_asked(
+    fake: FakeCooked,
+) -> None:
+    """At the kept-outcomes bound (1 here: a save whose answer was lost, kept under its promise) a
+    new change is refused; the person was asked first and said yes to a deletion never made."""
+    lost = RECIPE_CHANGES["prepared"]
+    fake.fail_with("answer_lost", lost.method, lost.path, seconds=0)
+    person, delete = Person("accept"), LOSSES[0]
+    async with connected(fake, person, limits=Limits(kept_outcomes=1)) as client:
+        await lost.call(client)
+        refused = await client.call_tool(delete.tool, delete.arguments)
+    assert refused.is_error and text_of(refused).startswith("Nothing was sent to Cooked:")
+    assert "kept_outcomes = 1" in text_of(refused)
+    assert person.questions == [] and delete.sent(fake) == 0

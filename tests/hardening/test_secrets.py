@@ -657,9 +657,10 @@ def test_http_process_at_debug_level_leaks_no_canary_through_auth_failures_or_to
 # secret in each channel a secret could leave by, with Cooked echoing it. One server process for
 # the served channels and one check run per spelling (in this process) for --check's.
 
-#: Short enough that all four, in the longest spelling, fit in one Cooked message (300 characters).
+#: Short enough that all four, in the longest spelling, fit in one Cooked message (300 characters);
+#: the password's quote is what HTML-escaping changes, so that its "HTML-escaped twice" is not raw.
 MATRIX_SECRETS = {
-    "password": "pw Z\u00f69/q+x",
+    "password": 'pw "Z\u00f69/q+x',
     "credential-command output": "cmd.L7x@ex",  # the login name, printed by user.name_cmd
     "session cookie": "CkR8v2xQ7m",
     "bearer token": "tok-H2n9bQ",
@@ -711,7 +712,11 @@ def _echo(spell: Any, *names: str) -> str:
 
 
 @pytest.mark.req(
-    "authentication.SECRETS.1", "authentication.SECRETS.3", "server.SECURITY.2", "api-client.ERRORS.6"
+    "authentication.SECRETS.1",
+    "authentication.SECRETS.3",
+    "server.SECURITY.2",
+    "api-client.ERRORS.6",
+    "tools.RESPONSES.7",
 )
 def test_no_secret_leaves_by_any_channel_in_any_claimed_spelling(
     portal: BlockingPortal, matrix: tuple[FakeCooked, dict[str, str]], tmp_path: Path

@@ -26,7 +26,7 @@ from cooked_mcp.exceptions import CookedAuthError, CookedError
 from .reading import read_checks
 from .report import print_endpoints, verdicts, write_report
 from .roundtrip import RoundTrip, line_name, new_token, recipe_title
-from .steps import Outcome, Steps, safe_code
+from .steps import Outcome, Steps, for_a_person, safe_code
 
 __all__ = ["CheckResult", "check_account", "run_check"]
 
@@ -154,7 +154,7 @@ def _confirmed(token: str, out: TextIO, answer: TextIO) -> bool:
 def _login_problem(error: CookedError, settings: Settings) -> str:
     """A rejected login is the user's to fix here and now: no restart to mention, the code said once."""
     if not isinstance(error, CookedAuthError):
-        return str(error)  # a connection problem says what failed and what to check
+        return for_a_person(error)  # a connection problem says what failed and what to check
     answered = " ".join(str(p) for p in (error.status, safe_code(error.code)) if p is not None)
     return (
         f"Cooked rejected the username or password ({answered}): check {settings.describe_credentials()}; "
@@ -167,6 +167,9 @@ def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
     A failure after the login is what a bug report needs: ``reported`` says a report is on its way."""
     if not result.logged_in:
         _say(out, "Nothing else was checked: every other request needs a logged-in session.")
+        login = result.outcomes[0].mismatch if result.outcomes else None
+        if not reported and login is not None and login.disagrees:
+            _say(out, REPORT_ADVICE)
         return
     if result.roundtrip is not None:
         _say(out, *(f"  undo: {note}" for note in result.roundtrip.undo_notes))

@@ -37,6 +37,8 @@ class Mismatch:
     status: int | None = None
     code: str | None = None
     shape: Any = None
+    #: Cooked answered, but not as the contract says (``disagrees``): what a report is for.
+    disagrees: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,21 +100,26 @@ def safe_code(code: str | None) -> str | None:
 def mismatch_of(error: CookedError) -> Mismatch:
     code = safe_code(error.code)
     if isinstance(error, UnexpectedAnswer):
-        return Mismatch(f"the answer {error.problem}", error.status, None, error.shape)
+        return Mismatch(f"the answer {error.problem}", error.status, None, error.shape, disagrees=True)
     if isinstance(error, CookedUnavailable):
         return Mismatch("no usable answer (connection, timeout or redirect)", error.status, code)
     if isinstance(error, CookedRequestError):
         return Mismatch("not sent: an ID Cooked returned cannot be put in a path", None, None)
     shown = " ".join(str(part) for part in (error.status, code) if part is not None)
-    return Mismatch(f"answered {shown or 'an error'}, expected success", error.status, code)
+    return Mismatch(
+        f"answered {shown or 'an error'}, expected success", error.status, code, disagrees=disagrees(error)
+    )
+
+
+def disagrees(error: CookedError) -> bool:
+    """Cooked answered, but not as the contract says (an unusable answer, a refused request)."""
+    return isinstance(error, CookedResponseError | CookedRejected)
 
 
 def for_a_person(error: CookedError) -> str:
     """The error's sentence without the next step meant for an agent ("retry once; …", "check
     the ID …") where Cooked disagreed with the contract: the summary asks for a report instead."""
-    if isinstance(error, CookedResponseError | CookedRejected):
-        return str(error.with_next_step(""))
-    return str(error)
+    return str(error.with_next_step("")) if disagrees(error) else str(error)
 
 
 async def step(

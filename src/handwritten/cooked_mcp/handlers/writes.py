@@ -141,6 +141,7 @@ class Writes:
         """
         kept = self._binding_outcome(write)
         if kept is None and confirm is not None:
+            self._refuse_if_full()  # before the person is asked: a yes must not meet a refusal
             await confirm()
             kept = self._binding_outcome(write)
         own = kept is None
@@ -191,6 +192,14 @@ class Writes:
     # --- the life of one change ----------------------------------------------------------------
 
     def _start(self, write: Write, change: Callable[[], Awaitable[ToolResult[Any]]]) -> _Kept:
+        self._refuse_if_full()
+        kept = _Kept(write, asyncio.create_task(_bounded(change)), started=self._clock())
+        self._kept[write.key] = kept
+        kept.task.add_done_callback(partial(self._ended, kept))
+        return kept
+
+    def _refuse_if_full(self) -> None:
+        """Raise when no new change may start: too many running, or the promises kept at a bound."""
         running = sum(1 for kept in self._kept.values() if kept.ended is None)
         if running >= MAX_RUNNING:
             imports = sum(
@@ -217,10 +226,6 @@ class Writes:
                 f"that identical calls start nothing twice stands. Each promise ends {KEEP_SECONDS / 60:.0f} "
                 "minutes after its change ended: try again then (read shows what the changes made meanwhile)."
             )
-        kept = _Kept(write, asyncio.create_task(_bounded(change)), started=self._clock())
-        self._kept[write.key] = kept
-        kept.task.add_done_callback(partial(self._ended, kept))
-        return kept
 
     def _ended(self, kept: _Kept, task: asyncio.Task[ToolResult[Any]]) -> None:
         kept.ended = self._clock()
