@@ -110,6 +110,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="with --check: write the per-endpoint results to FILE (no secrets, no recipe text) for a bug report",
     )
+    parser.add_argument(
+        "--clients", action="store_true", help="remote mode: list the connected clients and exit"
+    )
+    parser.add_argument(
+        "--revoke",
+        metavar="CLIENT|all",
+        help="remote mode: end a client's connection (see --clients) and exit",
+    )
     parser.add_argument("--version", action="version", version=f"cooked-mcp {__version__}")
     return parser
 
@@ -119,12 +127,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.check and (args.write or args.yes or args.report):
         parser.error("--write, --yes and --report only go with --check")
+    if args.clients or args.revoke:
+        from .remote import manage
+
+        return manage(os.environ, revoke=args.revoke)
     try:
         settings = load_settings(
             config_path=args.config,
             environ=os.environ,
-            transport=_transport(args.transport, args.http_addr),
+            transport=_transport(args.transport, args.http_addr or args.public_url),
             http_addr=args.http_addr,
+            public_url=args.public_url,
         )
     except ConfigError as exc:
         print(f"cooked-mcp: {exc}", file=sys.stderr)

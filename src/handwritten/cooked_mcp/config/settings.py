@@ -23,6 +23,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from cooked_mcp.remote.url import public_url
 from cooked_mcp.text import ASCII_WHITESPACE, printable
 
 from . import values
@@ -86,6 +87,30 @@ class Settings(BaseSettings):
     )
     http_token: SecretStr | None = setting(
         None, env="COOKED_MCP_HTTP_TOKEN", file="mcp.http_token", command=True, refusal="{source} {problem}"
+    )
+    #: Remote mode (cooked_mcp.remote): the https URL a TLS proxy serves this server at.
+    public_url: str | None = setting(
+        None,
+        env="COOKED_MCP_PUBLIC_URL",
+        file="mcp.public_url",
+        flag="--public-url",
+        metavar="URL",
+        help="remote mode: the https URL a TLS proxy serves this server at (OAuth for claude.ai and "
+        "ChatGPT); implies --transport http",
+        refusal="invalid public URL from {source}: {problem}; use the https URL your proxy serves, "
+        "such as https://cooked.example.net",
+    )
+    owner_password: SecretStr | None = setting(
+        None, env="COOKED_MCP_OWNER_PASSWORD", file="mcp.owner_password", command=True
+    )
+    #: Remote mode: how long an OAuth access token lives; its refresh token gets the client a new one.
+    access_token_seconds: int = setting(
+        3600,
+        env="COOKED_MCP_ACCESS_TOKEN_SECONDS",
+        file="mcp.access_token_seconds",
+        refusal="{source} must be a whole number of seconds from 1 to 3600 (default {default}); fix or remove it",
+        gt=0,
+        le=3600,
     )
     read_only: bool = setting(False, env="COOKED_MCP_READ_ONLY", file="mcp.read_only")
     #: Off: changes that lose data are not confirmed with the person first (some clients answer no unasked).
@@ -170,8 +195,13 @@ class Settings(BaseSettings):
     def _allowed(cls, value: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
         return values.allowed(value, origins=info.field_name == "allowed_origins")
 
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        return None if value is None else public_url(value)
+
     # implements: authentication.CREDENTIALS.1, authentication.CREDENTIALS.2, authentication.CREDENTIALS.3, authentication.CREDENTIALS.4, authentication.CREDENTIALS.9, authentication.CREDENTIALS.11, authentication.CREDENTIALS.12
-    @field_validator("username", "password", mode="wrap")
+    @field_validator("username", "password", "owner_password", mode="wrap")
     @classmethod
     def _credential(cls, value: object, handler: ValidatorFunctionWrapHandler) -> object:
         if isinstance(value, Command):
@@ -208,8 +238,8 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _reachable_listeners_need_a_token(self) -> Self:
         """The one place this rule lives: every ``Settings``, however built, obeys it."""
-        if self.transport != "http" or self.http_token is not None:
-            return self
+        if self.transport != "http" or self.http_token is not None or self.public_url is not None:
+            return self  # remote mode: OAuth guards /mcp instead
         if not is_loopback(self.http_host):
             raise ValueError(
                 f"refusing to serve HTTP on non-loopback address {printable(self.http_addr.shown())} "
@@ -223,6 +253,23 @@ class Settings(BaseSettings):
                     f"page the browser lets reach such a name could drive the server; {_needs_a_token()}, "
                     f"or remove mcp.{key}"
                 )
+        return self
+
+    # implements: extensions.REMOTE.2
+    @model_validator(mode="after")
+    def _remote_mode_needs_an_owner(self) -> Self:
+        """Remote mode answers the internet through a proxy: its consent page needs the owner password."""
+        if self.public_url is None:
+            object.__setattr__(self, "owner_password", None)  # never run a command for nothing
+            return self
+        if self.transport != "http":
+            raise ValueError("--public-url needs the http transport: drop --transport stdio")
+        if self.owner_password is None:
+            owner = DECLARED["owner_password"]
+            raise ValueError(
+                f"remote mode (--public-url) needs an owner password, typed on the consent page to let a "
+                f"client connect: set {owner.env} (or {owner.file_key} / {owner.file_key}_cmd)"
+            )
         return self
 
     # implements: authentication.CREDENTIALS.15
