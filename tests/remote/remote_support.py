@@ -10,6 +10,7 @@ import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -27,10 +28,8 @@ OWNER = "owner-canary-Pa55word"
 REDIRECT = "http://127.0.0.1:9/callback"
 
 
-def settings(**extra: object) -> Settings:
-    return Settings(
-        transport="http", username="u", password="p", public_url=PUBLIC, owner_password=OWNER, **extra
-    )
+def settings() -> Settings:
+    return Settings(transport="http", username="u", password="p", public_url=PUBLIC, owner_password=OWNER)
 
 
 @dataclass
@@ -101,7 +100,7 @@ class Harness:
     async def refresh(self, client_id: str, refresh_token: str) -> httpx.Response:
         return await self.token(grant_type="refresh_token", client_id=client_id, refresh_token=refresh_token)
 
-    async def connect(self) -> tuple[str, dict[str, str]]:
+    async def connect(self) -> tuple[str, dict[str, Any]]:
         """A registered client through the whole flow: its client_id and its token answer."""
         client_id = await self.register()
         verifier, challenge = pkce()

@@ -262,6 +262,8 @@ class Settings(BaseSettings):
         if self.public_url is None:
             object.__setattr__(self, "owner_password", None)  # never run a command for nothing
             return self
+        if self.transport != "http" and "transport" not in self.sources:
+            object.__setattr__(self, "transport", "http")  # a public URL from any source implies http
         if self.transport != "http":
             raise ValueError("--public-url needs the http transport: drop --transport stdio")
         if self.owner_password is None:
