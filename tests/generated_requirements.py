@@ -1573,7 +1573,7 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.REMOTE.7",
         "extensions",
         "REMOTE",
-        "Refresh tokens rotate on every use and a rotated refresh token used again revokes its whole family; access tokens live at most an hour (COOKED_MCP_ACCESS_TOKEN_SECONDS, at most 3600).",
+        "Refresh tokens rotate on every use and a rotated refresh token used again revokes its whole family; access tokens live at most an hour.",
     ),
     "extensions.REMOTE.8": Requirement(
         "extensions.REMOTE.8",

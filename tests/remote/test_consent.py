@@ -59,7 +59,9 @@ async def test_password_guessing_locks_out_every_client_for_a_while(tmp_path: Pa
         assert locked.status_code == 429
         assert "Too many wrong passwords" in locked.text
         other = await guarded.register("http://127.0.0.1:9/other")
-        _, other_key, other_csrf = await guarded.consent_page(other, pkce()[1], redirect="http://127.0.0.1:9/other")
+        _, other_key, other_csrf = await guarded.consent_page(
+            other, pkce()[1], redirect="http://127.0.0.1:9/other"
+        )
         assert (await guarded.answer(other_key, other_csrf)).status_code == 429
         await asyncio.sleep(0.6)
         assert (await guarded.answer(other_key, other_csrf)).status_code == 303

@@ -54,11 +54,15 @@ def test_a_public_url_other_than_https_origin_is_refused(tmp_path: Path, url: st
 @pytest.mark.req("extensions.REMOTE.3", "extensions.REMOTE.2")
 def test_https_and_loopback_http_are_accepted_from_every_source(tmp_path: Path) -> None:
     env = _env(tmp_path, COOKED_MCP_OWNER_PASSWORD=OWNER)
-    by_flag = load_settings(config_path=None, environ=env, transport="http", public_url="https://Cooked.Example.net/")
+    by_flag = load_settings(
+        config_path=None, environ=env, transport="http", public_url="https://Cooked.Example.net/"
+    )
     assert by_flag.public_url == "https://cooked.example.net"
     assert by_flag.owner_password is not None
     assert by_flag.owner_password.get_secret_value() == OWNER
-    by_env = load_settings(config_path=None, environ={**env, "COOKED_MCP_PUBLIC_URL": "http://127.0.0.1:8123"})
+    by_env = load_settings(
+        config_path=None, environ={**env, "COOKED_MCP_PUBLIC_URL": "http://127.0.0.1:8123"}
+    )
     assert by_env.public_url == "http://127.0.0.1:8123"
     assert by_env.transport == "http"  # a public URL implies the http transport
 
@@ -67,23 +71,19 @@ def test_https_and_loopback_http_are_accepted_from_every_source(tmp_path: Path) 
 def test_the_owner_password_command_runs_only_in_remote_mode(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     config = tmp_path / "config.toml"
-    command = python_command(f"import pathlib; pathlib.Path({str(marker)!r}).write_text('x'); print({OWNER!r})")
+    command = python_command(
+        f"import pathlib; pathlib.Path({str(marker)!r}).write_text('x'); print({OWNER!r})"
+    )
     config.write_text(f"[mcp]\nowner_password_cmd = {json.dumps(command)}\n")
     config.chmod(0o600)
     env = _env(tmp_path)
     plain = load_settings(config_path=str(config), environ=env, transport="http")
     assert plain.owner_password is None
     assert not marker.exists()
-    remote = load_settings(config_path=str(config), environ=env, transport="http", public_url="https://c.example")
+    remote = load_settings(
+        config_path=str(config), environ=env, transport="http", public_url="https://c.example"
+    )
     assert remote.owner_password is not None
     assert remote.owner_password.get_secret_value() == OWNER
     assert marker.exists()
     assert OWNER not in repr(remote)
-
-
-@pytest.mark.req("extensions.REMOTE.7")
-def test_access_token_lifetime_is_at_most_an_hour(tmp_path: Path) -> None:
-    env = _env(tmp_path, COOKED_MCP_OWNER_PASSWORD=OWNER, COOKED_MCP_ACCESS_TOKEN_SECONDS="7200")
-    result = run_main(env, "--public-url", "https://cooked.example.net")
-    assert result.returncode == 2
-    assert "COOKED_MCP_ACCESS_TOKEN_SECONDS must be a whole number of seconds from 1 to 3600" in result.stderr

@@ -88,30 +88,6 @@ class Settings(BaseSettings):
     http_token: SecretStr | None = setting(
         None, env="COOKED_MCP_HTTP_TOKEN", file="mcp.http_token", command=True, refusal="{source} {problem}"
     )
-    #: Remote mode (cooked_mcp.remote): the https URL a TLS proxy serves this server at.
-    public_url: str | None = setting(
-        None,
-        env="COOKED_MCP_PUBLIC_URL",
-        file="mcp.public_url",
-        flag="--public-url",
-        metavar="URL",
-        help="remote mode: the https URL a TLS proxy serves this server at (OAuth for claude.ai and "
-        "ChatGPT); implies --transport http",
-        refusal="invalid public URL from {source}: {problem}; use the https URL your proxy serves, "
-        "such as https://cooked.example.net",
-    )
-    owner_password: SecretStr | None = setting(
-        None, env="COOKED_MCP_OWNER_PASSWORD", file="mcp.owner_password", command=True
-    )
-    #: Remote mode: how long an OAuth access token lives; its refresh token gets the client a new one.
-    access_token_seconds: int = setting(
-        3600,
-        env="COOKED_MCP_ACCESS_TOKEN_SECONDS",
-        file="mcp.access_token_seconds",
-        refusal="{source} must be a whole number of seconds from 1 to 3600 (default {default}); fix or remove it",
-        gt=0,
-        le=3600,
-    )
     read_only: bool = setting(False, env="COOKED_MCP_READ_ONLY", file="mcp.read_only")
     #: Off: changes that lose data are not confirmed with the person first (some clients answer no unasked).
     confirm_changes: bool = setting(True, env="COOKED_MCP_CONFIRM_CHANGES", file="mcp.confirm_changes")
@@ -138,6 +114,20 @@ class Settings(BaseSettings):
     )
     allowed_origins: tuple[str, ...] = setting(
         (), file="mcp.allowed_origins", refusal="{where}: {name} {problem}"
+    )
+    #: Remote mode (cooked_mcp.remote): the https URL a TLS proxy serves this server at.
+    public_url: str | None = setting(
+        None,
+        env="COOKED_MCP_PUBLIC_URL",
+        file="mcp.public_url",
+        flag="--public-url",
+        metavar="URL",
+        help="remote mode's https URL; implies --transport http",
+        refusal="invalid public URL from {source}: {problem}; use the https URL your proxy serves, "
+        "such as https://cooked.example.net",
+    )
+    owner_password: SecretStr | None = setting(
+        None, env="COOKED_MCP_OWNER_PASSWORD", file="mcp.owner_password", command=True
     )
     #: File only; the file's schema checks each key of ``[mcp.limits]`` at its own line (toml_file).
     limits: Limits = setting(Limits(), file="mcp.limits")

@@ -71,7 +71,7 @@ def build(
     assert settings.public_url is not None and settings.owner_password is not None
     issuer = settings.public_url
     resource = f"{issuer}{MCP_PATH}"
-    bounds = bounds or Bounds(access_token_seconds=settings.access_token_seconds)
+    bounds = bounds or Bounds()
     provider = Provider(
         Store(state_dir(os.environ if environ is None else environ)),
         issuer,
