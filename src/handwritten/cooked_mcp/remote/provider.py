@@ -94,7 +94,10 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
 
     # --- clients ---------------------------------------------------------------------------
 
+    # implements: extensions.REMOTE.15
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        """The SDK's handlers match a redirect URI against these clients' ``redirect_uris`` as
+        parsed URLs, so one differing by a prefix, path, port or encoded character is refused."""
         if client_id.startswith("https://"):
             return await self.fetch_client(client_id)
         stored = self.store.read().clients.get(client_id)

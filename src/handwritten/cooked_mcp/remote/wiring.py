@@ -79,6 +79,7 @@ def build(
         bounds,
         fetch_client or CimdFetcher(),
     )
+    # implements: extensions.REMOTE.16
     register_secret_source(lambda: tuple(provider.recent))
     registration = ClientRegistrationOptions(enabled=True)
     revocation = RevocationOptions(enabled=True)

@@ -108,6 +108,7 @@ async def _serve(application: Application, open_files: int) -> int:
     return 0
 
 
+# implements: extensions.REMOTE.17
 def _banner(settings: Settings, url: str) -> str:
     """What the stdio banner says too: where, for which account, who may connect, how to stop.
 
