@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from mcp.server.auth.provider import TokenError
 from remote_support import PUBLIC, REDIRECT, RESOURCE, Harness, harness, pkce
 
 from cooked_mcp.remote.provider import Bounds
@@ -261,3 +262,18 @@ async def test_revoking_a_token_ends_its_whole_grant(oauth: Harness) -> None:
     answer = await oauth.http.post("/revoke", data=form)
     assert answer.status_code == 200
     assert await oauth.mcp_status(tokens["access_token"]) == 401
+
+
+@pytest.mark.req("extensions.REMOTE.7")
+async def test_a_refresh_token_used_twice_at_once_revokes_the_family(oauth: Harness) -> None:
+    """Both requests load the token before either rotates it: the second exchange is the reuse."""
+    client_id, tokens = await oauth.connect()
+    provider = oauth.remote.provider
+    client = await provider.get_client(client_id)
+    assert client is not None
+    loaded = [await provider.load_refresh_token(client, tokens["refresh_token"]) for _ in range(2)]
+    assert loaded[0] is not None and loaded[1] is not None
+    first = await provider.exchange_refresh_token(client, loaded[0], [])
+    with pytest.raises(TokenError):
+        await provider.exchange_refresh_token(client, loaded[1], [])
+    assert await oauth.mcp_status(first.access_token) == 401

@@ -213,14 +213,17 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
+        issued = None
         with self.store.change() as state:
             token = state.refresh.get(digest(refresh_token.token))
-            if token is None or token.used or token.grant not in state.grants:
-                if token is not None:
-                    state.revoke(token.grant)
-                raise TokenError("invalid_grant", "refresh token does not exist")
-            token.used = True
-            return self._issue(state, token.grant)
+            if token is not None and (token.used or token.grant not in state.grants):
+                state.revoke(token.grant)  # used twice at once: the second one is the reuse
+            elif token is not None:
+                token.used = True
+                issued = self._issue(state, token.grant)
+        if issued is None:
+            raise TokenError("invalid_grant", "refresh token does not exist")
+        return issued
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         state = self.store.read()
