@@ -25,7 +25,7 @@ from mcp.server.auth.routes import (
     create_protected_resource_routes,
 )
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
-from pydantic import AnyHttpUrl
+from pydantic import AnyHttpUrl, ConfigDict, TypeAdapter
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
@@ -83,7 +83,8 @@ def build(
     register_secret_source(lambda: tuple(provider.recent))
     registration = ClientRegistrationOptions(enabled=True)
     revocation = RevocationOptions(enabled=True)
-    issuer_url = AnyHttpUrl(issuer)
+    # Without a trailing slash: RFC 8414 compares the issuer with the URL the client was given.
+    issuer_url = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True)).validate_python(issuer)
     metadata = build_metadata(issuer_url, None, registration, revocation)
     metadata.token_endpoint_auth_methods_supported = ["none"]
     metadata.revocation_endpoint_auth_methods_supported = ["none"]
