@@ -40,7 +40,7 @@ async def test_a_wrong_password_says_only_that_and_issues_nothing(oauth: Harness
     client_id = await oauth.register()
     _, key, csrf = await oauth.consent_page(client_id, pkce()[1])
     wrong = await oauth.answer(key, csrf, password=OWNER[:-1])
-    assert wrong.status_code == 403
+    assert wrong.status_code == 401
     assert "That password is not right." in wrong.text
     assert "location" not in wrong.headers
     right = await oauth.answer(key, csrf)
@@ -54,7 +54,7 @@ async def test_password_guessing_locks_out_every_client_for_a_while(tmp_path: Pa
         first = await guarded.register()
         _, key, csrf = await guarded.consent_page(first, pkce()[1])
         for guess in ("a", "b", "c"):
-            assert (await guarded.answer(key, csrf, password=guess)).status_code == 403
+            assert (await guarded.answer(key, csrf, password=guess)).status_code == 401
         locked = await guarded.answer(key, csrf)  # even the right password, now
         assert locked.status_code == 429
         assert "Too many wrong passwords" in locked.text

@@ -84,7 +84,11 @@ class Person:
             key = re.search(r'name="request" value="([^"]+)"', page.text)
             csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
             assert key and csrf
-            form = {"request": key.group(1), "csrf": csrf.group(1), "password": OWNER, "decision": "allow"}
+            form = {"request": key.group(1), "csrf": csrf.group(1), "password": "a guess", "decision": "allow"}
+            guessed = await browser.post(urljoin(authorization_url, "/consent"), data=form)
+            assert guessed.status_code == 401  # through the transport's own layers, which rewrite 403 and 421
+            assert "That password is not right." in guessed.text
+            form["password"] = OWNER
             allowed = await browser.post(urljoin(authorization_url, "/consent"), data=form)
             assert allowed.status_code == 303, allowed.text
         query = parse_qs(urlsplit(allowed.headers["location"]).query)

@@ -96,7 +96,7 @@ def consent_routes(provider: Provider, owner: OwnerCheck) -> list[Route]:
             message = f"Too many wrong passwords: try again in {minutes} minute{'s' * (minutes > 1)}."
             return _page(key, pending.host, pending.csrf, error=message, status=429)
         if not owner.check(str(form.get("password", ""))):
-            return _page(key, pending.host, pending.csrf, error="That password is not right.", status=403)
+            return _page(key, pending.host, pending.csrf, error="That password is not right.", status=401)
         del provider.pending[key]
         code = provider.approve(pending)
         return RedirectResponse(
