@@ -84,7 +84,12 @@ class Person:
             key = re.search(r'name="request" value="([^"]+)"', page.text)
             csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
             assert key and csrf
-            form = {"request": key.group(1), "csrf": csrf.group(1), "password": "a guess", "decision": "allow"}
+            form = {
+                "request": key.group(1),
+                "csrf": csrf.group(1),
+                "password": "a guess",
+                "decision": "allow",
+            }
             guessed = await browser.post(urljoin(authorization_url, "/consent"), data=form)
             assert guessed.status_code == 401  # through the transport's own layers, which rewrite 403 and 421
             assert "That password is not right." in guessed.text

@@ -87,3 +87,16 @@ def test_the_owner_password_command_runs_only_in_remote_mode(tmp_path: Path) -> 
     assert remote.owner_password.get_secret_value() == OWNER
     assert marker.exists()
     assert OWNER not in repr(remote)
+
+
+@pytest.mark.req("extensions.REMOTE.17")
+def test_the_host_and_origin_checks_accept_the_public_host(tmp_path: Path) -> None:
+    from cooked_mcp.transports.http import transport_security
+
+    env = _env(tmp_path, COOKED_MCP_OWNER_PASSWORD=OWNER)
+    remote = load_settings(config_path=None, environ=env, public_url="https://cooked.example.net")
+    security = transport_security(remote)
+    assert "cooked.example.net" in security.allowed_hosts
+    assert "https://cooked.example.net" in security.allowed_origins
+    plain = transport_security(load_settings(config_path=None, environ=env, transport="http"))
+    assert "cooked.example.net" not in plain.allowed_hosts

@@ -84,7 +84,9 @@ def build(
     registration = ClientRegistrationOptions(enabled=True)
     revocation = RevocationOptions(enabled=True)
     # Without a trailing slash: RFC 8414 compares the issuer with the URL the client was given.
-    issuer_url = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True)).validate_python(issuer)
+    issuer_url = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True)).validate_python(
+        issuer
+    )
     metadata = build_metadata(issuer_url, None, registration, revocation)
     metadata.token_endpoint_auth_methods_supported = ["none"]
     metadata.revocation_endpoint_auth_methods_supported = ["none"]
