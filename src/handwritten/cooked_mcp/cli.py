@@ -110,14 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="with --check: write the per-endpoint results to FILE (no secrets, no recipe text) for a bug report",
     )
-    parser.add_argument(
-        "--clients", action="store_true", help="remote mode: list the connected clients and exit"
-    )
-    parser.add_argument(
-        "--revoke",
-        metavar="CLIENT|all",
-        help="remote mode: end a client's connection (see --clients) and exit",
-    )
+    parser.add_argument("--clients", action="store_true", help="remote mode: list connected clients")
+    parser.add_argument("--revoke", metavar="CLIENT|all", help="remote mode: end a client's access")
     parser.add_argument("--version", action="version", version=f"cooked-mcp {__version__}")
     return parser
 

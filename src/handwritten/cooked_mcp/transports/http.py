@@ -170,16 +170,14 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     if not _is_wildcard(settings.http_host):
         hosts.append(settings.http_addr.shown())
     origins = [f"http://{host}" for host in hosts]
-    public = [urlsplit(settings.public_url).netloc] if settings.public_url else []
+    public = [settings.public_url] if settings.public_url else []  # an origin: scheme://host[:port]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=list(dict.fromkeys([*hosts, *public, *settings.allowed_hosts])),
-        allowed_origins=list(dict.fromkeys([*origins, *map(_origin, public), *settings.allowed_origins])),
+        allowed_hosts=list(
+            dict.fromkeys([*hosts, *(urlsplit(url).netloc for url in public), *settings.allowed_hosts])
+        ),
+        allowed_origins=list(dict.fromkeys([*origins, *public, *settings.allowed_origins])),
     )
-
-
-def _origin(netloc: str) -> str:
-    return f"https://{netloc}"
 
 
 def _is_wildcard(host: str) -> bool:
