@@ -44,7 +44,8 @@ ClientFetcher = Callable[[str], Awaitable[OAuthClientInformationFull | None]]
 
 @dataclass(frozen=True)
 class Bounds:
-    """Every bound of remote mode, in one place (SECURITY.md names each with its test)."""
+    """The bounds of the authorization server and its consent page (the CIMD fetch's are
+    ``cimd.CimdFetcher``'s); SECURITY.md names each with its test. Tests shorten them."""
 
     access_token_seconds: float = 3600.0
     refresh_token_seconds: float = 30 * 24 * 3600.0
@@ -105,7 +106,8 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
 
     # implements: extensions.REMOTE.8
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
-        # The rate is bounded in front of the route (wiring); the handler answers with this very object: the client learns it is public.
+        # The rate is bounded in front of the route (wiring). The handler answers with this very
+        # object, so the client learns that it is public.
         client_info.token_endpoint_auth_method = "none"
         client_info.client_secret = None
         client_info.client_secret_expires_at = None
