@@ -1,7 +1,8 @@
 // make remote: remote mode (--public-url, OAuth) against parts nobody here wrote - the TypeScript
 // SDK's OAuth client (DCR and CIMD), the conformance suite's authorization-server scenarios and
 // (its server scenarios cannot send a token: skipped, with the reason), a headless Chromium approving and denying on the
-// consent page (screenshots under build/remote/), and Caddy terminating TLS for a whole flow.
+// consent page (screenshots under build/remote/), and Caddy terminating TLS for a whole flow; the
+// TypeScript client also through token expiry, refresh and a server restart without a new consent.
 // A part whose program is not installed is skipped with the reason printed; any failure fails.
 
 import { spawn, execFile } from "node:child_process";
@@ -30,6 +31,8 @@ const TOOLS = ["read", "preview_recipe_text", "save_recipe", "delete_recipe", "c
 
 const results = [];
 const children = [];
+const serverLogs = []; // every cooked-mcp's stderr, at debug level: searched for secrets at the end
+const tokens = []; // every access token the clients got
 const scratch = mkdtempSync(join(tmpdir(), "cooked-remote-"));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -108,7 +111,8 @@ async function startRemote(fakeUrl, port, publicUrl, extra = {}) {
   const args = [LAUNCHER, "--http-addr", `127.0.0.1:${port}`, "--public-url", publicUrl];
   const child = spawn(PYTHON, args, { env, stdio: ["ignore", "ignore", "pipe"] });
   children.push(child);
-  const log = { text: "" };
+  const log = { text: "", child };
+  serverLogs.push(log);
   child.stderr.on("data", (chunk) => (log.text += chunk));
   for (let i = 0; i < 300; i += 1) {
     try {
@@ -170,6 +174,7 @@ class Provider {
     return this.saved.verifier;
   }
   async redirectToAuthorization(url) {
+    this.consents = (this.consents ?? 0) + 1;
     this.code = (await consent(url, { fetchImpl: this.fetchImpl })).searchParams.get("code");
   }
 }
@@ -362,7 +367,7 @@ async function throughCaddy(fakeUrl) {
     if (!ready) await sleep(100);
   }
   assert(ready, `Caddy did not serve the metadata: ${caddyLog.slice(-300)}`);
-  await everyTool(`${publicUrl}/mcp`, new Provider(undefined, viaCaddy), viaCaddy);
+  tokens.push(await everyTool(`${publicUrl}/mcp`, new Provider(undefined, viaCaddy), viaCaddy));
   return `${publicUrl} (tls internal) -> 127.0.0.1:${port}`;
 }
 
@@ -375,8 +380,7 @@ async function main() {
   const documents = await documentServer();
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
-  const log = await startRemote(fake, port, issuer, { REMOTE_TEST_CA: documents.ca });
-  const tokens = [];
+  await startRemote(fake, port, issuer, { REMOTE_TEST_CA: documents.ca });
 
   await check("TypeScript SDK OAuth client, DCR, every tool", async () => {
     tokens.push(await everyTool(`${issuer}/mcp`, new Provider(undefined, fetch), fetch));
@@ -385,6 +389,26 @@ async function main() {
     const provider = new Provider(documents.url, fetch);
     tokens.push(await everyTool(`${issuer}/mcp`, provider, fetch));
     assert(provider.saved.client?.client_id === documents.url, "the client did not use its metadata URL as client_id");
+  });
+  await check("TypeScript SDK OAuth client: expiry, refresh and a restart without a new consent", async () => {
+    const shortPort = await freePort();
+    const shortIssuer = `http://127.0.0.1:${shortPort}`;
+    const short = { REMOTE_TEST_ACCESS_SECONDS: "2" };
+    let server = await startRemote(fake, shortPort, shortIssuer, short);
+    const provider = new Provider(undefined, fetch);
+    const first = await everyTool(`${shortIssuer}/mcp`, provider, fetch);
+    await sleep(2500); // expired: the next request is refused and the client refreshes
+    const second = await everyTool(`${shortIssuer}/mcp`, provider, fetch);
+    assert(second !== first, "the access token was not renewed");
+    server.child.kill("SIGTERM");
+    await new Promise((resolve) => server.child.once("exit", resolve));
+    server = await startRemote(fake, shortPort, shortIssuer, short);
+    await sleep(2500);
+    const third = await everyTool(`${shortIssuer}/mcp`, provider, fetch);
+    assert(third !== second, "the access token was not renewed after the restart");
+    assert(provider.consents === 1, `the owner was asked ${provider.consents} times`);
+    tokens.push(first, second, third);
+    return "one consent, two refreshes, one restart";
   });
   await check("conformance: authorization-server-metadata-endpoint, authorization-code-grant", () =>
     conformanceAuthorization(issuer, `${issuer}/mcp`),
@@ -403,8 +427,12 @@ async function main() {
   } else {
     skip("Caddy", "caddy is not installed (apt-get install caddy)");
   }
-  await check("no token or owner password in the server's debug log", async () => {
-    for (const secret of [OWNER, ...tokens]) assert(!log.text.includes(secret), "a secret reached the log");
+  await check("no token or owner password in any server's debug log", async () => {
+    assert(serverLogs.every((log) => log.text.includes("DEBUG")), "a server did not log at debug level");
+    for (const log of serverLogs) {
+      for (const secret of [OWNER, ...tokens]) assert(!log.text.includes(secret), "a secret reached a log");
+    }
+    return `${serverLogs.length} logs, ${tokens.length + 1} secrets`;
   });
   documents.close();
 
