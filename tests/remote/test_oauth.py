@@ -277,3 +277,20 @@ async def test_a_refresh_token_used_twice_at_once_revokes_the_family(oauth: Harn
     with pytest.raises(TokenError):
         await provider.exchange_refresh_token(client, loaded[1], [])
     assert await oauth.mcp_status(first.access_token) == 401
+
+
+@pytest.mark.req("extensions.REMOTE.7")
+async def test_the_rotated_refresh_tokens_kept_are_bounded_and_the_newest_reuse_still_revokes(
+    tmp_path: Path,
+) -> None:
+    async for kept in harness(tmp_path, bounds=Bounds(rotated_kept=3)):
+        client_id, tokens = await kept.connect()
+        rotated = []
+        for _ in range(6):
+            rotated.append(tokens["refresh_token"])
+            tokens = (await kept.refresh(client_id, tokens["refresh_token"])).json()
+        state = Store(kept.state).read()
+        assert sum(token.used for token in state.refresh.values()) == 3
+        assert len(state.refresh) == 4
+        assert (await kept.refresh(client_id, rotated[-1])).status_code == 400
+        assert await kept.mcp_status(tokens["access_token"]) == 401  # the reuse revoked the family

@@ -49,6 +49,8 @@ class Bounds:
 
     access_token_seconds: float = 3600.0
     refresh_token_seconds: float = 30 * 24 * 3600.0
+    #: Rotated refresh tokens remembered per grant, so that their reuse revokes it.
+    rotated_kept: int = 8
     code_seconds: float = 60.0
     #: How long a consent page stays valid, and how many can be open at once.
     consent_seconds: float = 600.0
@@ -261,6 +263,11 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
         lifetime = min(self.bounds.access_token_seconds, 3600.0)
         state.access[digest(access)] = Token(grant=grant, expires=now + lifetime)
         state.refresh[digest(refresh)] = Token(grant=grant, expires=now + self.bounds.refresh_token_seconds)
+        # Rotated tokens are kept to recognise their reuse, the newest few per grant: an hourly
+        # refresh would otherwise pile up 720 a month.
+        used = sorted((t.expires, key) for key, t in state.refresh.items() if t.grant == grant and t.used)
+        for _, key in used[: -self.bounds.rotated_kept]:
+            del state.refresh[key]
         return OAuthToken(access_token=access, expires_in=int(lifetime), refresh_token=refresh)
 
     def _revoke(self, grant: str, why: str) -> None:
