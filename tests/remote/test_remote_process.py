@@ -203,8 +203,10 @@ async def test_a_dcr_client_connects_uses_every_tool_refreshes_and_survives_a_re
     assert_no_canary([OWNER, *secrets, *person.seen], *outputs)
 
 
-@pytest.mark.req("extensions.REMOTE.12", "extensions.REMOTE.16")
-async def test_a_cimd_client_connects_and_uses_every_tool(fake: FakeCooked, tmp_path: Path) -> None:
+@pytest.mark.req("extensions.REMOTE.12", "extensions.REMOTE.16", "extensions.REMOTE.7")
+async def test_a_cimd_client_connects_uses_every_tool_and_revokes_its_grant(
+    fake: FakeCooked, tmp_path: Path
+) -> None:
     home, port = tmp_path / "home", free_port()
     with https_documents(tmp_path) as (documents, _):
         metadata_url = documents.document("/oauth/client.json")
@@ -212,8 +214,17 @@ async def test_a_cimd_client_connects_and_uses_every_tool(fake: FakeCooked, tmp_
         url = f"http://127.0.0.1:{port}/mcp"
         with _remote(home, fake, port, REMOTE_TEST_CA=str(tmp_path / "ca.pem")) as server:
             await _use_every_tool(url, _provider(url, storage, person, client_metadata_url=metadata_url))
+            assert storage.tokens is not None
+            async with httpx2.AsyncClient() as raw:  # the client disconnects: RFC 7009, no secret
+                form = {"token": str(storage.tokens.refresh_token), "client_id": metadata_url}
+                revoked = await raw.post(url.removesuffix("/mcp") + "/revoke", data=form)
+                assert revoked.status_code == 200
+                bearer = {"Authorization": f"Bearer {storage.tokens.access_token}"}
+                assert (await raw.post(url, headers=bearer)).status_code == 401
         assert storage.client is not None and storage.client.client_id == metadata_url
         assert documents.hits == {"/oauth/client.json": 1}
         assert person.consents == 1
         assert storage.tokens is not None
-    assert_no_canary([OWNER, storage.tokens.access_token, *person.seen], server.stderr())
+    assert_no_canary(
+        [OWNER, storage.tokens.access_token, str(storage.tokens.refresh_token), *person.seen], server.stderr()
+    )

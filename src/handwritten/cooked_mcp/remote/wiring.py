@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from urllib.parse import parse_qs
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from pydantic import AnyHttpUrl, ConfigDict, TypeAdapter
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cooked_mcp.config import Settings
 from cooked_mcp.logging_setup import register_secret_source
@@ -102,6 +103,8 @@ def build(
             )
         elif route.path == "/register":
             route = Route(route.path, _RateLimited(route.app, bounds), methods=["POST", "OPTIONS"])
+        elif route.path == "/revoke":
+            route = Route(route.path, _PublicClientRevokes(route.app), methods=["POST", "OPTIONS"])
         routes.append(route)
     resource_routes = create_protected_resource_routes(
         AnyHttpUrl(resource), [issuer_url], resource_name="cooked-mcp"
@@ -150,3 +153,34 @@ class _RateLimited:
                 return
             self.seen.append(now)
         await self.app(scope, receive, send)
+
+
+class _PublicClientRevokes:
+    """mcp 2.3.0's revocation handler requires a ``client_secret`` field, which a public client
+    (every client here) does not send (RFC 7009 section 2.1): without one, an empty one is added,
+    so that a client disconnecting really ends its grant. The body is already bounded (transport)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False) and message["type"] == "http.request"
+        if "client_secret" not in parse_qs(body.decode("latin-1"), keep_blank_values=True):
+            body += b"&client_secret=" if body else b"client_secret="
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
