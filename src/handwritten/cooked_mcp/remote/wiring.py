@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import time
-from urllib.parse import parse_qs
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import parse_qs
 
 from mcp.server.auth.handlers.metadata import MetadataHandler
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
