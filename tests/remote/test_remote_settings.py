@@ -100,3 +100,16 @@ def test_the_host_and_origin_checks_accept_the_public_host(tmp_path: Path) -> No
     assert "https://cooked.example.net" in security.allowed_origins
     plain = transport_security(load_settings(config_path=None, environ=env, transport="http"))
     assert "cooked.example.net" not in plain.allowed_hosts
+
+
+@pytest.mark.req("server.TRANSPORT.2-1", "extensions.REMOTE.1")
+def test_a_public_url_with_the_stdio_transport_names_the_public_url(tmp_path: Path) -> None:
+    result = run_main(
+        _env(tmp_path, COOKED_MCP_OWNER_PASSWORD=OWNER),
+        "--transport",
+        "stdio",
+        "--public-url",
+        "https://c.example",
+    )
+    assert result.returncode == 2
+    assert "--public-url needs the http transport: drop --transport stdio or --public-url" in result.stderr

@@ -129,7 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings(
             config_path=args.config,
             environ=os.environ,
-            transport=_transport(args.transport, args.http_addr or args.public_url),
+            transport=_transport(
+                args.transport,
+                "--http-addr" if args.http_addr else "--public-url" if args.public_url else None,
+            ),
             http_addr=args.http_addr,
             public_url=args.public_url,
         )
@@ -147,14 +150,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return serve(settings)
 
 
-def _transport(transport: str | None, http_addr: str | None) -> str | None:
-    """``--http-addr`` alone means HTTP (nothing else listens); with ``--transport stdio`` it is a contradiction."""
-    if http_addr is None:
+def _transport(transport: str | None, implied_by: str | None) -> str | None:
+    """``--http-addr`` or ``--public-url`` (``implied_by``) alone means HTTP (nothing else listens);
+    with ``--transport stdio`` it is a contradiction."""
+    if implied_by is None:
         return transport
     if transport is None:
         return "http"
     if transport == "stdio":
-        raise ConfigError("--http-addr needs the http transport: drop --transport stdio or --http-addr")
+        raise ConfigError(f"{implied_by} needs the http transport: drop --transport stdio or {implied_by}")
     return transport
 
 
