@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean interop agents requirements golden dist bundle install-check lower-bounds
+.PHONY: install generate generate-check lint test bench demo clean interop remote agents requirements golden dist bundle install-check lower-bounds
 
 install: $(STAMP)
 
@@ -68,6 +68,28 @@ $(INTEROP_STAMP): interop/package.json interop/package-lock.json
 interop: $(STAMP) $(INTEROP_STAMP)
 	node interop/run.mjs
 
+# Remote mode (OAuth) against outside parts (interop/remote/run.mjs): the TypeScript SDK's OAuth
+# client (DCR and CIMD), the conformance suite's authorization-server scenarios (0.2.0-alpha.12,
+# pinned in interop/remote/), a headless Chromium (Debian's chromium, driven by playwright-core;
+# screenshots in build/remote/) and Caddy (Debian's caddy, tls internal) in front. caddy and
+# chromium are installed with apt-get when missing and possible; a part without them is skipped, said why.
+REMOTE_STAMP := interop/remote/node_modules/.installed
+
+$(REMOTE_STAMP): interop/remote/package.json interop/remote/package-lock.json
+	cd interop/remote && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+remote: $(STAMP) $(INTEROP_STAMP) $(REMOTE_STAMP)
+	@if ! command -v caddy >/dev/null || ! command -v chromium >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -qq --no-install-recommends caddy chromium >/dev/null 2>&1 \
+	      || { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends caddy chromium >/dev/null 2>&1; } \
+	      || echo "remote: apt-get could not install caddy and chromium; the parts that need them are skipped"; \
+	  else echo "remote: caddy or chromium is missing and apt-get cannot run here; the parts that need them are skipped"; fi; \
+	fi
+	interop/node_modules/.bin/node interop/remote/run.mjs
+
 # Agent frameworks (OpenAI Agents SDK, Pydantic AI, LangChain, Google Gen AI, FastMCP, smolagents),
 # each pinned in agents/requirements/NAME.txt and installed once into build/agents/NAME, drive
 # every mode of every tool through their own conversion and call path (agents/run.py).
@@ -90,7 +112,7 @@ demo: generate
 	$(BIN)/python -m cooked_fake.demo $(foreach v,$(VARIANTS),--variant $(v))
 
 clean:
-	rm -rf $(VENV) build dist cooked-mcp.mcpb .mypy_cache .ruff_cache .hypothesis interop/node_modules distribution/mcpb/node_modules
+	rm -rf $(VENV) build dist cooked-mcp.mcpb .mypy_cache .ruff_cache .hypothesis interop/node_modules interop/remote/node_modules distribution/mcpb/node_modules
 	find . \( -name __pycache__ -o -name '*.egg-info' \) -type d -prune -exec rm -rf {} +
 
 # `make help`: what each target does (the first target, install, stays the default).
@@ -105,6 +127,7 @@ help:
 	@echo "make golden          re-render the codegen golden files after a deliberate template change"
 	@echo "make bench           the performance benchmark against the fake Cooked (about 4 minutes)"
 	@echo "make interop         outside MCP clients (TypeScript SDK, Inspector, conformance) against the real server; needs node"
+	@echo "make remote          remote mode (OAuth) with outside clients, conformance, headless Chromium and Caddy; needs node"
 	@echo "make agents          six agent frameworks (pinned, build/agents/) call every mode of every tool, plain and strict"
 	@echo "make dist            the wheel and sdist in dist/ (python -m build)"
 	@echo "make bundle          cooked-mcp.mcpb, the Claude Desktop extension (mcpb validate when node is here)"

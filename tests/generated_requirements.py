@@ -1563,6 +1563,108 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "COMPLETION",
         "A typed value that contains one whose cached answer held every match is answered from that answer, without a Cooked request.",
     ),
+    "extensions.REMOTE.1": Requirement(
+        "extensions.REMOTE.1",
+        "extensions",
+        "REMOTE",
+        "With a public URL (--public-url, COOKED_MCP_PUBLIC_URL or mcp.public_url) the HTTP transport serves RFC 9728 protected-resource metadata at the path-inserted and the root well-known paths and RFC 8414 authorization-server metadata, and answers a request to /mcp without a valid access token with 401 and a WWW-Authenticate Bearer challenge naming the resource metadata URL.",
+    ),
+    "extensions.REMOTE.2": Requirement(
+        "extensions.REMOTE.2",
+        "extensions",
+        "REMOTE",
+        "Remote mode refuses to start without an owner password (COOKED_MCP_OWNER_PASSWORD, mcp.owner_password or mcp.owner_password_cmd).",
+    ),
+    "extensions.REMOTE.3": Requirement(
+        "extensions.REMOTE.3",
+        "extensions",
+        "REMOTE",
+        "Remote mode refuses an http public URL unless its host is loopback, and a public URL with a path, query or user name; the issuer, the resource and every metadata URL come from the public URL, never from request headers.",
+    ),
+    "extensions.REMOTE.4": Requirement(
+        "extensions.REMOTE.4",
+        "extensions",
+        "REMOTE",
+        "The authorization-server metadata advertises the authorization code grant with PKCE S256 only, none among the token endpoint auth methods, client_id_metadata_document_supported true, a registration endpoint and a revocation endpoint.",
+    ),
+    "extensions.REMOTE.5": Requirement(
+        "extensions.REMOTE.5",
+        "extensions",
+        "REMOTE",
+        "An authorization request naming another resource (RFC 8707) is refused; every token is bound to this server's resource, and a token bound to another resource is refused at /mcp.",
+    ),
+    "extensions.REMOTE.6": Requirement(
+        "extensions.REMOTE.6",
+        "extensions",
+        "REMOTE",
+        "An authorization code is refused without PKCE, with the plain method or with a wrong verifier; it expires within 60 seconds and is used once, and a second use revokes the tokens the first one issued.",
+    ),
+    "extensions.REMOTE.7": Requirement(
+        "extensions.REMOTE.7",
+        "extensions",
+        "REMOTE",
+        "Refresh tokens rotate on every use and a rotated refresh token used again revokes its whole family; access tokens live at most an hour.",
+    ),
+    "extensions.REMOTE.8": Requirement(
+        "extensions.REMOTE.8",
+        "extensions",
+        "REMOTE",
+        "Dynamic client registration is rate-limited for all clients together, registers every client as public (no client secret), and keeps a bounded number of clients, dropping the oldest one without a connection first.",
+    ),
+    "extensions.REMOTE.9": Requirement(
+        "extensions.REMOTE.9",
+        "extensions",
+        "REMOTE",
+        "The consent page names the client by the host of its client_id URL (or of a registered client's redirect URI), says it will be able to read and change the account's recipes and shopping list, offers Allow and Deny, carries a CSRF token, is sent with Cache-Control no-store, frame-ancestors 'none' and X-Frame-Options DENY, and has no script.",
+    ),
+    "extensions.REMOTE.10": Requirement(
+        "extensions.REMOTE.10",
+        "extensions",
+        "REMOTE",
+        "Allowing needs the owner password, compared in constant time; wrong passwords are counted for all clients together and past a limit none is checked for a while; the page says only that the password is not right.",
+    ),
+    "extensions.REMOTE.11": Requirement(
+        "extensions.REMOTE.11",
+        "extensions",
+        "REMOTE",
+        "A consent answer without the page's CSRF token, or for a request that expired or was already answered, changes nothing; Deny sends the client back with access_denied.",
+    ),
+    "extensions.REMOTE.12": Requirement(
+        "extensions.REMOTE.12",
+        "extensions",
+        "REMOTE",
+        "A client_id that is an https URL is a Client ID Metadata Document, fetched and accepted only when its client_id equals the URL and it lists redirect URIs, which must then match exactly; a document claiming a client secret is refused.",
+    ),
+    "extensions.REMOTE.13": Requirement(
+        "extensions.REMOTE.13",
+        "extensions",
+        "REMOTE",
+        "The metadata document fetch refuses names resolving to loopback, private, link-local or other non-public addresses (checked after resolution, the connection made to the checked address), follows no redirect, stops at a size and a time limit, and caches good documents.",
+    ),
+    "extensions.REMOTE.14": Requirement(
+        "extensions.REMOTE.14",
+        "extensions",
+        "REMOTE",
+        "Grants survive a restart, kept in $XDG_STATE_HOME/cooked-mcp/ with mode 0600 and tokens only as hashes; cooked-mcp --clients lists the connected clients and cooked-mcp --revoke CLIENT or --revoke all ends them.",
+    ),
+    "extensions.REMOTE.15": Requirement(
+        "extensions.REMOTE.15",
+        "extensions",
+        "REMOTE",
+        "A redirect URI that differs from a registered one by a prefix, a path, a port or an encoded character is refused.",
+    ),
+    "extensions.REMOTE.16": Requirement(
+        "extensions.REMOTE.16",
+        "extensions",
+        "REMOTE",
+        "Access and refresh tokens, authorization codes and the owner password never reach the logs or the output.",
+    ),
+    "extensions.REMOTE.17": Requirement(
+        "extensions.REMOTE.17",
+        "extensions",
+        "REMOTE",
+        "The start-up banner prints the URL to paste into claude.ai or ChatGPT, and the Host and Origin checks accept the public host.",
+    ),
 }
 
 IMPLEMENTED_BY: Final[dict[str, tuple[str, ...]]] = {

@@ -181,6 +181,7 @@ def http_server(
     ready_timeout: float = 15,
     poll_interval: float = 0.05,
     open_files: tuple[int, int] | None = None,
+    command: Sequence[str] = (COOKED_MCP,),
 ) -> Iterator[HttpServer]:
     """Start cooked-mcp over Streamable HTTP; yield once it listens; SIGTERM it on exit.
 
@@ -188,7 +189,8 @@ def http_server(
     With ``port`` the caller configured the address itself (flag, environment or TOML)
     and ``port`` says where on 127.0.0.1 to wait for it. ``--transport http`` is always
     added. On leaving the block the server must exit 0 within 5 s of SIGTERM, unless
-    the test already stopped it. ``open_files`` sets the process's (soft, hard) RLIMIT_NOFILE.
+    the test already stopped it. ``open_files`` sets the process's (soft, hard) RLIMIT_NOFILE;
+    ``command`` is what starts cooked-mcp.
     """
     if port is None:
         port = free_port()
@@ -197,7 +199,7 @@ def http_server(
         stderr_path = Path(folder) / "stderr.txt"
         with stderr_path.open("wb") as stderr:
             process = subprocess.Popen(
-                [COOKED_MCP, "--transport", "http", *args],
+                [*command, "--transport", "http", *args],
                 env=dict(env),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

@@ -21,6 +21,7 @@ def _credentials(home: Path) -> dict[str, str]:
         "COOKED_LOGIN_USERNAME": USERNAME,
         "COOKED_LOGIN_PASSWORD": PASSWORD,
         "COOKED_MCP_HTTP_TOKEN": TOKEN,
+        "COOKED_MCP_OWNER_PASSWORD": PASSWORD,
     }
 
 

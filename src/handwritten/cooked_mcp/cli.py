@@ -110,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="with --check: write the per-endpoint results to FILE (no secrets, no recipe text) for a bug report",
     )
+    parser.add_argument("--clients", action="store_true", help="remote mode: list connected clients")
+    parser.add_argument("--revoke", metavar="CLIENT|all", help="remote mode: end a client's access")
     parser.add_argument("--version", action="version", version=f"cooked-mcp {__version__}")
     return parser
 
@@ -119,12 +121,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.check and (args.write or args.yes or args.report):
         parser.error("--write, --yes and --report only go with --check")
+    if args.clients or args.revoke:
+        from .remote import manage
+
+        return manage(os.environ, revoke=args.revoke)
     try:
         settings = load_settings(
             config_path=args.config,
             environ=os.environ,
-            transport=_transport(args.transport, args.http_addr),
+            transport=_transport(
+                args.transport,
+                "--http-addr" if args.http_addr else "--public-url" if args.public_url else None,
+            ),
             http_addr=args.http_addr,
+            public_url=args.public_url,
         )
     except ConfigError as exc:
         print(f"cooked-mcp: {exc}", file=sys.stderr)
@@ -140,14 +150,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return serve(settings)
 
 
-def _transport(transport: str | None, http_addr: str | None) -> str | None:
-    """``--http-addr`` alone means HTTP (nothing else listens); with ``--transport stdio`` it is a contradiction."""
-    if http_addr is None:
+def _transport(transport: str | None, implied_by: str | None) -> str | None:
+    """``--http-addr`` or ``--public-url`` (``implied_by``) alone means HTTP (nothing else listens);
+    with ``--transport stdio`` it is a contradiction."""
+    if implied_by is None:
         return transport
     if transport is None:
         return "http"
     if transport == "stdio":
-        raise ConfigError("--http-addr needs the http transport: drop --transport stdio or --http-addr")
+        raise ConfigError(f"{implied_by} needs the http transport: drop --transport stdio or {implied_by}")
     return transport
 
 

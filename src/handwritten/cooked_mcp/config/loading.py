@@ -33,6 +33,7 @@ def load_settings(
     environ: Mapping[str, str],
     transport: str | None = None,
     http_addr: str | None = None,
+    public_url: str | None = None,
 ) -> Settings:
     """Build the settings from flags, ``environ`` and the TOML file, or raise ``ConfigError``.
 
@@ -42,7 +43,7 @@ def load_settings(
     caller, and tests, decide exactly what the process sees.
     """
     file = read_file(config_path, environ, DECLARED.values())
-    flags = layers.flags(Settings, {"transport": transport, "http_addr": http_addr})
+    flags = layers.flags(Settings, {"transport": transport, "http_addr": http_addr, "public_url": public_url})
     from_file = layers.config_file(Settings, file)
     if transport != "http":
         # A stdio server has no use for the file's token: past the checks every transport shares

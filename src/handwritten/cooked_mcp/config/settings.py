@@ -24,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from cooked_mcp.remote.url import public_url
 from cooked_mcp.text import ASCII_WHITESPACE, printable
 
 from . import values
@@ -115,6 +116,20 @@ class Settings(BaseModel):
     allowed_origins: tuple[str, ...] = setting(
         (), file="mcp.allowed_origins", refusal="{where}: {name} {problem}"
     )
+    #: Remote mode (cooked_mcp.remote): the https URL a TLS proxy serves this server at.
+    public_url: str | None = setting(
+        None,
+        env="COOKED_MCP_PUBLIC_URL",
+        file="mcp.public_url",
+        flag="--public-url",
+        metavar="URL",
+        help="remote mode's https URL; implies --transport http",
+        refusal="invalid public URL from {source}: {problem}; use the https URL your proxy serves, "
+        "such as https://cooked.example.net",
+    )
+    owner_password: SecretStr | None = setting(
+        None, env="COOKED_MCP_OWNER_PASSWORD", file="mcp.owner_password", command=True
+    )
     #: File only; the file's schema checks each key of ``[mcp.limits]`` at its own line (toml_file).
     limits: Limits = setting(Limits(), file="mcp.limits")
     username: str = setting(env="COOKED_LOGIN_USERNAME", file="user.name", command=True, repr=False)
@@ -164,8 +179,13 @@ class Settings(BaseModel):
     def _allowed(cls, value: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
         return values.allowed(value, origins=info.field_name == "allowed_origins")
 
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str | None) -> str | None:
+        return None if value is None else public_url(value)
+
     # implements: authentication.CREDENTIALS.1, authentication.CREDENTIALS.2, authentication.CREDENTIALS.3, authentication.CREDENTIALS.4, authentication.CREDENTIALS.9, authentication.CREDENTIALS.11, authentication.CREDENTIALS.12
-    @field_validator("username", "password", mode="wrap")
+    @field_validator("username", "password", "owner_password", mode="wrap")
     @classmethod
     def _credential(cls, value: object, handler: ValidatorFunctionWrapHandler) -> object:
         if isinstance(value, Command):
@@ -202,8 +222,8 @@ class Settings(BaseModel):
     @model_validator(mode="after")
     def _reachable_listeners_need_a_token(self) -> Self:
         """The one place this rule lives: every ``Settings``, however built, obeys it."""
-        if self.transport != "http" or self.http_token is not None:
-            return self
+        if self.transport != "http" or self.http_token is not None or self.public_url is not None:
+            return self  # remote mode: OAuth guards /mcp instead
         if not is_loopback(self.http_host):
             raise ValueError(
                 f"refusing to serve HTTP on non-loopback address {printable(self.http_addr.shown())} "
@@ -217,6 +237,25 @@ class Settings(BaseModel):
                     f"page the browser lets reach such a name could drive the server; {_needs_a_token()}, "
                     f"or remove mcp.{key}"
                 )
+        return self
+
+    # implements: extensions.REMOTE.2
+    @model_validator(mode="after")
+    def _remote_mode_needs_an_owner(self) -> Self:
+        """Remote mode answers the internet through a proxy: its consent page needs the owner password."""
+        if self.public_url is None:
+            object.__setattr__(self, "owner_password", None)  # never run a command for nothing
+            return self
+        if self.transport != "http" and "transport" not in self.sources:
+            object.__setattr__(self, "transport", "http")  # a public URL from any source implies http
+        if self.transport != "http":
+            raise ValueError("--public-url needs the http transport: drop --transport stdio")
+        if self.owner_password is None:
+            owner = DECLARED["owner_password"]
+            raise ValueError(
+                f"remote mode (--public-url) needs an owner password, typed on the consent page to let a "
+                f"client connect: set {owner.env} (or {owner.file_key} / {owner.file_key}_cmd)"
+            )
         return self
 
     # implements: authentication.CREDENTIALS.15

@@ -14,6 +14,7 @@ import ipaddress
 import math
 import os
 import sys
+from urllib.parse import urlsplit
 
 import anyio
 import uvicorn
@@ -30,6 +31,7 @@ from starlette.types import ASGIApp
 from ..app import Application
 from ..config import Settings
 from ..exceptions import ListenError
+from ..remote import remote_mode
 from .auth import BearerTokenMiddleware
 from .http_middleware import CloseWhenBodyUnread, NameTheSetting
 from .http_sockets import ACCEPT_BURST, listen, raise_open_files_limit, rate_limited_accept_errors
@@ -106,6 +108,7 @@ async def _serve(application: Application, open_files: int) -> int:
     return 0
 
 
+# implements: extensions.REMOTE.17
 def _banner(settings: Settings, url: str) -> str:
     """What the stdio banner says too: where, for which account, who may connect, how to stop.
 
@@ -113,7 +116,12 @@ def _banner(settings: Settings, url: str) -> str:
     when stderr goes to a log, the line names where the username comes from instead.
     """
     account = settings.username if os.isatty(2) else f"from {settings.describe_origin('username')}"
-    if settings.http_token is None:
+    if settings.public_url:
+        who = (
+            f"remote mode: paste {settings.public_url}{MCP_PATH} into claude.ai or ChatGPT as a custom "
+            "connector, and allow it with the owner password"
+        )
+    elif settings.http_token is None:
         who = "no bearer token is required, so any program on this machine can connect"
     else:
         who = f"every request must carry the bearer token from {settings.describe_origin('http_token')}"
@@ -132,14 +140,19 @@ def _build(application: Application) -> tuple[ASGIApp, JsonWhenSilentSessionMana
         security_settings=transport_security(settings),
         max_request_body_size=DEFAULT_MAX_REQUEST_BODY_SIZE,
     )
+    endpoint: ASGIApp = OpeningRequests(StreamableHTTPASGIApp(sessions))
+    remote = remote_mode(settings) if settings.public_url else None
     starlette = Starlette(
-        routes=[Route(MCP_PATH, endpoint=OpeningRequests(StreamableHTTPASGIApp(sessions)))],
+        routes=[
+            Route(MCP_PATH, endpoint=remote.guard(endpoint) if remote else endpoint),
+            *(remote.routes if remote else []),
+        ],
         lifespan=lambda _: sessions.run(),
     )
     # /mcp is the one endpoint: /mcp/ is a 404 like any other path, not a redirect to /mcp.
     starlette.router.redirect_slashes = False
     app: ASGIApp = RequestBodyLimitMiddleware(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
-    if settings.http_token is not None:
+    if settings.http_token is not None and remote is None:
         app = BearerTokenMiddleware(app, settings.http_token, served_path=MCP_PATH)
     return CloseWhenBodyUnread(NameTheSetting(app)), sessions
 
@@ -157,10 +170,13 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     if not _is_wildcard(settings.http_host):
         hosts.append(settings.http_addr.shown())
     origins = [f"http://{host}" for host in hosts]
+    public = [settings.public_url] if settings.public_url else []  # an origin: scheme://host[:port]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=list(dict.fromkeys([*hosts, *settings.allowed_hosts])),
-        allowed_origins=list(dict.fromkeys([*origins, *settings.allowed_origins])),
+        allowed_hosts=list(
+            dict.fromkeys([*hosts, *(urlsplit(url).netloc for url in public), *settings.allowed_hosts])
+        ),
+        allowed_origins=list(dict.fromkeys([*origins, *public, *settings.allowed_origins])),
     )
 
 

@@ -1,0 +1,171 @@
+"""Client ID Metadata Documents: a client_id that is an https URL names its own registration.
+
+Fetching it is a request a public server makes to a URL anyone may type, so it is fenced in:
+https only; every address the name resolves to must be public (no loopback, private,
+link-local, shared or metadata address), checked after resolution and connected to by that
+checked address, so a second lookup cannot swap it; no redirects; at most ``max_bytes`` and
+``seconds``; a good document is cached. The document must name the URL as its ``client_id``
+and list its redirect URIs, which are then matched exactly; it may not claim a client secret.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import socket
+import ssl
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import anyio
+import httpcore
+from mcp.shared.auth import OAuthClientInformationFull
+from pydantic import ValidationError
+
+logger = logging.getLogger(__name__)
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+Resolver = Callable[[str, int], Awaitable[list[str]]]
+
+
+class Refused(Exception):
+    """Why a client_id URL was not accepted; the message is logged, never sent to the client."""
+
+
+async def resolve(host: str, port: int) -> list[str]:
+    infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return [str(info[4][0]) for info in infos]
+
+
+def is_public(address: IPAddress) -> bool:
+    """Only global unicast: ``is_global`` is False for loopback, private, link-local (cloud
+    metadata at 169.254.169.254), shared (100.64/10) and reserved ranges."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_global and not address.is_multicast
+
+
+@dataclass
+class _Backend(httpcore.AsyncNetworkBackend):
+    """Connects only to checked addresses; the TLS layer still verifies the certificate for the name."""
+
+    resolver: Resolver
+    allowed: Callable[[IPAddress], bool]
+    inner: httpcore.AsyncNetworkBackend = field(default_factory=httpcore.AnyIOBackend)
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 - httpcore's signature
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        addresses = [ipaddress.ip_address(a.split("%")[0]) for a in await self.resolver(host, port)]
+        if not addresses:
+            raise Refused(f"{host} does not resolve")
+        refused = [a for a in addresses if not self.allowed(a)]
+        if refused:
+            raise Refused(f"{host} resolves to a non-public address ({refused[0]})")
+        return await self.inner.connect_tcp(str(addresses[0]), port, timeout, local_address, socket_options)
+
+    async def sleep(self, seconds: float) -> None:
+        await self.inner.sleep(seconds)
+
+
+# implements: extensions.REMOTE.12, extensions.REMOTE.13
+class CimdFetcher:
+    """``await fetcher(url)``: the client the document at ``url`` describes, or None (logged why).
+
+    ``resolver``, ``allowed`` and ``ssl_context`` exist for tests, which serve documents from
+    127.0.0.1 with their own CA; nothing a user configures reaches them.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_bytes: int = 5120,
+        seconds: float = 5.0,
+        cache_seconds: float = 300.0,
+        cache_size: int = 32,
+        resolver: Resolver = resolve,
+        allowed: Callable[[IPAddress], bool] = is_public,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self.max_bytes, self.seconds = max_bytes, seconds
+        self.cache_seconds, self.cache_size = cache_seconds, cache_size
+        self._cache: dict[str, tuple[float, OAuthClientInformationFull]] = {}
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=ssl_context or ssl.create_default_context(),
+            max_connections=4,
+            network_backend=_Backend(resolver, allowed),
+        )
+
+    async def __call__(self, url: str) -> OAuthClientInformationFull | None:
+        cached = self._cache.get(url)
+        if cached is not None and cached[0] > time.monotonic():
+            return cached[1]
+        try:
+            client = await self.fetch(url)
+        except Refused as exc:
+            logger.warning("refused the client_id %s: %s", url[:200], exc)
+            return None
+        if len(self._cache) >= self.cache_size:
+            del self._cache[min(self._cache, key=lambda key: self._cache[key][0])]
+        self._cache[url] = (time.monotonic() + self.cache_seconds, client)
+        return client
+
+    async def fetch(self, url: str) -> OAuthClientInformationFull:
+        parts = urlsplit(url)
+        if parts.scheme != "https" or not parts.hostname or parts.username is not None or parts.fragment:
+            raise Refused("a client_id URL must be https, with a host and no user name or fragment")
+        if parts.path in ("", "/") or "/./" in parts.path or "/../" in parts.path:
+            raise Refused("a client_id URL must have a path without dot segments")
+        body = bytearray()
+        try:
+            with anyio.fail_after(self.seconds):
+                async with self._pool.stream(
+                    "GET", url, headers=[(b"Accept", b"application/json")]
+                ) as response:
+                    if response.status != 200:  # a redirect too: none is followed
+                        raise Refused(f"it answered HTTP {response.status}")
+                    async for chunk in response.aiter_stream():
+                        body += chunk
+                        if len(body) > self.max_bytes:
+                            raise Refused(f"the document is larger than {self.max_bytes} bytes")
+        except TimeoutError:
+            raise Refused(f"no document within {self.seconds:g} s") from None
+        except (httpcore.ConnectError, httpcore.NetworkError, httpcore.ProtocolError, OSError) as exc:
+            raise Refused(f"cannot fetch it ({type(exc).__name__})") from None
+        return _client(url, bytes(body))
+
+
+def _client(url: str, body: bytes) -> OAuthClientInformationFull:
+    try:
+        document = json.loads(body)
+    except ValueError:
+        raise Refused("the document is not JSON") from None
+    if not isinstance(document, dict):
+        raise Refused("the document is not a JSON object")
+    if document.get("client_id") != url:
+        raise Refused("the document's client_id is not its own URL")
+    if "client_secret" in document or document.get("token_endpoint_auth_method", "none") != "none":
+        raise Refused(
+            "a client_id URL names a public client: no client secret, token_endpoint_auth_method none"
+        )
+    uris = document.get("redirect_uris")
+    if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
+        raise Refused("the document lists no redirect_uris")
+    try:
+        return OAuthClientInformationFull.model_validate(
+            {
+                **document,
+                "token_endpoint_auth_method": "none",
+                "grant_types": ["authorization_code", "refresh_token"],
+            }
+        )
+    except ValidationError as exc:
+        raise Refused(f"the document is not valid client metadata ({exc.error_count()} problems)") from None

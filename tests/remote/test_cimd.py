@@ -1,0 +1,178 @@
+"""Client ID Metadata Documents: fetched over real https from 127.0.0.1, validated, fenced in.
+
+Only the tests tell the fetcher that ``client.test`` is 127.0.0.1 and that loopback is fine
+there; the refusals run with the fetcher's own address check.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import ssl
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from https_support import HOST, Answer, Documents, https_documents
+from remote_support import REDIRECT, harness, pkce
+
+from cooked_mcp.remote.cimd import CimdFetcher, IPAddress, is_public
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Documents, ssl.SSLContext]]:
+    with https_documents(tmp_path) as pair:
+        yield pair
+
+
+def _to(addresses: list[str]) -> Any:
+    async def resolver(host: str, port: int) -> list[str]:
+        return addresses if host == HOST else []
+
+    return resolver
+
+
+def _loopback_allowed(address: IPAddress) -> bool:
+    return address.is_loopback
+
+
+def fetcher(trust: ssl.SSLContext, **bounds: Any) -> CimdFetcher:
+    """The test-only way in: client.test is 127.0.0.1, and loopback is allowed."""
+    return CimdFetcher(resolver=_to(["127.0.0.1"]), allowed=_loopback_allowed, ssl_context=trust, **bounds)
+
+
+@pytest.mark.req("extensions.REMOTE.12", "extensions.REMOTE.13")
+async def test_a_valid_document_becomes_a_public_client_and_is_cached(
+    served: tuple[Documents, ssl.SSLContext],
+) -> None:
+    documents, trust = served
+    url = documents.document("/oauth/client.json")
+    fetch = fetcher(trust)
+    client = await fetch(url)
+    assert client is not None
+    assert client.client_id == url
+    assert [str(uri) for uri in client.redirect_uris or []] == [REDIRECT]
+    assert client.token_endpoint_auth_method == "none"
+    assert client.client_secret is None
+    assert await fetch(url) is client
+    assert documents.hits == {"/oauth/client.json": 1}
+
+
+@pytest.mark.req("extensions.REMOTE.12")
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"client_id": "https://elsewhere.example/client.json"},
+        {"client_secret": "s3cret"},
+        {"token_endpoint_auth_method": "client_secret_basic"},
+        {"redirect_uris": []},
+        {"redirect_uris": "http://127.0.0.1:9/callback"},
+    ],
+)
+async def test_a_document_that_is_not_its_own_public_client_is_refused(
+    served: tuple[Documents, ssl.SSLContext], fields: dict[str, object]
+) -> None:
+    documents, trust = served
+    url = documents.document("/client.json", **fields)
+    assert await fetcher(trust)(url) is None
+
+
+@pytest.mark.req("extensions.REMOTE.13")
+async def test_no_redirect_is_followed(served: tuple[Documents, ssl.SSLContext]) -> None:
+    documents, trust = served
+    target = documents.document("/real.json")
+    documents.answers["/moved.json"] = Answer(b"", 302, {"Location": target})
+    assert await fetcher(trust)(documents.url("/moved.json")) is None
+    assert "/real.json" not in documents.hits
+
+
+@pytest.mark.req("extensions.REMOTE.13")
+async def test_a_huge_document_is_cut_off(served: tuple[Documents, ssl.SSLContext]) -> None:
+    documents, trust = served
+    url = documents.document("/huge.json", padding="x" * 6000)
+    assert await fetcher(trust)(url) is None
+    assert await fetcher(trust, max_bytes=8000)(url) is not None  # the same document, allowed more
+
+
+@pytest.mark.req("extensions.REMOTE.13")
+async def test_a_slow_server_is_given_up_on(served: tuple[Documents, ssl.SSLContext]) -> None:
+    documents, trust = served
+    url = documents.document("/slow.json")
+    documents.answers["/slow.json"].delay = 0.6
+    assert await fetcher(trust, seconds=0.2)(url) is None
+
+
+@pytest.mark.req("extensions.REMOTE.13")
+@pytest.mark.parametrize(
+    "addresses",
+    [
+        ["127.0.0.1"],
+        ["::1"],
+        ["10.0.0.5"],
+        ["192.168.1.10"],
+        ["169.254.169.254"],  # cloud metadata
+        ["100.64.0.1"],
+        ["fd00::1"],
+        ["fe80::1"],
+        ["::ffff:127.0.0.1"],
+        ["93.184.216.34", "127.0.0.1"],  # one public address does not make the others safe
+    ],
+)
+async def test_names_resolving_to_non_public_addresses_are_refused_before_connecting(
+    served: tuple[Documents, ssl.SSLContext], addresses: list[str]
+) -> None:
+    documents, trust = served
+    url = documents.document("/client.json")
+    fetch = CimdFetcher(resolver=_to(addresses), ssl_context=trust)  # the real address check
+    assert await fetch(url) is None
+    assert documents.hits == {}
+
+
+@pytest.mark.req("extensions.REMOTE.13")
+def test_only_global_unicast_is_public() -> None:
+    assert is_public(ipaddress.ip_address("93.184.216.34"))
+    assert is_public(ipaddress.ip_address("2606:4700::1111"))
+    for address in ("127.0.0.2", "10.1.2.3", "172.16.0.1", "169.254.169.254", "0.0.0.0", "224.0.0.1", "::"):
+        assert not is_public(ipaddress.ip_address(address)), address
+
+
+@pytest.mark.req("extensions.REMOTE.12", "extensions.REMOTE.13")
+async def test_only_https_urls_with_a_path_are_fetched(served: tuple[Documents, ssl.SSLContext]) -> None:
+    documents, trust = served
+    documents.document("/")
+    fetch = fetcher(trust)
+    for url in (
+        documents.url("/").replace("https://", "http://") + "client.json",
+        documents.url("/"),
+        f"https://user@{HOST}:{documents.port}/client.json",
+    ):
+        assert await fetch(url) is None, url
+    assert documents.hits == {}
+
+
+@pytest.mark.req("extensions.REMOTE.12", "extensions.REMOTE.9")
+async def test_a_cimd_client_connects_named_by_its_host_with_its_exact_redirect_uri(
+    served: tuple[Documents, ssl.SSLContext], tmp_path: Path
+) -> None:
+    documents, trust = served
+    url = documents.document("/oauth/client.json", client_name="Definitely Claude")
+    async for oauth in harness(tmp_path / "state", fetch_client=fetcher(trust)):
+        verifier, challenge = pkce()
+        page, _, _ = await oauth.consent_page(url, challenge)
+        assert f"<b>{HOST}</b>" in page.text
+        assert "Definitely Claude" not in page.text
+        answer = await oauth.exchange(url, await oauth.code(url, challenge), verifier)
+        assert answer.status_code == 200, answer.text
+        assert await oauth.mcp_status(answer.json()["access_token"]) == 200
+        other = await oauth.http.get(
+            "/authorize",
+            params={
+                "response_type": "code",
+                "client_id": url,
+                "redirect_uri": "http://127.0.0.1:9/callback2",
+                "code_challenge": challenge,
+            },
+        )
+        assert other.status_code == 400
