@@ -19,8 +19,6 @@ import time
 from cooked_mcp.exceptions import CredentialCommandError
 from cooked_mcp.text import ASCII_WHITESPACE
 
-__all__ = ["run_secret_command"]
-
 _SHELL = "/bin/sh"
 _SHELL_ADVICE = "run the command in a shell to see what is wrong, then fix it"
 _CHUNK = 8192

@@ -1,34 +1,8 @@
-"""How a secret can show up in text, and how every such spelling is replaced.
-
-Secrets travel in more than one form: raw in a JSON body, percent-encoded in a URL or a
-form body, JSON-escaped when a body is quoted inside another string, as a Python bytes repr
-(``j\\xc3\\xb6``) when a library logs raw bytes, or with any of its characters written as a
-``\\xHH``, ``\\uHHHH`` or ``\\UHHHHHHHH`` escape (all of them, or only some). Text we do not
-control (Cooked's error messages, a library's log line) may carry any of these forms,
-in any letter case (Cooked matches the login name case-insensitively and may echo it back in
-another case), and with the secret's spaces spelt differently: a newline, a tab, two spaces,
-a no-break space, a line separator, a zero-width space, or an escape of one of them. An
-invisible format character (zero-width space, joiner, soft hyphen, BOM) may also sit anywhere
-inside it. It may also be encoded whole: base64 (standard or URL-safe), base32 or hex, at any
-alignment inside a longer text in the same encoding (a Basic ``Authorization`` header).
-
-So matching works twice. First on the text as it is: a secret's parts (split at its
-whitespace) may be joined by any run of whitespace, ``+`` or nothing at all, each part raw,
-percent-encoded or JSON-escaped, and the secret's whole encodings (``_ENCODINGS``). Then, only
-when the text could hold another spelling (it is not plain ASCII, or holds ``%``, ``&`` or a
-backslash), on a normalised view of it: format characters taken out, then Unicode
-compatibility normalisation (NFKC: a decomposed ``o`` + combining diaeresis is ``ö``,
-fullwidth letters are ASCII), percent-escapes, HTML entities and backslash escapes decoded,
-repeated until nothing changes (``%2540``, ``&amp;#64;`` and ``\\u0040`` are each ``@``). Each
-match is replaced in the original text, over the characters it came from. Replacing a
-look-alike of a secret costs nothing; missing an encoded copy would leak it.
-
-Not covered, and said so in SECURITY.md: a secret split across two texts (two log records,
-two messages), or encoded in a way not listed here (base64 of its percent-encoding, a
-cipher, every other letter).
-
-Used by the Cooked session (error text), the log redaction filter and ``--check``'s report,
-so all of them agree.
+"""Finds every spelling of a secret in text and replaces it (SECURITY.md lists the spellings
+covered and those not). Matching runs on the text as it is (parts raw, percent-encoded or
+JSON-escaped, joined by any whitespace; whole base64/base32/hex encodings), then, only when the
+text could hold another spelling, on a normalised view (format characters out, NFKC, escapes and
+entities decoded until stable) whose matches are mapped back over the original characters.
 """
 
 from __future__ import annotations
@@ -43,8 +17,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from urllib.parse import quote, unquote
-
-__all__ = ["MIN_SECRET_LENGTH", "REDACTED", "redact"]
 
 REDACTED = "[redacted]"
 #: Shorter values are left alone: scrubbing every "ab" from a text only garbles it.

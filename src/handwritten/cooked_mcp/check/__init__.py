@@ -28,8 +28,6 @@ from .report import print_endpoints, verdicts, write_report
 from .roundtrip import RoundTrip, line_name, new_token, recipe_title
 from .steps import Outcome, Steps, safe_code
 
-__all__ = ["CheckResult", "check_account", "run_check"]
-
 #: The only answer that starts ``--write``: exactly what the question asks for.
 CONFIRMATION = "yes"
 #: What a person does about a failed check, where an agent would be told to retry.

@@ -11,8 +11,6 @@ from cooked_mcp.exceptions import CookedError
 
 from .steps import Outcome, Steps, step
 
-__all__ = ["read_checks"]
-
 #: What the search step looks for: one letter, so any account with recipes finds some.
 SEARCH_QUERY = "a"
 #: How many recipes the list step asks for.

@@ -24,8 +24,6 @@ from cooked_mcp.redaction import redact
 
 from .steps import Mismatch, Outcome
 
-__all__ = ["NEVER_CHECKED", "Verdict", "print_endpoints", "verdicts", "write_report"]
-
 Status = Literal["ok", "mismatch", "skipped", "not checked"]
 
 #: The endpoints no mode of ``--check`` calls, and why (docs/check.md says the same).

@@ -22,8 +22,6 @@ from cooked_mcp.exceptions import CookedError, CookedNotFound
 
 from .steps import Failed, Mismatch, Outcome, Steps, safe_code, step
 
-__all__ = ["RoundTrip", "line_name", "new_token", "recipe_title"]
-
 #: What Cooked must answer for a recipe that no longer exists.
 _GONE_STATUS = 404
 _GONE_CODE = "NOT_FOUND"

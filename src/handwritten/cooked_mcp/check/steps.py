@@ -23,8 +23,6 @@ from cooked_mcp.exceptions import (
     UnexpectedAnswer,
 )
 
-__all__ = ["Failed", "Mismatch", "Outcome", "Steps", "mismatch_of", "safe_code", "step"]
-
 T = TypeVar("T")
 _CODE = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
 #: How the client opens an error about one request; see Steps.append.

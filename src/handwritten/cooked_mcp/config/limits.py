@@ -12,8 +12,6 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Limits"]
-
 #: The description is how the config file's messages name what a key must be.
 Seconds = Annotated[
     float,

@@ -1,10 +1,5 @@
-"""Agent-facing text helpers shared by the tool handlers.
-
-Recipe text, titles, drafts and shopping-list names come from arbitrary web
-pages via Cooked. An agent reading a tool result must be able to tell our
-words from that content, so content is fenced and announced as data, and any
-Cooked value that has to sit inside one of our own sentences is first squeezed
-onto one bounded line so it cannot start a line of its own.
+"""Agent-facing text helpers: content from Cooked is fenced and announced as data, so an agent
+can tell our words from a web page's.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """Shopping-list tools: read the list, change it through seven explicit actions.
 
-Cooked's writes replace whole things: a product-group PUT needs all four fields and
-the selection PUT takes the complete selected set. Agents think in partial changes,
-so update_item (when a field is omitted) and add/remove_selection read the list once
-and write once. Another Cooked client (the phone app, a second agent) can change the
-list between that read and that write; the window is kept to exactly one read and one
-write, never retried or widened, and the result reports what Cooked answered.
-
-Names, quantities and aisle names come from Cooked and often from recipe web pages, so
-they are shown on single lines without control characters, inside a fence that marks
-them as data.
+Cooked's writes replace whole things (a product group's four fields, the whole selected set), so
+partial changes read the list once and write once, never retried or widened: another client may
+change the list in between. Cooked's names are shown on single lines, fenced as data.
 """
 
 from __future__ import annotations

@@ -1,11 +1,4 @@
-"""Cooked client errors as tool errors an agent can recover from.
-
-The client's errors already carry status, Cooked's code and message, and a
-generic next step; a handler knows better what a 404 or 403 means for its
-own call (a recipe ID versus a shopping-list entry, an unknown aisle versus a
-malformed body, a web page without a recipe), so it may say so here, by the
-error's kind.
-"""
+"""Cooked client errors as tool errors, with the next step a handler knows for its own call."""
 
 from __future__ import annotations
 
