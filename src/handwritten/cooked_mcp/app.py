@@ -71,10 +71,7 @@ def _confirmation(enabled: bool) -> Confirmation:
 def _server(
     tools: ToolHandlers, read_only_from: str | None, client: Callable[[], CookedClient]
 ) -> Server[Any]:
-    """The tools, and the journeys as prompts (prompts.py) completing from ``client``'s recipes.
-
-    The website served is Cooked's own address: the base URL's default in the settings table.
-    """
+    """The tools, and the journeys as prompts completing from ``client``'s recipes."""
     website = default("base_url")
     if read_only_from is None:
         server = create_server(tools, version=__version__, website_url=website)
@@ -91,16 +88,9 @@ def _server(
 
 
 class ToolsOnFirstCall:
-    """The tool handlers and the Cooked client behind them, built when the first tool call
-    reaches them.
-
-    Listing the tools needs neither, and importing them (the Cooked client, its response
-    models, httpx) was about 35 ms of cooked-mcp's own start-up, which `make bench` holds
-    to 1.10x a bare SDK server's (bench/startup.py); the first call, which also waits for the
-    first login to Cooked, pays it instead. The handler methods (one per tool, named like it: the generated
-    dispatch calls ``handlers.<tool>``) are the built handlers'; any other attribute is not
-    there, so a stray lookup builds nothing. Building is synchronous, so calls arriving
-    together build once.
+    """The tool handlers and the Cooked client, built at the first tool call: listing tools needs
+    neither, and importing them is most of cooked-mcp's own start-up (bench/startup.py). Only the
+    tool methods are looked up here, so a stray attribute builds nothing.
     """
 
     _HANDLER_METHODS = frozenset(spec.name for spec in TOOLS)
@@ -158,12 +148,8 @@ class ToolsOnFirstCall:
 
 @dataclass(frozen=True)
 class Application:
-    """What a transport serves: the MCP server and the handlers behind it.
-
-    Building it opens nothing (the handlers and the Cooked client are built at the first
-    tool call, which connects and logs in), so a transport may still refuse to start without
-    cleaning up; once serving, it enters the application (``async with``) in its event
-    loop, which closes the client.
+    """What a transport serves. Building it opens nothing (the client is built at the first call), so
+    a transport may still refuse to start; entering it in the serving loop closes the client after.
     """
 
     settings: Settings

@@ -1,8 +1,4 @@
-"""The ``cooked-mcp`` command: parse flags, load settings, serve.
-
-Every configuration problem is reported here, before anything is served, as
-one line on stderr and exit status 2.
-"""
+"""The ``cooked-mcp`` command: parse flags, load settings, serve; a config problem is one stderr line, exit 2."""
 
 from __future__ import annotations
 
@@ -153,11 +149,7 @@ def _transport(transport: str | None, http_addr: str | None) -> str | None:
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2
 def serve(settings: Settings) -> int:
-    """Run the configured transport until the client goes away or a signal arrives.
-
-    The transports catch SIGINT and SIGTERM while they serve; a Ctrl-C before that (while
-    starting) ends the process as quietly, with the shell's status for it.
-    """
+    """Run the configured transport until the client goes away or a signal arrives (a Ctrl-C while starting too)."""
     try:
         return _serve(settings)
     except KeyboardInterrupt:
@@ -179,11 +171,9 @@ def _serve(settings: Settings) -> int:
 
 @contextlib.contextmanager
 def _start_up_without_collecting() -> Iterator[None]:
-    """Importing the SDK and building the application makes a few hundred thousand objects that
-    live as long as the process (the SDK's pydantic models, the tool tables) and next to no
-    garbage, so the cyclic collector's passes over them during start-up only cost time (~8% of
-    it). It is off for start-up, then on again with what start-up made frozen (``gc.freeze``),
-    so that later collections do not walk it either."""
+    """Start-up makes many long-lived objects and next to no garbage: the cyclic collector is off
+    meanwhile, and what start-up made is frozen (``gc.freeze``) so later collections skip it.
+    """
     if not gc.isenabled():
         yield
         return

@@ -25,10 +25,8 @@ MIN_SECRET_LENGTH = 3
 
 @cache
 def _format_chars() -> tuple[frozenset[str], re.Pattern[str]]:
-    """Invisible characters that change no word a reader sees (Unicode category Cf), and a pattern
-    finding any of them. They live in the Basic and Supplementary Multilingual Planes and in plane
-    14 (tags), so only those are scanned: ~130,000 lookups, made on the first redaction rather than
-    at import, so that start-up (and ``--help``) does not pay for them.
+    """Invisible (category Cf) characters and a pattern for them, scanned on the first redaction rather
+    than at import, so start-up does not pay for ~130,000 lookups.
     """
     chars = frozenset(
         char
@@ -96,11 +94,9 @@ def _encoded_forms(secret: str) -> set[str]:
 
 @lru_cache(maxsize=64)
 def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
-    """One pattern for all secrets; cached, since the same few secrets are scrubbed from every line.
-
-    Each secret is also matched in its NFKC form, which is how the normalised view spells it, and
-    in any letter case; its encodings in the cases ``_encoded_forms`` lists (matching dozens of
-    them case-insensitively would cost most of the time a log line takes)."""
+    """One cached pattern for all secrets, each also in its NFKC form and any letter case; encodings only
+    in ``_encoded_forms``' cases (case-insensitive, they would cost most of a log line's time).
+    """
     spelt = secrets | {unicodedata.normalize("NFKC", secret) for secret in secrets}
     # Longest first, so a secret that contains another is replaced whole.
     patterns = [

@@ -1,11 +1,6 @@
-"""``cooked-mcp --check``: does this Cooked account answer as the server expects?
-
-The Cooked contract is partly reconstructed (the endpoint table marks which rows a public
-source confirms), so a real user needs one command that finds whatever we guessed wrong and
-a report they can send us. The default makes only read requests; ``--write`` adds a round
-trip that changes the account and changes it back (``roundtrip``), after a confirmation.
-Terminal lines name endpoints, counts and Cooked's (redacted) error text; the ``--report``
-file holds less still (see ``report``).
+"""``cooked-mcp --check``: does this Cooked account answer as the server expects? Part of the
+contract is reconstructed, so a user needs one command that finds what we guessed wrong and a
+report to send (docs/check.md). ``--write`` adds a round trip that changes the account back.
 """
 
 from __future__ import annotations
@@ -65,10 +60,7 @@ async def check_account(
     token: str | None = None,
     explain_login: Callable[[CookedError], str] = str,
 ) -> CheckResult:
-    """The read checks, then (``write``) the round trip; never raises for a Cooked failure.
-
-    ``steps`` shows each step as it runs; ``token`` marks what the round trip creates.
-    """
+    """The read checks, then (``write``) the round trip; never raises for a Cooked failure."""
     outcomes = Steps() if steps is None else steps
     if not await read_checks(client, outcomes, explain_login) or not write:
         return CheckResult(outcomes, None)
@@ -86,10 +78,8 @@ def run_check(
     out: TextIO = sys.stdout,
     answer: TextIO = sys.stdin,
 ) -> int:
-    """Print each line as soon as it is known (and write ``report``); exit 0 only when everything matched.
-
-    What needs no network (the account, where each setting came from, what ``--write`` will
-    change) comes first, so a Cooked that never answers leaves the user reading, not waiting.
+    """Print each line as soon as it is known (and write ``report``); exit 0 only when all matched.
+    What needs no network comes first, so a Cooked that never answers leaves the user reading.
     """
     mode = "with --write" if write else "read-only"
     _say(out, f"cooked-mcp --check ({mode}) against {settings.base_url}", *settings.describe_account())

@@ -1,10 +1,5 @@
-"""Per-endpoint verdicts, printed for the user and written as a file they can attach to a bug report.
-
-The file says what was checked, by which cooked-mcp version, and for each endpoint of the
-table: its method and path template, whether a public source confirms it, and the verdict.
-A mismatch adds the status, Cooked's error code, cooked-mcp's own sentence naming the key or
-expectation, and the answer's shape (keys and types). It never holds a value from an answer,
-a credential, a cookie, the username, the base URL of a custom Cooked, or any recipe text.
+"""Per-endpoint verdicts, printed and written as a file for a bug report: never a value from an
+answer, a credential, the username, a custom base URL or any recipe text.
 """
 
 from __future__ import annotations

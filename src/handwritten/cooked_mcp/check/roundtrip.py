@@ -1,11 +1,6 @@
-"""``--check --write``: change the account and change it back, one endpoint at a time.
-
-Every changing endpoint is exercised on things the check creates itself and can recognise
-by a random token: one recipe (preview, save, read, update, delete, read again expecting
-404) and one shopping-list line (add, read, tick, untick, update, remove). Whatever step
-fails, ``undo`` removes what was created. It finds the check's things again by their token,
-not by the IDs the steps returned, because a step can fail after Cooked acted (its answer
-lost or not understood), and then the ID is unknown.
+"""``--check --write``: change the account and change it back, one endpoint at a time, on one
+recipe and one shopping-list line marked by a random token. ``undo`` finds them by that token, not
+by returned IDs: a step can fail after Cooked acted, and then the ID is unknown.
 """
 
 from __future__ import annotations

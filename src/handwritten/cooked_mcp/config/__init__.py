@@ -1,9 +1,5 @@
-"""Startup settings: flags over environment variables over a TOML file over defaults, checked before serving.
-
-Every configuration mistake is found before the server answers anything and reported as one
-line saying what is wrong and how to fix it (the CLI prints it and exits 2), naming the
-variable or the file, line and key, never a credential value. Each setting is declared once,
-as a field of ``Settings`` (docs/architecture.md, "Adding a setting").
+"""Startup settings: flags over environment over a TOML file over defaults, checked before serving;
+each mistake is one line naming its source, never a credential (docs/architecture.md, "Adding a setting").
 """
 
 from __future__ import annotations

@@ -1,9 +1,4 @@
-"""The places settings come from: flags, environment, config file.
-
-``load_settings`` merges them in priority order (the first that has a setting wins); each
-layer also remembers, per setting, where in it the value was, so messages and ``--check``
-can name the source that won and the file value it beat.
-"""
+"""The places settings come from (flags, environment, config file), each remembering where a value was."""
 
 from __future__ import annotations
 

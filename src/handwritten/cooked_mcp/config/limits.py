@@ -1,9 +1,5 @@
-"""How long the transports wait for a peer or for calls still running, and how many outcomes of
-changes are kept: ``[mcp.limits]`` in the file.
-
-Defaults suit every client; the table exists so that an operator (or a test) can shorten or
-lengthen them without a new release. Each bound is named, with the test proving it, in
-SECURITY.md.
+"""``[mcp.limits]``: how long the transports wait and how many change outcomes are kept; each bound
+is named, with its test, in SECURITY.md.
 """
 
 from __future__ import annotations

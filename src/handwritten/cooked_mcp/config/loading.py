@@ -1,9 +1,5 @@
-"""``load_settings``: the layers merged, and every refusal worded as one line.
-
-Precedence, per setting: command-line flag (``--transport``, ``--http-addr``), then the
-environment, then the TOML file, then the default. Every setting remembers where its value
-came from, so a message about it names the source that actually won: a stale variable in
-the shell silently beating the file is the usual confusion.
+"""``load_settings``: the layers merged (flag, environment, file, default) and every refusal worded as
+one line naming the source that won: a stale shell variable beating the file is the usual confusion.
 """
 
 from __future__ import annotations
@@ -34,12 +30,8 @@ def load_settings(
     transport: str | None = None,
     http_addr: str | None = None,
 ) -> Settings:
-    """Build the settings from flags, ``environ`` and the TOML file, or raise ``ConfigError``.
-
-    ``config_path`` (``--config``) must name an existing file; without it the default
-    ``$XDG_CONFIG_HOME/cooked-mcp/config.toml`` (or ``$HOME/.config/...``) is read when it
-    exists. ``environ`` is passed in rather than read from ``os.environ`` so that the
-    caller, and tests, decide exactly what the process sees.
+    """Build the settings from flags, ``environ`` and the TOML file, or raise ``ConfigError``. Without
+    ``config_path`` the XDG default file is read when it exists; ``environ`` is the caller's to choose.
     """
     file = read_file(config_path, environ, DECLARED.values())
     flags = layers.flags(Settings, {"transport": transport, "http_addr": http_addr})
@@ -93,10 +85,7 @@ def _refusal(
 
 # implements: authentication.CREDENTIALS.9
 def _missing_credentials(missing: list[str], location: object, environ: Mapping[str, str]) -> str:
-    """Every way to set each missing credential, and a set variable that looks like a misspelling of one.
-
-    The misspelling warning alone would never be seen here: a refusal stops before warnings print.
-    """
+    """Every way to set each missing credential, and a set variable that looks like a misspelling of one."""
     nouns = " or ".join(missing)
     variables = " and ".join(str(DECLARED[s].env) for s in missing)
     keys = " and ".join(str(DECLARED[s].file_key) for s in missing)

@@ -8,12 +8,7 @@ from typing import Literal
 
 @dataclass(frozen=True)
 class Origin:
-    """A flag, an environment variable, a key in the config file, or the default.
-
-    ``str()`` is how a refusal names it (``COOKED_BASE_URL``, ``cooked.base_url in
-    path:line``, ``--http-addr``); ``describe()`` is the same for a sentence about a value
-    that was accepted (``the environment variable COOKED_BASE_URL``).
-    """
+    """Where a value came from: ``str()`` names it in a refusal, ``describe()`` in a sentence."""
 
     name: str
     kind: Literal["flag", "environment", "file", "default"]

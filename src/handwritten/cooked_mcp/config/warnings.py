@@ -17,11 +17,7 @@ _COMMANDS = [(d.table, f"{d.key}_cmd") for d in DECLARED.values() if d.command a
 
 
 def file_permission_warnings(file: TomlFile) -> list[str]:
-    """A plaintext secret others can read, or a command others can change, gets one line each.
-
-    Warned, not refused: shared machines with careful group set-ups exist, and the file is
-    the user's. Only the owner and mode are looked at, so this costs one ``stat``.
-    """
+    """A plaintext secret others can read, or a command others can change: warned (one ``stat``), not refused."""
     if file.path is None:
         return []
     try:

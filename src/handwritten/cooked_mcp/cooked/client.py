@@ -1,11 +1,6 @@
-"""``CookedClient``: Cooked's customer API as typed async methods, HTTP hidden.
-
-Callers (the tool handlers) see models and ``CookedError``s only. Every authenticated
-call goes through ``_call``: the session (``session.Session``) logs in lazily, the sender
-sends, and when the answer says the session is lost the session is renewed once and the
-request sent once more, never more.
-The account is fixed at construction: no method takes a username, so no tool call can
-select or change the Cooked user.
+"""``CookedClient``: Cooked's API as typed async methods. Every authenticated call goes through
+``_call``: the session logs in lazily, the sender sends, and a lost session is renewed and the
+request sent once more, never more. The account is fixed: no method takes a username.
 """
 
 from __future__ import annotations
@@ -78,10 +73,9 @@ class CookedClient:
         clock: Callable[[], float] = time.monotonic,
         secrets: Iterable[str] = (),
     ) -> None:
-        """``credentials_from`` and ``base_url_from`` name where the credentials and the base URL
-        came from, for the hints that ask to check them; ``clock`` (monotonic seconds) times the
-        login back-off; ``secrets`` are scrubbed from Cooked's text besides the client's own
-        (the HTTP bearer token: Cooked never sees it, but its text must not show it either)."""
+        """``credentials_from``/``base_url_from`` name the settings for hints; ``clock`` times the login
+        back-off; ``secrets`` (the bearer token) are scrubbed from Cooked's text too.
+        """
         self._sender = Sender(
             base_url,
             transport=transport,

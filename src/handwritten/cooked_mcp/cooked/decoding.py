@@ -1,8 +1,5 @@
-"""Turn a 2xx answer into a validated model, or a ``CookedResponseError`` that names the bad field.
-
-The error names the field (``items[3].id: field required``) so a maintainer can fix the
-contract, and never quotes the body or the offending value: the body may hold recipe
-text, or worse, and an agent gains nothing from seeing it.
+"""A 2xx answer as a validated model, or a ``CookedResponseError`` naming the bad field
+(``items[3].id: field required``) and never quoting the body, which may hold recipe text.
 """
 
 from __future__ import annotations

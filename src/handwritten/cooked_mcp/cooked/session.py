@@ -1,16 +1,6 @@
-"""The one Cooked login session of this process: lazy login, single-flight renewal.
-
-``Session`` logs in before the first request needs a session, and again when the client finds
-the session lost (``Answer.session_lost``); it asks the ``Sender`` to send the login and never
-sends anything else, so the client calls down into it and nothing calls back up.
-
-When concurrent calls find the session missing or expired together, exactly one login goes
-out (Cooked may lock accounts on bursts of logins): a generation counter (finished login
-attempts) lets only a caller whose generation is still current log in; the others reuse its
-session or its error. The session lives in the sender's in-memory cookie jar, never on disk.
-
-Credentials cannot change without a restart, so for ``LOGIN_BACKOFF_SECONDS`` after Cooked
-rejects them (401, or 403 at login) every call gets the same error without asking Cooked.
+"""The one Cooked login session: lazy login, single-flight renewal (Cooked may lock accounts on
+bursts of logins: a generation counter lets one caller log in, the others reuse its outcome). After
+rejected credentials, calls get the same error for ``LOGIN_BACKOFF_SECONDS`` without asking Cooked.
 """
 
 from __future__ import annotations
@@ -37,11 +27,7 @@ LOGIN_BACKOFF_SECONDS = 60.0
 
 
 def login_hint(credentials_from: str | None = None) -> str:
-    """How a user fixes rejected credentials; names the settings actually used, never their values.
-
-    ``credentials_from`` is ``Settings.describe_credentials()`` (which variable, file line or
-    command each credential came from); without it every place a credential could be is listed.
-    """
+    """How a user fixes rejected credentials, naming the settings used (every place when unknown), never values."""
     settings = credentials_from or (
         "COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the config file)"
     )
@@ -101,21 +87,12 @@ class Session:
 
     # implements: api-client.ERRORS.6, authentication.SECRETS.3
     def redact(self, text: str) -> str:
-        """Scrub what must never reach error text: login name, username, password, cookie values,
-        and the other secrets given (the HTTP bearer token).
-
-        Cooked's error messages are untrusted and could echo any of them back, raw or encoded
-        (see ``cooked_mcp.redaction``). Very short values are left alone: replacing two
-        letters everywhere would only garble the text.
-        """
+        """Scrub every secret (``secret_values``) from Cooked's untrusted text, in every spelling ``redaction`` knows."""
         return redact(text, self.secret_values())
 
     def secret_values(self) -> list[str]:
-        """Login name, password, canonical username, the session cookie values held now or before,
-        and the ``secrets`` given at construction.
-
-        Earlier cookies and the last canonical username count too: a login clears both first,
-        and Cooked's answer to that login could still echo those of the session it replaces.
+        """Login name, password, canonical username, the session cookies held now or before (a login's answer
+        may echo the old session's), and the ``secrets`` given at construction.
         """
         secrets = [
             *self._secrets,

@@ -1,10 +1,5 @@
-"""The shape of a JSON answer, keys and types only, for a report a user can send us.
-
-A mismatch between Cooked and the contract is only actionable with the answer's shape, but
-the answer itself holds the user's recipes, names and IDs. So values never appear, only
-their JSON type; a key appears only when it looks like a schema key (short kebab-case, as
-Cooked spells them), since a key can be data too (an ID or a name used as a map key). Depth,
-keys per object and array elements looked at are bounded, so a huge answer gives a small shape.
+"""The shape of a JSON answer for a report: JSON types, never values; a key only when it looks like a
+schema key (a key can be data too). Depth and width are bounded.
 """
 
 from __future__ import annotations
@@ -25,10 +20,7 @@ _MAX_KEY_CHARS: Final = 32
 
 
 def shape_of(value: Any, secrets: tuple[str, ...] = (), depth: int = 0) -> Any:
-    """``{"items": ["array", {"id": "string", "title": "string"}]}`` for ``{"items": [{...}]}``.
-
-    ``secrets`` (username, login name) are never shown as keys either, whatever their spelling.
-    """
+    """``{"items": ["array", {"id": "string"}]}`` for ``{"items": [{...}]}``; ``secrets`` never show as keys."""
     if isinstance(value, dict):
         if depth >= MAX_SHAPE_DEPTH:
             return "object"

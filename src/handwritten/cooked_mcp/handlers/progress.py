@@ -17,11 +17,8 @@ PROGRESS_INTERVAL_SECONDS = 3.0
 
 @asynccontextmanager
 async def ticking(report: ProgressReporter, message: str) -> AsyncIterator[None]:
-    """Report progress every few seconds while the body runs, so a waiting client sees life.
-
-    A plain task, not a task group: a task group would wrap the body's ToolError in an
-    ExceptionGroup. Cancelling the ticker in ``finally`` never awaits it, so a cancellation
-    of the tool call itself (notifications/cancelled) passes straight through.
+    """Report progress every few seconds while the body runs. A plain task, not a task group (which would
+    wrap the body's ToolError), cancelled without awaiting so the call's own cancellation passes.
     """
     ticker = asyncio.create_task(_tick(report, message))
     try:

@@ -1,8 +1,4 @@
-"""Recipe tools: read recipes and one recipe, preview, save from five sources, delete.
-
-What each call asks of Cooked, in which order, and which change is made once; what the agent
-reads back is worded in recipe_text, and the progress of a long import in progress.
-"""
+"""Recipe tools: what each call asks of Cooked and in which order; the wording is in recipe_text."""
 
 from __future__ import annotations
 
@@ -110,13 +106,8 @@ class RecipeTools:
 
     # implements: recipes.PAGINATION.1, recipes.PAGINATION.3
     async def _search(self, query: str, page: int, limit: int) -> ToolResult[ReadOutput]:
-        """Tool page N is results (N-1)*L+1 to N*L, as for the list, cut from Cooked's 20-result pages.
-
-        Counting pages in steps of ``limit`` (not Cooked's fixed 20) is what lets an agent that
-        follows ``next_page`` with the same ``limit`` see every result exactly once. A window
-        inside one Cooked page costs one request (always so for a limit dividing 20, such as
-        the default 10); one crossing a Cooked page boundary needs the next Cooked page too.
-        A short Cooked page ends the results, so no page after it is asked for.
+        """Tool page N is results (N-1)*L+1 to N*L cut from Cooked's 20-result pages, so following
+        ``next_page`` with one ``limit`` sees each result once; a short Cooked page ends the results.
         """
         start = (page - 1) * limit
         first = start // SEARCH_PAGE_SIZE + 1
@@ -191,10 +182,8 @@ class RecipeTools:
 
     # implements: recipes.SAVE.1, recipes.SAVE.11
     async def _save_raw_text(self, title: str, text: str) -> ToolResult[SaveRecipeOutput]:
-        """Cooked saves raw text in two steps; the agent sees one, saving exactly what the preview made.
-
-        Cooked's title wins so the saved recipe matches a preview_recipe_text of the same text;
-        the agent's title stands in only if Cooked's preview has none.
+        """Preview then save exactly what the preview made; Cooked's title wins (as in preview_recipe_text),
+        the agent's only when Cooked has none.
         """
         with cooked_errors():
             preview = await self._client.preview_recipe(title, text)
@@ -293,10 +282,9 @@ def _about_recipe(write: Write, recipe_id: str) -> Write:
 
 
 def same_page(url: str) -> str:
-    """``url`` spelt as every spelling of the same page is (RFC 3986's equivalences): scheme and host
-    in lower case, no default port, no fragment (a browser never sends it), percent-escapes of
-    unreserved characters decoded and the others in upper case, an empty path as ``/`` and an
-    empty query dropped. Any other difference in path or query is another page."""
+    """``url`` as every spelling of the same page is (RFC 3986 equivalences: case, default port,
+    fragment, unreserved escapes, empty path and query); any other difference is another page.
+    """
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     userinfo, at, host = parts.netloc.rpartition("@")

@@ -18,10 +18,9 @@ from ..exceptions import (
 
 
 class AnswerLost(ToolError):
-    """A change reached Cooked but its answer was lost: whether Cooked made it is unknown (writes.py).
-
-    Its message is the client's, next step included (for a change made straight away); ``summary``
-    is what happened alone, for writes.py, which gives its own single next step (look first)."""
+    """A change reached Cooked but its answer was lost. The message is the client's; ``summary`` omits its
+    next step, for writes.py, which gives its own (look first).
+    """
 
     def __init__(self, message: str, *, summary: str) -> None:
         super().__init__(message)

@@ -105,14 +105,9 @@ class Writes:
         still_running: Callable[[float | None], ToolResult[OutputT]] | None = None,
         confirm: Callable[[], Awaitable[None]] | None = None,
     ) -> ToolResult[OutputT]:
-        """The change's outcome, carrying it out only when no kept outcome answers this call.
-
-        With ``answer_seconds``, a change still running then is answered with
-        ``still_running(age)``: age None for this call's own change, else how long ago an
-        identical call started it. A cancellation of this call ends only its wait.
-        ``confirm`` runs only before a change is started (never for a kept outcome); it raises
-        to send nothing. An identical call that started the change while the person was being
-        asked is joined, so a confirmed change is still made once.
+        """The change's outcome, carried out only when no kept outcome answers this call. Past
+        ``answer_seconds`` the answer is ``still_running(age)`` (None: this call's own). ``confirm`` runs
+        only before starting a change and raises to send nothing.
         """
         kept = self._binding_outcome(write)
         if kept is None and confirm is not None:
