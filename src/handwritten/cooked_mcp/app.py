@@ -23,19 +23,6 @@ if TYPE_CHECKING:
     from .handlers.confirmation import Confirmation
 
 
-def read_only_tool_names() -> list[str]:
-    """The tools that change nothing, for read-only mode."""
-    return [spec.name for spec in TOOLS if spec.read_only]
-
-
-def read_only_reason(read_only_from: str) -> str:
-    """What a call to a write tool is told in read-only mode: the mode, and the setting that chose it."""
-    return (
-        f"this server runs read-only (set by {read_only_from}), so it serves only the tools that change "
-        "nothing; ask the user to change that setting if Cooked should be changed"
-    )
-
-
 # implements: server.COMPATIBILITY.2, server.SINGLE_USER.2
 def build_server(
     client: CookedClient,
@@ -72,17 +59,14 @@ def _server(
     tools: ToolHandlers, read_only_from: str | None, client: Callable[[], CookedClient]
 ) -> Server[Any]:
     """The tools, and the journeys as prompts completing from ``client``'s recipes."""
-    website = default("base_url")
-    if read_only_from is None:
-        server = create_server(tools, version=__version__, website_url=website)
-    else:
-        server = create_server(
-            tools,
-            version=__version__,
-            tool_names=read_only_tool_names(),
-            withheld_because=read_only_reason(read_only_from),
-            website_url=website,
-        )
+    withheld: dict[str, Any] = {}
+    if read_only_from is not None:
+        withheld = {
+            "tool_names": [spec.name for spec in TOOLS if spec.read_only],
+            "withheld_because": f"this server runs read-only (set by {read_only_from}), so it serves only "
+            "the tools that change nothing; ask the user to change that setting if Cooked should be changed",
+        }
+    server = create_server(tools, version=__version__, website_url=default("base_url"), **withheld)
     register_prompts(server, client, writable=read_only_from is None)
     return server
 

@@ -135,11 +135,7 @@ def _scrubbed(value: Any, secrets: frozenset[str]) -> Any:
 def _mismatch(mismatch: Mismatch | None) -> dict[str, Any]:
     if mismatch is None:
         return {}
-    out: dict[str, Any] = {"problem": mismatch.problem}
-    if mismatch.status is not None:
-        out["status"] = mismatch.status
-    if mismatch.code is not None:
-        out["code"] = mismatch.code
-    if mismatch.shape is not None:
-        out["answer-shape"] = mismatch.shape
-    return out
+    fields = {"problem": mismatch.problem, "status": mismatch.status, "code": mismatch.code}
+    return {key: value for key, value in fields.items() if value is not None} | (
+        {"answer-shape": mismatch.shape} if mismatch.shape is not None else {}
+    )

@@ -163,7 +163,7 @@ class RoundTrip:
             out,
             "add one line",
             endpoints.ADD_INGREDIENTS,
-            lambda: self._one_added(c.add_ingredients(self._line())),
+            lambda: self._one_added(c.add_ingredients(f"1 {line_name(self.token)}")),
         )
         if added is None:
             return
@@ -179,7 +179,7 @@ class RoundTrip:
         await step(
             out, "untick the line", endpoints.SET_SELECTED, lambda: self._selected(unticked, group_id, False)
         )
-        name = f"{self._line_name()} updated"
+        name = f"{line_name(self.token)} updated"
         await step(
             out,
             "update the line",
@@ -196,12 +196,6 @@ class RoundTrip:
         if removed != [group_id]:
             raise Failed(Mismatch("the answer's removed list does not name the removed line"))
         return removed
-
-    def _line_name(self) -> str:
-        return line_name(self.token)
-
-    def _line(self) -> str:
-        return f"1 {self._line_name()}"
 
     @staticmethod
     async def _one_added(answer: Awaitable[int]) -> int:
@@ -277,6 +271,6 @@ class RoundTrip:
         except CookedError:
             self.undo_complete = False
             self.undo_notes.append(
-                f"could not clean up the shopping list: remove the line {self._line_name()!r} by hand"
+                f"could not clean up the shopping list: remove the line {line_name(self.token)!r} by hand"
                 " and check which items are ticked"
             )
