@@ -15,7 +15,6 @@ from .config import (
     DECLARED,
     Settings,
     environment_variables,
-    format_warnings,
     load_settings,
     schema_keys,
     variable,
@@ -125,8 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"cooked-mcp: {exc}", file=sys.stderr)
         return EXIT_CONFIG
-    for line in format_warnings(settings.warnings):
-        print(line, file=sys.stderr)
+    for warning in settings.warnings:
+        print(f"cooked-mcp: warning: {warning}", file=sys.stderr)
     configure_logging(settings.log_level, secrets=settings.secret_values())
     if args.check:
         from .check import run_check

@@ -8,14 +8,12 @@ from typing import Any
 
 from .loading import load_settings
 from .settings import DECLARED, Settings, environment_variables, how_to_set, schema_keys
-from .warnings import format_warnings
 
 __all__ = [
     "DECLARED",
     "Settings",
     "default",
     "environment_variables",
-    "format_warnings",
     "how_to_set",
     "load_settings",
     "schema_keys",

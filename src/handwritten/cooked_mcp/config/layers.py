@@ -12,8 +12,7 @@ from cooked_mcp import credential_command
 from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import ASCII_WHITESPACE
 
-from .origins import Origin
-from .table import declared
+from .table import Origin, declared
 from .toml_file import TomlFile
 
 

@@ -25,8 +25,7 @@ from cooked_mcp.text import ASCII_WHITESPACE, printable
 from . import values
 from .layers import Command
 from .limits import Limits
-from .origins import DEFAULT, Origin
-from .table import Declared, declared, setting
+from .table import DEFAULT, Declared, Origin, declared, setting
 from .values import Address, is_loopback
 
 Transport = Literal["stdio", "http"]

@@ -7,11 +7,35 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field, SecretStr
 from pydantic.config import JsonDict
 from pydantic.fields import FieldInfo
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value came from: ``str()`` names it in a refusal, ``describe()`` in a sentence."""
+
+    name: str
+    kind: Literal["flag", "environment", "file", "default"]
+    #: ``path:line`` of a file key (the line is a best-effort text scan); None otherwise.
+    where: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.name} in {self.where}" if self.where else self.name
+
+    def describe(self) -> str:
+        if self.kind == "environment":
+            return f"the environment variable {self.name}"
+        if self.kind == "flag":
+            return f"the {self.name} flag"
+        return str(self)
+
+
+DEFAULT = Origin("the default", "default")
+
 
 #: The config file's tables, in the order its messages and ``--help`` list them.
 TABLES = ("cooked", "user", "mcp", "log")

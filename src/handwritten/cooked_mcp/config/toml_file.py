@@ -13,8 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import printable
 
-from .origins import Origin
-from .table import Declared
+from .table import Declared, Origin
 
 # Built at the first file checked, not at import: most starts have no file (start-up time).
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 import string
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import partial
 from urllib.parse import urlsplit, urlunsplit
@@ -24,12 +28,11 @@ from cooked_mcp_generated.models import (
     SaveRecipeRawText,
     SaveRecipeUrl,
 )
-from cooked_mcp_runtime.results import ToolCall, ToolResult
+from cooked_mcp_runtime.results import ProgressReporter, ToolCall, ToolResult
 
 from ..cooked.client import CookedClient
 from ..cooked.models import CookedRecipeSummary
 from .confirmation import Confirmation, Question
-from .progress import ticking
 from .recipe_text import (
     DELETE_QUESTION,
     DRAFT_NOT_FOUND,
@@ -303,3 +306,34 @@ def _unescaped(text: str) -> str:
         return char if char in _UNRESERVED else f"%{escape[1].upper()}"
 
     return _ESCAPE.sub(one, text)
+
+
+logger = logging.getLogger("cooked_mcp.handlers")
+
+#: How often a running URL import reports progress; clients drop a call that stays silent too long.
+PROGRESS_INTERVAL_SECONDS = 3.0
+
+
+@asynccontextmanager
+async def ticking(report: ProgressReporter, message: str) -> AsyncIterator[None]:
+    """Report progress every few seconds while the body runs. A plain task, not a task group (which would
+    wrap the body's ToolError), cancelled without awaiting so the call's own cancellation passes.
+    """
+    ticker = asyncio.create_task(_tick(report, message))
+    try:
+        yield
+    finally:
+        ticker.cancel()
+
+
+async def _tick(report: ProgressReporter, message: str) -> None:
+    elapsed = 0.0
+    while True:
+        try:
+            await report(elapsed, None, f"{message}; {elapsed:.0f} s so far")
+        except Exception:
+            # Progress is a courtesy: a client that cannot take it must not fail the import.
+            logger.debug("progress report failed; no more progress for this call", exc_info=True)
+            return
+        await asyncio.sleep(PROGRESS_INTERVAL_SECONDS)
+        elapsed += PROGRESS_INTERVAL_SECONDS
