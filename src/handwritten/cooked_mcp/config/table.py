@@ -63,16 +63,8 @@ def setting(
     (a ``_cmd`` key), flag and ``refusal`` wording (``{source}``, ``{problem}``, ``{where}``, ``{name}``,
     ``{input}``, ``{default}``). No ``default``: required.
     """
-    extra: JsonDict = {_MARK: True, "command": command}
-    for key, value in (
-        ("env", env),
-        ("file", file),
-        ("flag", flag),
-        ("metavar", metavar),
-        ("refusal", refusal),
-    ):
-        if value is not None:
-            extra[key] = value
+    given = {"env": env, "file": file, "flag": flag, "metavar": metavar, "refusal": refusal}
+    extra: JsonDict = {_MARK: True, "command": command} | {k: v for k, v in given.items() if v is not None}
     return Field(default, description=help, json_schema_extra=extra, **field)
 
 
