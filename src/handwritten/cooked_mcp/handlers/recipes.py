@@ -64,25 +64,18 @@ _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 
 
 class RecipeTools:
-    def __init__(
-        self,
-        client: CookedClient,
-        *,
-        writes: Writes,
-        writable: bool = True,
-        import_answer_seconds: float,
-        confirmation: Confirmation,
-    ) -> None:
-        self._client = client
-        self._confirmation = confirmation
-        self._writes = writes
-        self._writable = writable
-        self._import_answer_seconds = import_answer_seconds
+    """The recipe tools; ``CookedTools`` gives them the client, the kept outcomes and the settings."""
+
+    _client: CookedClient
+    _confirmation: Confirmation
+    _writes: Writes
+    _writable: bool
+    _import_answer_seconds: float
 
     # --- read ----------------------------------------------------------------------------------
 
     # implements: recipes.READ.1, recipes.READ.2, recipes.READ.5
-    async def read(self, args: ReadRecipes | ReadRecipe, call: ToolCall) -> ToolResult[ReadOutput]:
+    async def read_recipes(self, args: ReadRecipes | ReadRecipe, call: ToolCall) -> ToolResult[ReadOutput]:
         """A read the agent receives is its look at recipe changes whose outcome is unknown (writes);
         so is a recipe read that finds the recipe gone, which is what a deletion looks like."""
         looked = partial(self._writes.looked, "recipes")
@@ -137,7 +130,9 @@ class RecipeTools:
 
     # --- preview -------------------------------------------------------------------------------
 
-    async def preview(self, args: PreviewRecipeTextArguments) -> ToolResult[PreviewRecipeTextOutput]:
+    async def preview_recipe_text(
+        self, args: PreviewRecipeTextArguments, call: ToolCall
+    ) -> ToolResult[PreviewRecipeTextOutput]:
         with cooked_errors():
             preview = await self._client.preview_recipe(args.title, args.text)
         return preview_result(preview, self._writable)
@@ -145,7 +140,7 @@ class RecipeTools:
     # --- save ----------------------------------------------------------------------------------
 
     # implements: recipes.SAVE.10
-    async def save(self, args: SaveRecipeArguments, call: ToolCall) -> ToolResult[SaveRecipeOutput]:
+    async def save_recipe(self, args: SaveRecipeArguments, call: ToolCall) -> ToolResult[SaveRecipeOutput]:
         """Every save is a change made once (writes.py): an identical call gets its kept outcome,
         and for a URL import an identical call is one naming the same page (``same_page``)."""
         keyed = (
@@ -246,7 +241,9 @@ class RecipeTools:
     # --- delete --------------------------------------------------------------------------------
 
     # implements: recipes.DELETE.1, recipes.DELETE.2, recipes.SAFETY.3
-    async def delete(self, args: DeleteRecipeArguments, call: ToolCall) -> ToolResult[DeleteRecipeOutput]:
+    async def delete_recipe(
+        self, args: DeleteRecipeArguments, call: ToolCall
+    ) -> ToolResult[DeleteRecipeOutput]:
         """Made once (writes.py); when it succeeds, every kept outcome naming the recipe is forgotten."""
         write = _about_recipe(Write.of(call, args, area="recipes", look=""), args.recipe_id)
         delete_it = partial(
