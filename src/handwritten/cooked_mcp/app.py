@@ -3,7 +3,7 @@ running application from the settings: the one start-up path every transport ser
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -20,7 +20,7 @@ from .prompts import register_prompts
 
 if TYPE_CHECKING:
     from .cooked.client import CookedClient
-    from .handlers.confirmation import Confirmation
+    from .handlers import CookedTools
 
 
 # implements: server.COMPATIBILITY.2, server.SINGLE_USER.2
@@ -34,25 +34,30 @@ def build_server(
 ) -> Server[Any]:
     """``read_only_from`` is where read-only mode was switched on (``Settings.describe_source``);
     ``None`` serves every tool. One argument for both, so the mode never lacks its reason."""
-    from .handlers import CookedTools
-
-    tools = CookedTools(
-        client,
-        writable=read_only_from is None,
-        import_answer_seconds=import_answer_seconds,
-        confirmation=_confirmation(confirm_changes),
-        limits=limits,
-    )
+    tools = _tools(client, read_only_from is None, import_answer_seconds, confirm_changes, limits)
     return _server(tools, read_only_from, lambda: client)
 
 
 # implements: extensions.CONFIRMATION.10
-def _confirmation(enabled: bool) -> Confirmation:
-    """Asking on or off, and how the person turns it off, named wherever a question was declined."""
+def _tools(
+    client: CookedClient,
+    writable: bool,
+    import_answer_seconds: float,
+    confirm_changes: bool,
+    limits: Limits | None,
+) -> CookedTools:
+    """The handlers; a declined question names how the person turns asking off."""
+    from .handlers import CookedTools
     from .handlers.confirmation import Confirmation
 
     turn_off = how_to_set("confirm_changes", "false", "false", " in the config file")
-    return Confirmation(enabled=enabled, turn_off=turn_off)
+    return CookedTools(
+        client,
+        writable=writable,
+        import_answer_seconds=import_answer_seconds,
+        confirmation=Confirmation(enabled=confirm_changes, turn_off=turn_off),
+        limits=limits,
+    )
 
 
 def _server(
@@ -81,28 +86,26 @@ class ToolsOnFirstCall:
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
-        self._tools: ToolHandlers | None = None
-        self._changes_finished: Callable[[], Awaitable[None]] | None = None
+        self._tools: CookedTools | None = None
         self.client: CookedClient | None = None
 
     def _built(self) -> ToolHandlers:
         if self._tools is None:
             from .cooked.client import CookedClient
-            from .handlers import CookedTools
 
             settings = self._settings
-            client = CookedClient.from_settings(settings)
-            tools = CookedTools(
-                client,
-                writable=not settings.read_only,
-                import_answer_seconds=settings.import_answer_seconds,
-                confirmation=_confirmation(settings.confirm_changes),
-                limits=settings.limits,
+            self.client = CookedClient.from_settings(settings)
+            self._tools = _tools(
+                self.client,
+                not settings.read_only,
+                settings.import_answer_seconds,
+                settings.confirm_changes,
+                settings.limits,
             )
-            self.client, self._tools = client, tools
-            self._changes_finished = tools.changes_finished
             # Later calls find the methods on the instance and no longer pass through __getattr__.
-            self.__dict__.update({name: getattr(tools, name) for name in ToolsOnFirstCall._HANDLER_METHODS})
+            self.__dict__.update(
+                {name: getattr(self._tools, name) for name in ToolsOnFirstCall._HANDLER_METHODS}
+            )
         return self._tools
 
     def __getattr__(self, name: str) -> Any:
@@ -122,8 +125,8 @@ class ToolsOnFirstCall:
 
     async def changes_finished(self) -> None:
         """Return once every change sent to Cooked has ended: what a stop waits for, within its grace."""
-        if self._changes_finished is not None:
-            await self._changes_finished()
+        if self._tools is not None:
+            await self._tools.changes_finished()
 
     async def aclose(self) -> None:
         if self.client is not None:

@@ -150,22 +150,17 @@ def _transport(transport: str | None, http_addr: str | None) -> str | None:
 def serve(settings: Settings) -> int:
     """Run the configured transport until the client goes away or a signal arrives (a Ctrl-C while starting too)."""
     try:
-        return _serve(settings)
+        with _start_up_without_collecting():
+            from .app import build_application
+
+            application = build_application(settings)
+            if settings.transport == "http":
+                from .transports.http import serve_http as serve_transport
+            else:
+                from .transports.stdio import serve_stdio as serve_transport
+        return serve_transport(application)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
-
-
-def _serve(settings: Settings) -> int:
-    """Settings, then the application they describe, then the transport that serves it."""
-    with _start_up_without_collecting():
-        from .app import build_application
-
-        application = build_application(settings)
-        if settings.transport == "http":
-            from .transports.http import serve_http as serve_transport
-        else:
-            from .transports.stdio import serve_stdio as serve_transport
-    return serve_transport(application)
 
 
 @contextlib.contextmanager

@@ -46,15 +46,6 @@ M = TypeVar("M", bound=BaseModel)
 MAX_PAGE_COUNT = 50
 
 
-def _session_rejected_hint(base_url_setting: str) -> str:
-    """The credentials were accepted, so they are not the problem; the session cookie is."""
-    return (
-        "Cooked accepted the login but rejected the session it issued; retry later, and if it keeps "
-        f"happening check that {base_url_setting} points straight at Cooked (a proxy may drop the "
-        "session cookie)"
-    )
-
-
 class CookedClient:
     """The process's one connection to one Cooked account; use ``async with`` or ``aclose()``."""
 
@@ -231,7 +222,9 @@ class CookedClient:
                 status=401,
                 code=error.code,
                 cooked_message=error.cooked_message,
-                next_step=_session_rejected_hint(self._sender.base_url_setting),
+                next_step="Cooked accepted the login but rejected the session it issued; retry later, and if it "
+                f"keeps happening check that {self._sender.base_url_setting} points straight at Cooked (a proxy "
+                "may drop the session cookie)",
             )
         if not reply.ok:
             raise self._error(endpoint, reply)

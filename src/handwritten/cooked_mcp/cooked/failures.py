@@ -128,15 +128,11 @@ def _parse_error_body(body: bytes, redact: Callable[[str], str] | None) -> tuple
 
 def parse_retry_after(value: str | None) -> float | None:
     """``Retry-After`` in delta-seconds; an HTTP-date or garbage is ignored rather than guessed at."""
-    if value is None:
-        return None
     try:
-        seconds = float(value.strip())
+        seconds = float(value.strip()) if value is not None else math.nan
     except ValueError:
         return None
-    if not math.isfinite(seconds) or seconds < 0:
-        return None
-    return seconds
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 def base_url_setting(base_url: str, source: str | None = None) -> str:

@@ -78,12 +78,22 @@ class Session:
         username = self._username
         if username is not None:
             return self._generation, username
-        return await self._login_once(self._generation)
+        return await self.renew(self._generation)
 
     # implements: authentication.SESSION.4
-    async def renew(self, rejected_generation: int) -> tuple[int, str]:
-        """Replace the session Cooked rejected, unless another caller already did."""
-        return await self._login_once(rejected_generation)
+    async def renew(self, seen_generation: int) -> tuple[int, str]:
+        """A new session unless another caller already replaced the one seen (single flight)."""
+        async with self._lock:
+            # A login interrupted by cancellation leaves neither a username nor an error.
+            interrupted = self._username is None and self._failure is None
+            if self._generation == seen_generation or interrupted:
+                self._raise_if_backing_off()
+                await self._login()
+            if self._username is None:
+                assert self._failure is not None
+                # A new instance per waiter: one raised in many tasks would tangle their tracebacks.
+                raise self._failure.with_next_step(self._failure.next_step)
+            return self._generation, self._username
 
     # implements: api-client.ERRORS.6, authentication.SECRETS.3
     def redact(self, text: str) -> str:
@@ -104,19 +114,6 @@ class Session:
         if self._last_username is not None:
             secrets.append(self._last_username)
         return secrets
-
-    async def _login_once(self, seen_generation: int) -> tuple[int, str]:
-        async with self._lock:
-            # A login interrupted by cancellation leaves neither a username nor an error.
-            interrupted = self._username is None and self._failure is None
-            if self._generation == seen_generation or interrupted:
-                self._raise_if_backing_off()
-                await self._login()
-            if self._username is None:
-                assert self._failure is not None
-                # A new instance per waiter: one raised in many tasks would tangle their tracebacks.
-                raise self._failure.with_next_step(self._failure.next_step)
-            return self._generation, self._username
 
     def _raise_if_backing_off(self) -> None:
         """Within the back-off after a rejection: the same error again, and Cooked is not asked."""
