@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cooked_mcp.cooked import endpoints
-from cooked_mcp.cooked.shape import MAX_SHAPE_DEPTH, MAX_SHAPE_KEYS, shape_of
+from cooked_mcp.cooked.decoding import MAX_SHAPE_DEPTH, MAX_SHAPE_KEYS, shape_of
 
 CHECK_PAGE = Path(__file__).resolve().parents[2] / "docs" / "check.md"
 

@@ -62,8 +62,8 @@ from cooked_mcp.app import build_application
 from cooked_mcp.config import load_settings
 from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.exceptions import ConfigError
-from cooked_mcp.logging_setup import REDACTED, RedactionFilter, configure_logging
-from cooked_mcp.redaction import redact
+from cooked_mcp.logging_setup import RedactionFilter, configure_logging
+from cooked_mcp.redaction import REDACTED, redact
 
 pytestmark = pytest.mark.anyio
 

@@ -28,7 +28,8 @@ import pytest
 from servers import COOKED_MCP, INITIALIZE, MCP_HEADERS, http_server, server_env
 
 from cooked_fake import FakeCooked
-from cooked_mcp.logging_setup import REDACTED, RedactionFilter
+from cooked_mcp.logging_setup import RedactionFilter
+from cooked_mcp.redaction import REDACTED
 
 HARNESS = Path(__file__).with_name("signals_in_logging.py")
 ROUNDS = 50

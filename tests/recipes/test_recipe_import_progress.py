@@ -15,7 +15,7 @@ from mcp.shared.exceptions import MCPError
 from recipe_support import failed, ok
 from sessions import client_for, cooked_session, text_of
 
-import cooked_mcp.handlers.progress as recipe_handlers
+import cooked_mcp.handlers.recipes as recipe_handlers
 import cooked_mcp.handlers.writes as writes
 from cooked_fake import FakeCooked
 from cooked_mcp.app import build_server

@@ -3,7 +3,7 @@ running application from the settings: the one start-up path every transport ser
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -20,20 +20,7 @@ from .prompts import register_prompts
 
 if TYPE_CHECKING:
     from .cooked.client import CookedClient
-    from .handlers.confirmation import Confirmation
-
-
-def read_only_tool_names() -> list[str]:
-    """The tools that change nothing, for read-only mode."""
-    return [spec.name for spec in TOOLS if spec.read_only]
-
-
-def read_only_reason(read_only_from: str) -> str:
-    """What a call to a write tool is told in read-only mode: the mode, and the setting that chose it."""
-    return (
-        f"this server runs read-only (set by {read_only_from}), so it serves only the tools that change "
-        "nothing; ask the user to change that setting if Cooked should be changed"
-    )
+    from .handlers import CookedTools
 
 
 # implements: server.COMPATIBILITY.2, server.SINGLE_USER.2
@@ -48,88 +35,85 @@ def build_server(
 ) -> Server[Any]:
     """``read_only_from`` is where read-only mode was switched on (``Settings.describe_source``);
     ``None`` serves every tool. One argument for both, so the mode never lacks its reason."""
-    from .handlers import CookedTools
-
-    tools = CookedTools(
-        client,
-        writable=read_only_from is None,
-        import_answer_seconds=import_answer_seconds,
-        confirmation=_confirmation(confirm_changes, confirm_answer_seconds),
-        limits=limits,
+    tools = _tools(
+        client, read_only_from is None, import_answer_seconds, confirm_changes, limits, confirm_answer_seconds
     )
     return _server(tools, read_only_from, lambda: client)
 
 
 # implements: extensions.CONFIRMATION.10
-def _confirmation(enabled: bool, answer_seconds: float) -> Confirmation:
-    """Asking on or off, how long a question waits, and how the person turns questions off."""
+def _tools(
+    client: CookedClient,
+    writable: bool,
+    import_answer_seconds: float,
+    confirm_changes: bool,
+    limits: Limits | None,
+    confirm_answer_seconds: float,
+) -> CookedTools:
+    """The handlers; a declined question names how the person turns asking off, and a question
+    waits ``confirm_answer_seconds`` for its answer."""
+    from .handlers import CookedTools
     from .handlers.confirmation import Confirmation
 
     turn_off = how_to_set("confirm_changes", "false", "false", " in the config file")
-    return Confirmation(enabled=enabled, turn_off=turn_off, answer_seconds=answer_seconds)
+    return CookedTools(
+        client,
+        writable=writable,
+        import_answer_seconds=import_answer_seconds,
+        confirmation=Confirmation(
+            enabled=confirm_changes, turn_off=turn_off, answer_seconds=confirm_answer_seconds
+        ),
+        limits=limits,
+    )
 
 
 def _server(
     tools: ToolHandlers, read_only_from: str | None, client: Callable[[], CookedClient]
 ) -> Server[Any]:
-    """The tools, and the journeys as prompts (prompts.py) completing from ``client``'s recipes.
-
-    The website served is Cooked's own address: the base URL's default in the settings table.
-    """
-    website = default("base_url")
-    if read_only_from is None:
-        server = create_server(tools, version=__version__, website_url=website)
-    else:
-        server = create_server(
-            tools,
-            version=__version__,
-            tool_names=read_only_tool_names(),
-            withheld_because=read_only_reason(read_only_from),
-            website_url=website,
-        )
+    """The tools, and the journeys as prompts completing from ``client``'s recipes."""
+    withheld: dict[str, Any] = {}
+    if read_only_from is not None:
+        withheld = {
+            "tool_names": [spec.name for spec in TOOLS if spec.read_only],
+            "withheld_because": f"this server runs read-only (set by {read_only_from}), so it serves only "
+            "the tools that change nothing; ask the user to change that setting if Cooked should be changed",
+        }
+    server = create_server(tools, version=__version__, website_url=default("base_url"), **withheld)
     register_prompts(server, client, writable=read_only_from is None)
     return server
 
 
 class ToolsOnFirstCall:
-    """The tool handlers and the Cooked client behind them, built when the first tool call
-    reaches them.
-
-    Listing the tools needs neither, and importing them (the Cooked client, its response
-    models, httpx) was about 35 ms of cooked-mcp's own start-up, which `make bench` holds
-    to 1.10x a bare SDK server's (bench/startup.py); the first call, which also waits for the
-    first login to Cooked, pays it instead. The handler methods (one per tool, named like it: the generated
-    dispatch calls ``handlers.<tool>``) are the built handlers'; any other attribute is not
-    there, so a stray lookup builds nothing. Building is synchronous, so calls arriving
-    together build once.
+    """The tool handlers and the Cooked client, built at the first tool call: listing tools needs
+    neither, and importing them is most of cooked-mcp's own start-up (bench/startup.py). Only the
+    tool methods are looked up here, so a stray attribute builds nothing.
     """
 
     _HANDLER_METHODS = frozenset(spec.name for spec in TOOLS)
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
-        self._tools: ToolHandlers | None = None
-        self._changes_finished: Callable[[], Awaitable[None]] | None = None
+        self._tools: CookedTools | None = None
         self.client: CookedClient | None = None
 
     def _built(self) -> ToolHandlers:
         if self._tools is None:
             from .cooked.client import CookedClient
-            from .handlers import CookedTools
 
             settings = self._settings
-            client = CookedClient.from_settings(settings)
-            tools = CookedTools(
-                client,
-                writable=not settings.read_only,
-                import_answer_seconds=settings.import_answer_seconds,
-                confirmation=_confirmation(settings.confirm_changes, settings.limits.confirm_answer_seconds),
-                limits=settings.limits,
+            self.client = CookedClient.from_settings(settings)
+            self._tools = _tools(
+                self.client,
+                not settings.read_only,
+                settings.import_answer_seconds,
+                settings.confirm_changes,
+                settings.limits,
+                settings.limits.confirm_answer_seconds,
             )
-            self.client, self._tools = client, tools
-            self._changes_finished = tools.changes_finished
             # Later calls find the methods on the instance and no longer pass through __getattr__.
-            self.__dict__.update({name: getattr(tools, name) for name in ToolsOnFirstCall._HANDLER_METHODS})
+            self.__dict__.update(
+                {name: getattr(self._tools, name) for name in ToolsOnFirstCall._HANDLER_METHODS}
+            )
         return self._tools
 
     def __getattr__(self, name: str) -> Any:
@@ -149,8 +133,8 @@ class ToolsOnFirstCall:
 
     async def changes_finished(self) -> None:
         """Return once every change sent to Cooked has ended: what a stop waits for, within its grace."""
-        if self._changes_finished is not None:
-            await self._changes_finished()
+        if self._tools is not None:
+            await self._tools.changes_finished()
 
     async def aclose(self) -> None:
         if self.client is not None:
@@ -159,12 +143,8 @@ class ToolsOnFirstCall:
 
 @dataclass(frozen=True)
 class Application:
-    """What a transport serves: the MCP server and the handlers behind it.
-
-    Building it opens nothing (the handlers and the Cooked client are built at the first
-    tool call, which connects and logs in), so a transport may still refuse to start without
-    cleaning up; once serving, it enters the application (``async with``) in its event
-    loop, which closes the client.
+    """What a transport serves. Building it opens nothing (the client is built at the first call), so
+    a transport may still refuse to start; entering it in the serving loop closes the client after.
     """
 
     settings: Settings

@@ -1,8 +1,4 @@
-"""The ``cooked-mcp`` command: parse flags, load settings, serve.
-
-Every configuration problem is reported here, before anything is served, as
-one line on stderr and exit status 2.
-"""
+"""The ``cooked-mcp`` command: parse flags, load settings, serve; a config problem is one stderr line, exit 2."""
 
 from __future__ import annotations
 
@@ -19,7 +15,6 @@ from .config import (
     DECLARED,
     Settings,
     environment_variables,
-    format_warnings,
     load_settings,
     schema_keys,
     variable,
@@ -139,8 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"cooked-mcp: {exc}", file=sys.stderr)
         return EXIT_CONFIG
-    for line in format_warnings(settings.warnings):
-        print(line, file=sys.stderr)
+    for warning in settings.warnings:
+        print(f"cooked-mcp: warning: {warning}", file=sys.stderr)
     configure_logging(settings.log_level, secrets=settings.secret_values())
     if args.check:
         from .check import run_check
@@ -164,37 +159,26 @@ def _transport(transport: str | None, implied_by: str | None) -> str | None:
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2
 def serve(settings: Settings) -> int:
-    """Run the configured transport until the client goes away or a signal arrives.
-
-    The transports catch SIGINT and SIGTERM while they serve; a Ctrl-C before that (while
-    starting) ends the process as quietly, with the shell's status for it.
-    """
+    """Run the configured transport until the client goes away or a signal arrives (a Ctrl-C while starting too)."""
     try:
-        return _serve(settings)
+        with _start_up_without_collecting():
+            from .app import build_application
+
+            application = build_application(settings)
+            if settings.transport == "http":
+                from .transports.http import serve_http as serve_transport
+            else:
+                from .transports.stdio import serve_stdio as serve_transport
+        return serve_transport(application)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
 
 
-def _serve(settings: Settings) -> int:
-    """Settings, then the application they describe, then the transport that serves it."""
-    with _start_up_without_collecting():
-        from .app import build_application
-
-        application = build_application(settings)
-        if settings.transport == "http":
-            from .transports.http import serve_http as serve_transport
-        else:
-            from .transports.stdio import serve_stdio as serve_transport
-    return serve_transport(application)
-
-
 @contextlib.contextmanager
 def _start_up_without_collecting() -> Iterator[None]:
-    """Importing the SDK and building the application makes a few hundred thousand objects that
-    live as long as the process (the SDK's pydantic models, the tool tables) and next to no
-    garbage, so the cyclic collector's passes over them during start-up only cost time (~8% of
-    it). It is off for start-up, then on again with what start-up made frozen (``gc.freeze``),
-    so that later collections do not walk it either."""
+    """Start-up makes many long-lived objects and next to no garbage: the cyclic collector is off
+    meanwhile, and what start-up made is frozen (``gc.freeze``) so later collections skip it.
+    """
     if not gc.isenabled():
         yield
         return

@@ -1,14 +1,8 @@
 """Recipe titles for completing a prompt's recipe argument (completion/complete).
 
-A client asks again at every keystroke. A distinct typed value costs a Cooked search (the newest
-recipes for nothing typed) and, when that page is full, the next page, so that the answer says
-truthfully whether more titles match (``hasMore``) and, once every match was seen, how many
-(``total``). Answers are kept for ``CACHE_SECONDS``, at most ``MAX_CACHED`` typed values, the
-oldest going first; identical requests arriving together share the requests. A typed value that
-contains one whose kept answer held every match is answered from it without a search. Cooked
-requests are capped by a token bucket (``SEARCH_BURST``, ``SEARCH_PER_SECOND``): over it, the
-answer comes from what is kept. Titles are Cooked's (from web pages): they go to the client as
-values to pick, on one bounded line each, never into our own text.
+A client asks at every keystroke: answers are kept (``CACHE_SECONDS``, ``MAX_CACHED``), concurrent
+identical requests share one search, and Cooked requests are capped by a token bucket. ``hasMore``
+and ``total`` are truthful (a second page when the first is full). Titles go out as values only.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""Run the shell commands behind ``*_cmd`` settings (user.name_cmd, user.password_cmd, mcp.http_token_cmd).
-
-A command is how a user keeps a secret out of the config file (``pass show cooked``), so
-everything here is built so that the secret it prints cannot escape: the output is returned
-and nowhere else, stderr is thrown away unread, and every failure message says only which
-setting failed and how. A command is also someone else's program, so its runtime and the
-amount of output we are willing to hold are bounded.
+"""Run the shell commands behind ``*_cmd`` settings. Their output is a secret: it is returned and
+nowhere else, stderr is discarded unread, failures name only the setting; runtime and size are bounded.
 """
 
 from __future__ import annotations
@@ -18,8 +13,6 @@ import time
 
 from cooked_mcp.exceptions import CredentialCommandError
 from cooked_mcp.text import ASCII_WHITESPACE
-
-__all__ = ["run_secret_command"]
 
 _SHELL = "/bin/sh"
 _SHELL_ADVICE = "run the command in a shell to see what is wrong, then fix it"
@@ -39,15 +32,9 @@ _NOT_FOUND_ADVICE = (
 def run_secret_command(
     setting: str, command: str, *, where: str | None = None, timeout: float = 5.0, max_bytes: int = 65536
 ) -> str:
-    """Return the trimmed stdout of ``command`` run by ``/bin/sh -c``.
-
-    ``setting`` (e.g. ``"user.password_cmd"``) and ``where`` (its ``path:line``) are only
-    used to say which command failed. The command runs in its own session so that a timeout
-    can kill everything it started, not just the shell. stdout is read incrementally and
-    never past ``max_bytes + 1`` bytes: more than ``max_bytes`` is an error, not a
-    truncation, because a cut secret would fail later in a far more confusing way. The value
-    is what was printed by the time the shell exits: a background process it left behind may
-    keep stdout open for ever (``(agent &); echo pw``), and waiting for that would time out.
+    """The trimmed stdout of ``/bin/sh -c command``, in its own session so a timeout kills all it started.
+    More than ``max_bytes`` is an error (a cut secret fails later, confusingly). The value is what was
+    printed when the shell exits: a left-behind background process may hold stdout open.
     """
 
     def fail(problem: str, advice: str = _SHELL_ADVICE) -> CredentialCommandError:

@@ -1,62 +1,13 @@
 """Every exception cooked-mcp's hand-written code raises, in one tree.
 
-::
-
-    Exception
-    ├── ConfigError                 a configuration mistake, found before serving (the CLI exits 2)
-    │   └── CredentialCommandError  a ``*_cmd`` command produced no value
-    ├── ListenError                 the HTTP address cannot be listened on (the CLI exits 2)
-    ├── CookedError                 Cooked did not do what was asked (a handler makes it a tool error)
-    │   ├── CookedRequestError      nothing was sent: a value cannot go into a request
-    │   ├── CookedAuthError         authentication: the credentials, or the session right after a login
-    │   ├── CookedUnavailable       no answer to use: not reached, timed out, or redirected
-    │   ├── CookedServerError       5xx: Cooked failed while handling the request
-    │   ├── CookedRateLimited       429: wait for Retry-After, then retry once
-    │   ├── CookedRejected          another 4xx: the request as sent was refused
-    │   │   ├── CookedInvalidRequest    400
-    │   │   ├── CookedForbidden         403: someone else's recipe
-    │   │   ├── CookedNotFound          404
-    │   │   └── CookedUnprocessable     422 (a page without a recipe, for one)
-    │   └── CookedResponseError     contract mismatch: a 2xx answer the contract does not describe
-    │       └── UnexpectedAnswer    ... with the field and the answer's shape, for ``--check``
-    └── ValueError
-        └── InvalidPathValue        a path parameter that cannot be one URL segment
-
-The kind of a Cooked error is its class, so a handler says what a 404 means for its own call
-by catching ``CookedNotFound``, never by comparing status numbers; ``with_next_step`` is the
-one way to give an error a better next step. The generated code's errors (``ToolError``,
-``InvalidArguments`` and, inside validation, ``ArgumentError``) live in
-``cooked_mcp_runtime.results``/``arguments``, because generated code never imports this
-package; ``--check`` keeps a private ``Failed`` for a step whose answer was well formed but
-wrong.
-
-Nothing here ever holds a cookie, credential, command output or request body: messages are
-built from facts that are safe to show, and Cooked's own message is cleaned before it is kept.
+A Cooked error's kind is its class (a handler catches ``CookedNotFound``, never compares
+statuses); ``with_next_step`` is the one way to give it a better next step. The generated code's
+errors live in ``cooked_mcp_runtime``. No message here ever holds a secret or request body.
 """
 
 from __future__ import annotations
 
 from typing import Any, Self
-
-__all__ = [
-    "ConfigError",
-    "CookedAuthError",
-    "CookedError",
-    "CookedForbidden",
-    "CookedInvalidRequest",
-    "CookedNotFound",
-    "CookedRateLimited",
-    "CookedRejected",
-    "CookedRequestError",
-    "CookedResponseError",
-    "CookedServerError",
-    "CookedUnavailable",
-    "CookedUnprocessable",
-    "CredentialCommandError",
-    "InvalidPathValue",
-    "ListenError",
-    "UnexpectedAnswer",
-]
 
 
 class ConfigError(Exception):
@@ -64,11 +15,7 @@ class ConfigError(Exception):
 
 
 class CredentialCommandError(ConfigError):
-    """A ``*_cmd`` command could not produce a value; the message never holds its output.
-
-    ``where`` (``path:line`` of the setting in the config file) leads the message, like
-    every other config error, when the caller knows it.
-    """
+    """A ``*_cmd`` command produced no value; ``where`` (``path:line``) leads the message when known."""
 
     def __init__(self, setting: str, problem: str, *, advice: str, where: str | None = None) -> None:
         self.setting = setting
@@ -82,13 +29,7 @@ class ListenError(Exception):
 
 
 class CookedError(Exception):
-    """Cooked did not do what was asked.
-
-    ``status`` is the HTTP status when Cooked answered, ``code`` and ``cooked_message``
-    come from its ``{"code", "message"}`` error body when it had one, ``retry_after`` is
-    the ``Retry-After`` header in seconds, and ``next_step`` tells the agent what to do.
-    ``str()`` is one self-contained sentence an agent can act on.
-    """
+    """Cooked did not do what was asked; ``str()`` is one sentence an agent can act on."""
 
     def __init__(
         self,
@@ -124,11 +65,7 @@ class CookedError(Exception):
         return self._compose()
 
     def with_next_step(self, next_step: str) -> Self:
-        """The same error, of the same kind, telling the agent ``next_step`` instead.
-
-        Always a new instance, so one stored error raised again in many tasks never shares a
-        traceback between them.
-        """
+        """A new error of the same kind with ``next_step`` (new, so no traceback is shared between tasks)."""
         twin = type(self).__new__(type(self))
         twin.__dict__.update(self.__dict__)
         twin.next_step = next_step
@@ -145,11 +82,8 @@ class CookedAuthError(CookedError):
 
 
 class CookedUnavailable(CookedError):
-    """Cooked could not be reached, did not answer in time, or answered at another location.
-
-    ``may_have_changed``: the request asked for a change and reached Cooked, but its answer was
-    lost (a timeout, a broken connection), so whether Cooked made the change is unknown.
-    """
+    """Cooked was not reached, did not answer in time, or redirected. ``may_have_changed``: a change
+    reached Cooked but its answer was lost."""
 
     def __init__(self, summary: str, *, may_have_changed: bool = False, **details: Any) -> None:
         self.may_have_changed = may_have_changed
@@ -189,9 +123,7 @@ class CookedResponseError(CookedError):
 
 
 class UnexpectedAnswer(CookedResponseError):
-    """A 2xx answer the contract does not describe; ``problem`` names the field, ``shape`` is
-    the answer's keys and types (``cooked.shape.shape_of``), for ``--check`` reports. Neither
-    holds a value."""
+    """A 2xx answer the contract does not describe; ``problem`` and ``shape`` hold no value (``--check``)."""
 
     def __init__(self, summary: str, *, problem: str = "", shape: Any = None, **kwargs: Any) -> None:
         self.problem = problem

@@ -1,23 +1,6 @@
-"""Logging to stderr only, with a redaction filter as a second line of defence for secrets.
-
-stdout belongs to the stdio transport: one stray line there corrupts the JSON-RPC stream,
-so the only handler writes to stderr.
-
-No log line of ours holds a credential, cookie or token: messages name settings, endpoints
-and path templates, never values. That is the first line of defence, and it is easy to
-break with one careless ``logger.debug("%s", request)`` in a later change or in a library.
-So every record also passes through ``RedactionFilter`` before it is written: it replaces
-every registered secret (the Cooked login name and canonical username, the password, the
-HTTP bearer token, and the session cookie values the client holds right now) with
-``[redacted]`` in the formatted message, the traceback and the stack. The filter sits on the
-handler, not on a logger, because handler filters see the records of every logger that
-propagates to the root, library loggers included.
-
-The libraries in ``QUIET_LIBRARY_LOGGERS`` are also held at WARNING whatever the configured
-level: httpx logs full request URLs at INFO (user-scoped paths hold the username), httpcore
-logs raw headers at DEBUG (``Cookie``, ``Set-Cookie``) and sse_starlette logs every chunk it
-streams, tool results included. Our own DEBUG line per Cooked request says what is useful
-without them.
+"""Logging to stderr only (stdout is the stdio transport's), with a redaction filter on the
+handler, so records of every logger, libraries included, are scrubbed of the registered secrets.
+Libraries that log URLs, raw headers or whole messages are held at WARNING.
 """
 
 from __future__ import annotations
@@ -27,21 +10,9 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 
-from .redaction import MIN_SECRET_LENGTH, REDACTED, redact
+from .redaction import MIN_SECRET_LENGTH, redact
 
-__all__ = [
-    "QUIET_LIBRARY_LOGGERS",
-    "REDACTED",
-    "RedactionFilter",
-    "SecretSource",
-    "configure_logging",
-    "quiet_library_loggers",
-    "register_secret_source",
-]
-
-#: Library loggers that print URLs, raw headers or whole messages below WARNING: httpx (URLs, which
-#: hold the username), httpcore (``Cookie`` / ``Set-Cookie``), sse_starlette (every SSE chunk as a
-#: bytes repr: tool results, the username in escaped UTF-8) and the SDK's SSE transport (every message).
+#: Loggers that print URLs (the username), raw headers (cookies) or whole messages below WARNING.
 QUIET_LIBRARY_LOGGERS = ("httpx", "httpcore", "sse_starlette", "mcp.server.sse")
 
 #: Something that knows secrets only at run time, such as the client's current cookie values.
@@ -53,15 +24,10 @@ _active: RedactionFilter | None = None
 
 # implements: authentication.SECRETS.1, server.SECURITY.2
 class RedactionFilter(logging.Filter):
-    """Replaces registered secret values in every record it sees; never drops a record.
+    """Replaces registered secrets, in every spelling ``redaction`` knows, in every record.
 
-    Each secret is matched in every spelling ``cooked_mcp.redaction`` knows (percent-encoded
-    in a URL, JSON-escaped in a dumped body), in any letter case.
-
-    Filtering takes no lock: the secrets and sources are immutable values, replaced whole
-    when one is added, so a record logged from anywhere (a signal handler in someone else's
-    code, a source that logs) never waits for a lock its own thread holds. Adding takes a
-    re-entrant lock, only so that two threads adding at once both keep their values.
+    Filtering takes no lock (secrets and sources are immutable values replaced whole), so a record
+    logged from a signal handler never waits for a lock its own thread holds.
     """
 
     def __init__(self, secrets: Iterable[str] = (), sources: Iterable[SecretSource] = ()) -> None:
@@ -126,13 +92,7 @@ def configure_logging(level: str, secrets: Iterable[str] = ()) -> RedactionFilte
 
 
 def quiet_library_loggers() -> None:
-    """Raise each of ``QUIET_LIBRARY_LOGGERS`` to WARNING unless it is already quieter.
-
-    Called by ``configure_logging`` at the entry point: nothing below the handlers touches
-    global logging, so a host application embedding the client calls this itself if it wants
-    the same protection. Setting the parent loggers' level is enough: their child loggers
-    (``httpcore.http11``...) inherit it.
-    """
+    """Raise each of ``QUIET_LIBRARY_LOGGERS`` to WARNING unless it is already quieter."""
     for name in QUIET_LIBRARY_LOGGERS:
         library_logger = logging.getLogger(name)
         if library_logger.level < logging.WARNING:  # NOTSET (0) included: it would inherit the root's
@@ -140,10 +100,6 @@ def quiet_library_loggers() -> None:
 
 
 def register_secret_source(source: SecretSource) -> None:
-    """Add run-time secrets (the Cooked session cookies) to the installed filter, if any.
-
-    A no-op before ``configure_logging``: embedded uses (tests, the in-memory client) have
-    no handler of ours to protect.
-    """
+    """Add run-time secrets (the session cookies) to the installed filter; a no-op before ``configure_logging``."""
     if _active is not None:
         _active.add_source(source)

@@ -1,34 +1,8 @@
-"""How a secret can show up in text, and how every such spelling is replaced.
-
-Secrets travel in more than one form: raw in a JSON body, percent-encoded in a URL or a
-form body, JSON-escaped when a body is quoted inside another string, as a Python bytes repr
-(``j\\xc3\\xb6``) when a library logs raw bytes, or with any of its characters written as a
-``\\xHH``, ``\\uHHHH`` or ``\\UHHHHHHHH`` escape (all of them, or only some). Text we do not
-control (Cooked's error messages, a library's log line) may carry any of these forms,
-in any letter case (Cooked matches the login name case-insensitively and may echo it back in
-another case), and with the secret's spaces spelt differently: a newline, a tab, two spaces,
-a no-break space, a line separator, a zero-width space, or an escape of one of them. An
-invisible format character (zero-width space, joiner, soft hyphen, BOM) may also sit anywhere
-inside it. It may also be encoded whole: base64 (standard or URL-safe), base32 or hex, at any
-alignment inside a longer text in the same encoding (a Basic ``Authorization`` header).
-
-So matching works twice. First on the text as it is: a secret's parts (split at its
-whitespace) may be joined by any run of whitespace, ``+`` or nothing at all, each part raw,
-percent-encoded or JSON-escaped, and the secret's whole encodings (``_ENCODINGS``). Then, only
-when the text could hold another spelling (it is not plain ASCII, or holds ``%``, ``&`` or a
-backslash), on a normalised view of it: format characters taken out, then Unicode
-compatibility normalisation (NFKC: a decomposed ``o`` + combining diaeresis is ``ö``,
-fullwidth letters are ASCII), percent-escapes, HTML entities and backslash escapes decoded,
-repeated until nothing changes (``%2540``, ``&amp;#64;`` and ``\\u0040`` are each ``@``). Each
-match is replaced in the original text, over the characters it came from. Replacing a
-look-alike of a secret costs nothing; missing an encoded copy would leak it.
-
-Not covered, and said so in SECURITY.md: a secret split across two texts (two log records,
-two messages), or encoded in a way not listed here (base64 of its percent-encoding, a
-cipher, every other letter).
-
-Used by the Cooked session (error text), the log redaction filter and ``--check``'s report,
-so all of them agree.
+"""Finds every spelling of a secret in text and replaces it (SECURITY.md lists the spellings
+covered and those not). Matching runs on the text as it is (parts raw, percent-encoded or
+JSON-escaped, joined by any whitespace; whole base64/base32/hex encodings), then, only when the
+text could hold another spelling, on a normalised view (format characters out, NFKC, escapes and
+entities decoded until stable) whose matches are mapped back over the original characters.
 """
 
 from __future__ import annotations
@@ -44,8 +18,6 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from urllib.parse import quote, unquote
 
-__all__ = ["MIN_SECRET_LENGTH", "REDACTED", "redact"]
-
 REDACTED = "[redacted]"
 #: Shorter values are left alone: scrubbing every "ab" from a text only garbles it.
 MIN_SECRET_LENGTH = 3
@@ -53,10 +25,8 @@ MIN_SECRET_LENGTH = 3
 
 @cache
 def _format_chars() -> tuple[frozenset[str], re.Pattern[str]]:
-    """Invisible characters that change no word a reader sees (Unicode category Cf), and a pattern
-    finding any of them. They live in the Basic and Supplementary Multilingual Planes and in plane
-    14 (tags), so only those are scanned: ~130,000 lookups, made on the first redaction rather than
-    at import, so that start-up (and ``--help``) does not pay for them.
+    """Invisible (category Cf) characters and a pattern for them, scanned on the first redaction rather
+    than at import, so start-up does not pay for ~130,000 lookups.
     """
     chars = frozenset(
         char
@@ -124,11 +94,9 @@ def _encoded_forms(secret: str) -> set[str]:
 
 @lru_cache(maxsize=64)
 def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
-    """One pattern for all secrets; cached, since the same few secrets are scrubbed from every line.
-
-    Each secret is also matched in its NFKC form, which is how the normalised view spells it, and
-    in any letter case; its encodings in the cases ``_encoded_forms`` lists (matching dozens of
-    them case-insensitively would cost most of the time a log line takes)."""
+    """One cached pattern for all secrets, each also in its NFKC form and any letter case; encodings only
+    in ``_encoded_forms``' cases (case-insensitive, they would cost most of a log line's time).
+    """
     spelt = secrets | {unicodedata.normalize("NFKC", secret) for secret in secrets}
     # Longest first, so a secret that contains another is replaced whole.
     patterns = [

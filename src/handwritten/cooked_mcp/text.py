@@ -1,22 +1,11 @@
-"""Text from elsewhere, made safe to put inside one of our own sentences.
-
-Two kinds of text end up inside our messages, and each has one rule here:
-
-- ``one_line``: text from Cooked or a web page (a recipe title, an error message Cooked
-  sent). It may hold line breaks, terminal escapes or bidi overrides meant to forge a line
-  of ours, so those become spaces and the whole is squeezed onto one bounded line.
-- ``printable``: text the user typed (a config key, an address, an HTTP method). It is
-  shown as typed, so a typo stays visible, with each character that would not print as "?".
-
-Names a caller made up (unknown tool and parameter names) are quoted with ``repr`` by
-``cooked_mcp_runtime.arguments.shown_name``: the generated side cannot import this package.
+"""Text from elsewhere, made safe inside our own sentences: ``one_line`` for text from Cooked or
+a web page (may forge lines with breaks, escapes or bidi overrides), ``printable`` for what the
+user typed (shown as typed, with "?" for what would not print).
 """
 
 from __future__ import annotations
 
 import unicodedata
-
-__all__ = ["ASCII_WHITESPACE", "MAX_INLINE_CHARS", "one_line", "printable"]
 
 #: What the spec calls ASCII whitespace; str.strip() without arguments would also eat Unicode spaces.
 ASCII_WHITESPACE = " \t\r\n\v\f"

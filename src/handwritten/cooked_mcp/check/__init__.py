@@ -1,11 +1,6 @@
-"""``cooked-mcp --check``: does this Cooked account answer as the server expects?
-
-The Cooked contract is partly reconstructed (the endpoint table marks which rows a public
-source confirms), so a real user needs one command that finds whatever we guessed wrong and
-a report they can send us. The default makes only read requests; ``--write`` adds a round
-trip that changes the account and changes it back (``roundtrip``), after a confirmation.
-Terminal lines name endpoints, counts and Cooked's (redacted) error text; the ``--report``
-file holds less still (see ``report``).
+"""``cooked-mcp --check``: does this Cooked account answer as the server expects? Part of the
+contract is reconstructed, so a user needs one command that finds what we guessed wrong and a
+report to send (docs/check.md). ``--write`` adds a round trip that changes the account back.
 """
 
 from __future__ import annotations
@@ -21,14 +16,12 @@ import anyio
 from cooked_mcp.config import Settings
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
+from cooked_mcp.cooked.models import CookedRecipeSummary, ShoppingList
 from cooked_mcp.exceptions import CookedAuthError, CookedError
 
-from .reading import read_checks
 from .report import print_endpoints, verdicts, write_report
 from .roundtrip import RoundTrip, line_name, new_token, recipe_title
-from .steps import Outcome, Steps, for_a_person, safe_code
-
-__all__ = ["CheckResult", "check_account", "run_check"]
+from .steps import Outcome, Steps, for_a_person, safe_code, step
 
 #: The only answer that starts ``--write``: exactly what the question asks for.
 CONFIRMATION = "yes"
@@ -37,6 +30,11 @@ REPORT_ADVICE = (
     "To report it: run the same command again with --report FILE and attach FILE to a bug report "
     "(it holds no secrets or recipes)."
 )
+
+#: What the search step looks for: one letter, so any account with recipes finds some.
+SEARCH_QUERY = "a"
+#: How many recipes the list step asks for.
+LIST_PAGE = 5
 
 
 @dataclass(frozen=True)
@@ -67,10 +65,7 @@ async def check_account(
     token: str | None = None,
     explain_login: Callable[[CookedError], str] = str,
 ) -> CheckResult:
-    """The read checks, then (``write``) the round trip; never raises for a Cooked failure.
-
-    ``steps`` shows each step as it runs; ``token`` marks what the round trip creates.
-    """
+    """The read checks, then (``write``) the round trip; never raises for a Cooked failure."""
     outcomes = Steps() if steps is None else steps
     if not await read_checks(client, outcomes, explain_login) or not write:
         return CheckResult(outcomes, None)
@@ -88,10 +83,8 @@ def run_check(
     out: TextIO = sys.stdout,
     answer: TextIO = sys.stdin,
 ) -> int:
-    """Print each line as soon as it is known (and write ``report``); exit 0 only when everything matched.
-
-    What needs no network (the account, where each setting came from, what ``--write`` will
-    change) comes first, so a Cooked that never answers leaves the user reading, not waiting.
+    """Print each line as soon as it is known (and write ``report``); exit 0 only when all matched.
+    What needs no network comes first, so a Cooked that never answers leaves the user reading.
     """
     mode = "with --write" if write else "read-only"
     _say(out, f"cooked-mcp --check ({mode}) against {settings.base_url}", *settings.describe_account())
@@ -193,3 +186,53 @@ def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
     else:
         # Not "all": the count is of steps, and some endpoints may not have been checked at all.
         _say(out, f"{len(outcomes)} of {len(outcomes)} checks passed: {checked}")
+
+
+async def read_checks(
+    client: CookedClient, outcomes: Steps, explain_login: Callable[[CookedError], str] = str
+) -> bool:
+    """Append the read steps' outcomes; False when the login failed (nothing else can work)."""
+    await step(outcomes, "log in", endpoints.LOGIN, client.ensure_session, explain=explain_login)
+    if not outcomes[-1].ok:
+        return False
+    found: list[str] = []  # a recipe ID to read: from the list, or from the search when listing failed
+
+    def remember(page: str, what: str) -> Callable[[list[CookedRecipeSummary]], str]:
+        # The page first: "5 recipes on the first page" read as "the account has 5 recipes".
+        def describe(items: list[CookedRecipeSummary]) -> str:
+            found.extend(item.id for item in items[:1])
+            return f"{page}: {len(items)} {what}"
+
+        return describe
+
+    await step(
+        outcomes,
+        "list recipes",
+        endpoints.LIST_RECIPES,
+        lambda: client.list_recipes(1, LIST_PAGE),
+        remember(f"page of {LIST_PAGE}", "recipes"),
+    )
+    await step(
+        outcomes,
+        "search recipes",
+        endpoints.SEARCH_RECIPES,
+        lambda: client.search_recipes(SEARCH_QUERY, 1),
+        remember(f"first page of the search for '{SEARCH_QUERY}'", "matches"),
+    )
+    await step(
+        outcomes, "read the shopping list", endpoints.GET_SHOPPING_LIST, client.get_shopping_list, _sizes
+    )
+    if found:
+        await step(outcomes, "read one recipe", endpoints.GET_RECIPE, lambda: client.get_recipe(found[0]))
+    else:
+        none = all(o.ok for o in outcomes)  # else listing failed: no ID could be had
+        why = "the account has no saved recipes" if none else "no recipe ID could be listed or found"
+        outcomes.append(
+            Outcome("read one recipe", endpoints.GET_RECIPE, none, f"skipped: {why}", skipped=True)
+        )
+    return True
+
+
+def _sizes(shopping: ShoppingList) -> str:
+    groups = sum(len(a.product_groups) for a in shopping.aisles)
+    return f"{len(shopping.aisles)} aisles, {groups} product groups"

@@ -1,10 +1,5 @@
-"""Per-endpoint verdicts, printed for the user and written as a file they can attach to a bug report.
-
-The file says what was checked, by which cooked-mcp version, and for each endpoint of the
-table: its method and path template, whether a public source confirms it, and the verdict.
-A mismatch adds the status, Cooked's error code, cooked-mcp's own sentence naming the key or
-expectation, and the answer's shape (keys and types). It never holds a value from an answer,
-a credential, a cookie, the username, the base URL of a custom Cooked, or any recipe text.
+"""Per-endpoint verdicts, printed and written as a file for a bug report: never a value from an
+answer, a credential, the username, a custom base URL or any recipe text.
 """
 
 from __future__ import annotations
@@ -23,8 +18,6 @@ from cooked_mcp.cooked.endpoints import ENDPOINTS, Endpoint
 from cooked_mcp.redaction import redact
 
 from .steps import Mismatch, Outcome
-
-__all__ = ["NEVER_CHECKED", "Verdict", "print_endpoints", "verdicts", "write_report"]
 
 Status = Literal["ok", "mismatch", "skipped", "not checked"]
 
@@ -142,11 +135,7 @@ def _scrubbed(value: Any, secrets: frozenset[str]) -> Any:
 def _mismatch(mismatch: Mismatch | None) -> dict[str, Any]:
     if mismatch is None:
         return {}
-    out: dict[str, Any] = {"problem": mismatch.problem}
-    if mismatch.status is not None:
-        out["status"] = mismatch.status
-    if mismatch.code is not None:
-        out["code"] = mismatch.code
-    if mismatch.shape is not None:
-        out["answer-shape"] = mismatch.shape
-    return out
+    fields = {"problem": mismatch.problem, "status": mismatch.status, "code": mismatch.code}
+    return {key: value for key, value in fields.items() if value is not None} | (
+        {"answer-shape": mismatch.shape} if mismatch.shape is not None else {}
+    )

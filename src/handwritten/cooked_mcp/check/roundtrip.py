@@ -1,11 +1,6 @@
-"""``--check --write``: change the account and change it back, one endpoint at a time.
-
-Every changing endpoint is exercised on things the check creates itself and can recognise
-by a random token: one recipe (preview, save, read, update, delete, read again expecting
-404) and one shopping-list line (add, read, tick, untick, update, remove). Whatever step
-fails, ``undo`` removes what was created. It finds the check's things again by their token,
-not by the IDs the steps returned, because a step can fail after Cooked acted (its answer
-lost or not understood), and then the ID is unknown.
+"""``--check --write``: change the account and change it back, one endpoint at a time, on one
+recipe and one shopping-list line marked by a random token. ``undo`` finds them by that token, not
+by returned IDs: a step can fail after Cooked acted, and then the ID is unknown.
 """
 
 from __future__ import annotations
@@ -21,8 +16,6 @@ from cooked_mcp.cooked.models import Preview, ShoppingList
 from cooked_mcp.exceptions import CookedError, CookedNotFound
 
 from .steps import Failed, Mismatch, Outcome, Steps, safe_code, step
-
-__all__ = ["RoundTrip", "line_name", "new_token", "recipe_title"]
 
 #: What Cooked must answer for a recipe that no longer exists.
 _GONE_STATUS = 404
@@ -170,7 +163,7 @@ class RoundTrip:
             out,
             "add one line",
             endpoints.ADD_INGREDIENTS,
-            lambda: self._one_added(c.add_ingredients(self._line())),
+            lambda: self._one_added(c.add_ingredients(f"1 {line_name(self.token)}")),
         )
         if added is None:
             return
@@ -186,7 +179,7 @@ class RoundTrip:
         await step(
             out, "untick the line", endpoints.SET_SELECTED, lambda: self._selected(unticked, group_id, False)
         )
-        name = f"{self._line_name()} updated"
+        name = f"{line_name(self.token)} updated"
         await step(
             out,
             "update the line",
@@ -203,12 +196,6 @@ class RoundTrip:
         if removed != [group_id]:
             raise Failed(Mismatch("the answer's removed list does not name the removed line"))
         return removed
-
-    def _line_name(self) -> str:
-        return line_name(self.token)
-
-    def _line(self) -> str:
-        return f"1 {self._line_name()}"
 
     @staticmethod
     async def _one_added(answer: Awaitable[int]) -> int:
@@ -284,6 +271,6 @@ class RoundTrip:
         except CookedError:
             self.undo_complete = False
             self.undo_notes.append(
-                f"could not clean up the shopping list: remove the line {self._line_name()!r} by hand"
+                f"could not clean up the shopping list: remove the line {line_name(self.token)!r} by hand"
                 " and check which items are ticked"
             )

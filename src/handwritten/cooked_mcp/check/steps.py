@@ -1,9 +1,5 @@
-"""One step of ``--check``: which endpoint it exercised and, when Cooked disagreed, exactly how.
-
-A ``Mismatch`` holds only what cooked-mcp itself wrote or what is safe to pass on: the status,
-Cooked's error code when it looks like one, a problem sentence built here (naming a key or
-an expectation, never a value) and the answer's shape (keys and types). Cooked's free-text
-message stays in the terminal line, where the user sees it, and out of the report.
+"""One step of ``--check``. A ``Mismatch`` holds only what is safe in a report (status, a code-like
+error code, our own sentence, the answer's shape); Cooked's free text stays on the terminal.
 """
 
 from __future__ import annotations
@@ -22,8 +18,6 @@ from cooked_mcp.exceptions import (
     CookedUnavailable,
     UnexpectedAnswer,
 )
-
-__all__ = ["Failed", "Mismatch", "Outcome", "Steps", "mismatch_of", "safe_code", "step"]
 
 T = TypeVar("T")
 _CODE = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
@@ -53,11 +47,7 @@ class Outcome:
 
 
 class Steps(list[Outcome]):
-    """The outcomes so far; given ``out``, each step is shown as it starts and as it ends.
-
-    A Cooked that accepts the connection and never answers keeps a step waiting for its whole
-    deadline: the step's name is on the screen meanwhile, so the user sees what is waited for.
-    """
+    """The outcomes so far; given ``out``, each step's name is shown while Cooked is waited for."""
 
     def __init__(self, out: TextIO | None = None) -> None:
         super().__init__()
@@ -130,10 +120,7 @@ async def step(
     describe: Callable[[T], str] = lambda _: "",
     explain: Callable[[CookedError], str] = for_a_person,
 ) -> T | None:
-    """Run one step, record its outcome, and return its result (None when it failed).
-
-    ``explain`` words a Cooked failure for the terminal (by default ``for_a_person``).
-    """
+    """Run one step, record its outcome, and return its result (None when it failed)."""
     outcomes.started(name)
     try:
         result = await action()

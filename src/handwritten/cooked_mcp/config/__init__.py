@@ -1,9 +1,5 @@
-"""Startup settings: flags over environment variables over a TOML file over defaults, checked before serving.
-
-Every configuration mistake is found before the server answers anything and reported as one
-line saying what is wrong and how to fix it (the CLI prints it and exits 2), naming the
-variable or the file, line and key, never a credential value. Each setting is declared once,
-as a field of ``Settings`` (docs/architecture.md, "Adding a setting").
+"""Startup settings: flags over environment over a TOML file over defaults, checked before serving;
+each mistake is one line naming its source, never a credential (docs/architecture.md, "Adding a setting").
 """
 
 from __future__ import annotations
@@ -12,14 +8,12 @@ from typing import Any
 
 from .loading import load_settings
 from .settings import DECLARED, Settings, environment_variables, how_to_set, schema_keys
-from .warnings import format_warnings
 
 __all__ = [
     "DECLARED",
     "Settings",
     "default",
     "environment_variables",
-    "format_warnings",
     "how_to_set",
     "load_settings",
     "schema_keys",

@@ -1,9 +1,4 @@
-"""The places settings come from: flags, environment, config file.
-
-``load_settings`` merges them in priority order (the first that has a setting wins); each
-layer also remembers, per setting, where in it the value was, so messages and ``--check``
-can name the source that won and the file value it beat.
-"""
+"""The places settings come from (flags, environment, config file), each remembering where a value was."""
 
 from __future__ import annotations
 
@@ -17,8 +12,7 @@ from cooked_mcp import credential_command
 from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import ASCII_WHITESPACE
 
-from .origins import Origin
-from .table import declared
+from .table import Origin, declared
 from .toml_file import TomlFile
 
 

@@ -1,9 +1,5 @@
-"""How long the server waits for a peer, for calls still running and for the person's answer, and
-how many outcomes of changes are kept: ``[mcp.limits]`` in the file.
-
-Defaults suit every client; the table exists so that an operator (or a test) can shorten or
-lengthen them without a new release. Each bound is named, with the test proving it, in
-SECURITY.md.
+"""``[mcp.limits]``: how long the server waits (for a peer, for calls still running, for the person's
+answer) and how many change outcomes are kept; each bound is named, with its test, in SECURITY.md.
 """
 
 from __future__ import annotations
@@ -11,8 +7,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
-
-__all__ = ["Limits"]
 
 #: The description is how the config file's messages name what a key must be.
 Seconds = Annotated[

@@ -1,13 +1,12 @@
-"""``load_settings``: the layers merged, and every refusal worded as one line.
-
-Precedence, per setting: command-line flag (``--transport``, ``--http-addr``), then the
-environment, then the TOML file, then the default. Every setting remembers where its value
-came from, so a message about it names the source that actually won: a stale variable in
-the shell silently beating the file is the usual confusion.
+"""``load_settings``: the layers merged (flag, environment, file, default) and every refusal worded as
+one line naming the source that won: a stale shell variable beating the file is the usual confusion.
+Set-ups that work but are unsafe or probably mistaken are warned about, one line each, never refused.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping
 
 from pydantic import ValidationError
@@ -17,10 +16,9 @@ from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import printable
 
 from . import layers
-from .origins import DEFAULT, Origin
-from .settings import DECLARED, Settings
+from .settings import DECLARED, Settings, environment_variables
+from .table import DEFAULT, Origin
 from .toml_file import TomlFile, default_config_path, read_file
-from .warnings import file_permission_warnings, misspelt_variables, unknown_variable_warnings
 
 #: The credentials, in the order a missing-credentials message names them.
 _CREDENTIALS = ("username", "password")
@@ -35,12 +33,8 @@ def load_settings(
     http_addr: str | None = None,
     public_url: str | None = None,
 ) -> Settings:
-    """Build the settings from flags, ``environ`` and the TOML file, or raise ``ConfigError``.
-
-    ``config_path`` (``--config``) must name an existing file; without it the default
-    ``$XDG_CONFIG_HOME/cooked-mcp/config.toml`` (or ``$HOME/.config/...``) is read when it
-    exists. ``environ`` is passed in rather than read from ``os.environ`` so that the
-    caller, and tests, decide exactly what the process sees.
+    """Build the settings from flags, ``environ`` and the TOML file, or raise ``ConfigError``. Without
+    ``config_path`` the XDG default file is read when it exists; ``environ`` is the caller's to choose.
     """
     file = read_file(config_path, environ, DECLARED.values())
     flags = layers.flags(Settings, {"transport": transport, "http_addr": http_addr, "public_url": public_url})
@@ -94,10 +88,7 @@ def _refusal(
 
 # implements: authentication.CREDENTIALS.9
 def _missing_credentials(missing: list[str], location: object, environ: Mapping[str, str]) -> str:
-    """Every way to set each missing credential, and a set variable that looks like a misspelling of one.
-
-    The misspelling warning alone would never be seen here: a refusal stops before warnings print.
-    """
+    """Every way to set each missing credential, and a set variable that looks like a misspelling of one."""
     nouns = " or ".join(missing)
     variables = " and ".join(str(DECLARED[s].env) for s in missing)
     keys = " and ".join(str(DECLARED[s].file_key) for s in missing)
@@ -127,3 +118,57 @@ def _value_refusal(error: ErrorDetails, sources: Mapping[str, Origin]) -> str:
         input=printable(error.get("input")),
         default=declared.default if declared else None,
     )
+
+
+#: The file keys that hold a secret as plain text, and those that name a command to run.
+_PLAINTEXT_SECRETS = [(d.table, d.key) for d in DECLARED.values() if d.secret and d.table and d.key]
+_COMMANDS = [(d.table, f"{d.key}_cmd") for d in DECLARED.values() if d.command and d.table]
+
+
+def file_permission_warnings(file: TomlFile) -> list[str]:
+    """A plaintext secret others can read, or a command others can change: warned (one ``stat``), not refused."""
+    if file.path is None:
+        return []
+    try:
+        info = file.path.stat()
+    except OSError:
+        return []
+    foreign_owner = hasattr(os, "geteuid") and info.st_uid != os.geteuid()
+    warnings = []
+    secrets = [f"{table}.{key}" for table, key in _PLAINTEXT_SECRETS if file.get(table, key) is not None]
+    if secrets and (foreign_owner or info.st_mode & (stat.S_IRWXG | stat.S_IRWXO)):
+        who = "is owned by another user" if foreign_owner else "other users can read it"
+        warnings.append(
+            f"{file.path} holds {' and '.join(secrets)} in plain text and {who}: "
+            f"run chmod 600 {file.path} (and own it yourself)"
+        )
+    commands = [f"{table}.{key}" for table, key in _COMMANDS if file.get(table, key) is not None]
+    if commands and not secrets and (foreign_owner or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
+        who = "is owned by another user" if foreign_owner else "other users can change it"
+        warnings.append(
+            f"{file.path} runs {' and '.join(commands)} and {who}, so they choose what runs as you: "
+            f"run chmod 600 {file.path} (and own it yourself)"
+        )
+    return warnings
+
+
+def misspelt_variables(environ: Mapping[str, str]) -> dict[str, str | None]:
+    """Each ``COOKED_*`` variable that is no setting, with the setting's variable it is nearest to."""
+    known = environment_variables()
+    unknown = sorted(name for name in environ if name.startswith("COOKED_") and name not in known)
+    if not unknown:
+        return {}
+    import difflib  # here, not at the top: only a misspelling needs it (start-up time)
+
+    return {
+        name: next(iter(difflib.get_close_matches(name, known, n=1, cutoff=0.6)), None) for name in unknown
+    }
+
+
+def unknown_variable_warnings(environ: Mapping[str, str]) -> list[str]:
+    """A misspelt variable is otherwise silently ignored, and the setting falls back to the file."""
+    return [
+        f"environment variable {printable(name)} is not a cooked-mcp setting: "
+        + (f"did you mean {nearest}?" if nearest else "see cooked-mcp --help for the names")
+        for name, nearest in misspelt_variables(environ).items()
+    ]

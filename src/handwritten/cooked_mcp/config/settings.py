@@ -1,9 +1,5 @@
-"""The settings of one process, for exactly one Cooked account: a pydantic model.
-
-Types, defaults, ranges and ``extra="forbid"`` are declared on the fields; what is ours is in
-the validators: the shape of our values (``values``), the rules between settings (plain http
-needs a yes, a listener other machines can reach needs a bearer token), and the ``*_cmd``
-commands, which run last, only once every other check passed.
+"""The settings of one process, for exactly one Cooked account: a pydantic model whose validators
+hold the value shapes (``values``), the rules between settings and the ``*_cmd`` commands (last).
 """
 
 from __future__ import annotations
@@ -30,8 +26,7 @@ from cooked_mcp.text import ASCII_WHITESPACE, printable
 from . import values
 from .layers import Command
 from .limits import Limits
-from .origins import DEFAULT, Origin
-from .table import Declared, declared, setting
+from .table import DEFAULT, Declared, Origin, declared, setting
 from .values import Address, is_loopback
 
 Transport = Literal["stdio", "http"]
@@ -42,16 +37,8 @@ MAX_IMPORT_ANSWER_SECONDS = 600.0
 
 # implements: server.SINGLE_USER.1, server.SINGLE_USER.3
 class Settings(BaseModel):
-    """Everything the process needs, for exactly one Cooked account; each field with
-    ``setting(...)`` is one setting, declared once (``table``).
-
-    ``password`` and ``http_token`` are ``SecretStr`` so that no repr, log line or
-    traceback shows them; ``username`` is left out of the repr because it is treated as
-    sensitive too. ``allowed_hosts``/``allowed_origins`` are empty when not configured,
-    leaving the HTTP server's own defaults (the loopback names) in force; for the ``http``
-    transport they are accepted only together with a bearer token, because naming more hosts
-    without one would hand the server to any web page that can rebind such a name.
-    ``http_token`` is ``None`` unless the transport is ``http`` and a token is configured.
+    """Everything the process needs; each ``setting(...)`` field is one setting (``table``). Secrets are
+    ``SecretStr`` and the username stays out of the repr. Extra allowed hosts/origins need a bearer token.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
@@ -205,10 +192,7 @@ class Settings(BaseModel):
 
     @model_validator(mode="after")
     def _plain_http_needs_a_yes(self) -> Self:
-        """Plain http to another machine sends the Cooked password in clear, so it needs an explicit yes.
-
-        Loopback is exempt: that is the fake Cooked, or a local TLS-terminating proxy.
-        """
+        """Plain http to another machine sends the password in clear: it needs an explicit yes (loopback is exempt)."""
         plain = self.base_url.startswith("http://")
         if plain and not self.allow_insecure_http and not is_loopback(urlsplit(self.base_url).hostname or ""):
             raise ValueError(
@@ -261,10 +245,9 @@ class Settings(BaseModel):
     # implements: authentication.CREDENTIALS.15
     @model_validator(mode="after")
     def _commands_run_last(self) -> Self:
-        """Only now, every other check passed, do the ``*_cmd`` commands run: a typo elsewhere never
-        runs a password manager. ``mcp.http_token_cmd`` runs only for the ``http`` transport: a
-        stdio server has no use for the token, and running a secret command it will never use
-        only widens exposure (and may prompt for a passphrase)."""
+        """The ``*_cmd`` commands run only once every other check passed (a typo never runs a password
+        manager). The token's command runs only for the http transport, the one that uses it.
+        """
         if self.transport != "http":
             object.__setattr__(self, "http_token", None)  # frozen to everyone else: this is construction
         for name in (d.name for d in DECLARED.values() if d.command):
@@ -297,12 +280,7 @@ class Settings(BaseModel):
         return self.describe_source(setting) + (f" (overriding {shadowed})" if shadowed else "")
 
     def describe_account(self) -> list[str]:
-        """Which account and where each setting came from, for ``--check`` on the user's terminal.
-
-        A stale variable in the shell beating the config file is otherwise invisible. The login
-        name is shown (a terminal, not a log: it never goes through logging); the password only
-        by its source.
-        """
+        """Which account and where each setting came from, for ``--check`` on the user's terminal."""
         values = {
             "base URL": ("base_url", self.base_url),
             "username": ("username", "the account above"),

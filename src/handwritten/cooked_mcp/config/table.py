@@ -1,30 +1,41 @@
-"""How a setting is declared once, and the one reading of those declarations everything else uses.
-
-A setting is one field of ``Settings`` (settings.py) whose default is ``setting(...)``: the
-field gives its name, type, default and checks; ``setting`` adds, in pydantic's own
-``json_schema_extra``, the environment variable, the ``table.key`` in the config file, the
-command-line flag and how a refused value is worded. ``declared(Settings)`` reads them back
-as ``Declared`` records, and every other part reads only those: the environment and file
-layers, the file's schema and its messages, ``--help``, the misspelling warning, the
-plain-text-secret warning (a ``SecretStr`` field is a secret) and every refusal.
-
-Adding a setting is adding one field (docs/architecture.md, "Adding a setting")::
-
-    grace_seconds: float = setting(
-        5.0, env="COOKED_MCP_GRACE_SECONDS", file="mcp.grace_seconds", gt=0,
-        refusal="{source} must be a number of seconds above 0 (default {default}); fix or remove it",
-    )
+"""How a setting is declared once (a ``Settings`` field whose default is ``setting(...)``) and the
+one reading of those declarations (``declared``) that every layer, message and ``--help`` uses.
+docs/architecture.md, "Adding a setting", shows one.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field, SecretStr
 from pydantic.config import JsonDict
 from pydantic.fields import FieldInfo
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value came from: ``str()`` names it in a refusal, ``describe()`` in a sentence."""
+
+    name: str
+    kind: Literal["flag", "environment", "file", "default"]
+    #: ``path:line`` of a file key (the line is a best-effort text scan); None otherwise.
+    where: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.name} in {self.where}" if self.where else self.name
+
+    def describe(self) -> str:
+        if self.kind == "environment":
+            return f"the environment variable {self.name}"
+        if self.kind == "flag":
+            return f"the {self.name} flag"
+        return str(self)
+
+
+DEFAULT = Origin("the default", "default")
+
 
 #: The config file's tables, in the order its messages and ``--help`` list them.
 TABLES = ("cooked", "user", "mcp", "log")
@@ -48,25 +59,12 @@ def setting(
     refusal: str | None = None,
     **field: Any,
 ) -> Any:
-    """A ``Settings`` field that users set: ``pydantic.Field(default, **field)`` plus where it is set.
-
-    ``env``: the environment variable; ``file``: ``"table.key"`` in the config file;
-    ``command``: a ``table.key_cmd`` key may run a command that prints the value instead;
-    ``flag``, ``metavar`` and ``help``: a command-line flag as ``--help`` shows it;
-    ``refusal``: how a refused value is worded, with ``{source}`` (where it came from),
-    ``{problem}``, ``{where}``, ``{name}``, ``{input}`` and ``{default}``. A setting with no
-    ``default`` is required.
+    """A ``Settings`` field that users set: ``pydantic.Field`` plus its ``env``, ``file`` key, ``command``
+    (a ``_cmd`` key), flag and ``refusal`` wording (``{source}``, ``{problem}``, ``{where}``, ``{name}``,
+    ``{input}``, ``{default}``). No ``default``: required.
     """
-    extra: JsonDict = {_MARK: True, "command": command}
-    for key, value in (
-        ("env", env),
-        ("file", file),
-        ("flag", flag),
-        ("metavar", metavar),
-        ("refusal", refusal),
-    ):
-        if value is not None:
-            extra[key] = value
+    given = {"env": env, "file": file, "flag": flag, "metavar": metavar, "refusal": refusal}
+    extra: JsonDict = {_MARK: True, "command": command} | {k: v for k, v in given.items() if v is not None}
     return Field(default, description=help, json_schema_extra=extra, **field)
 
 
@@ -96,10 +94,7 @@ class Declared:
 
 @functools.cache
 def declared(model: type[BaseModel]) -> dict[str, Declared]:
-    """Every setting of ``model`` by field name, in the order the config file lists them.
-
-    Fields without ``setting(...)`` (provenance, warnings) are not settings and are left out.
-    """
+    """Every ``setting(...)`` field of ``model`` by name, in the config file's order."""
     found = [_declared(name, info) for name, info in model.model_fields.items() if _is_setting(info)]
     order = {table: index for index, table in enumerate(TABLES)}
     found.sort(key=lambda d: order.get(d.table, len(TABLES)) if d.table else len(TABLES) + 1)

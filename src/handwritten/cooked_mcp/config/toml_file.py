@@ -1,8 +1,4 @@
-"""The TOML config file: found, read, checked against its schema, and able to say where a key is.
-
-The schema is a pydantic model per table (strict types, ``extra="forbid"``), built from the
-settings' declarations (``table``); what is ours is the wording: every mistake names ``path:line`` first and never quotes a value from the file.
-"""
+"""The TOML config file: found, read and checked against its schema; every mistake names ``path:line``, never a value."""
 
 from __future__ import annotations
 
@@ -17,8 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import printable
 
-from .origins import Origin
-from .table import Declared
+from .table import Declared, Origin
 
 # Built at the first file checked, not at import: most starts have no file (start-up time).
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
@@ -30,11 +25,7 @@ class _Table(BaseModel):
 
 # implements: authentication.CREDENTIALS.13, authentication.CREDENTIALS.14, authentication.CREDENTIALS.15
 def schema(settings: Iterable[Declared]) -> dict[str, type[BaseModel]]:
-    """Every table and key the file may hold, with the type each must have, in the file's order.
-
-    A setting whose type is a model (``mcp.limits``) is a table of its own (``[mcp.limits]``),
-    checked like the others: its own keys, types and bounds, each mistake at its own line.
-    """
+    """Every table and key the file may hold, typed, in order; a model-typed setting is a table of its own."""
     tables: dict[str, dict[str, Any]] = {}
     nested: dict[str, type[BaseModel]] = {}
     for d in settings:
@@ -89,11 +80,7 @@ class TomlFile:
         return (self.data or {}).get(table, {}).get(key)
 
     def where(self, table: str | None, key: str | None) -> str:
-        """``path:line`` of a key (or, failing that, its table), for messages.
-
-        A key of a sub-table (``mcp.limits``) may be written under ``[mcp.limits]`` or inline
-        (``limits = { ... }`` under ``[mcp]``): failing the key, the line naming its table.
-        """
+        """``path:line`` of a key (or, failing that, its table, as for an inline ``limits = {...}``)."""
         line = _find_line(self.text, table, key)
         if line is None and table is not None:
             parent, _, name = table.rpartition(".")
@@ -216,12 +203,7 @@ _HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]#]+?)\s*\]\]?\s*(?:#.*)?$")
 
 
 def _find_line(text: str, table: str | None, key: str | None) -> int | None:
-    """Find where ``[table] key =`` (or ``table.key =``, or the table itself) is written.
-
-    tomllib does not report positions for valid documents, so this scans the text. It is
-    only used to point at a line in an error message; multi-line strings that look like
-    headers may fool it, which costs only a less precise pointer.
-    """
+    """Where ``[table] key =``, ``table.key =`` or the table is written: tomllib gives no positions, so scan."""
     current: str | None = None
     for number, line in enumerate(text.split("\n"), 1):
         header = _HEADER.match(line)

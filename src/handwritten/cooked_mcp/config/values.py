@@ -1,8 +1,4 @@
-"""The shape of the values that are ours to define: base URL, listen address, hosts, origins, token.
-
-Each check raises ``ValueError`` with the problem alone; ``loading`` words the refusal with
-the setting's name and where it came from, so the same rule reads the same from any source.
-"""
+"""The shapes of our own values; each check raises ``ValueError`` with the problem alone (``loading`` words it)."""
 
 from __future__ import annotations
 
@@ -34,10 +30,7 @@ def _has_space_or_control(text: str) -> bool:
 
 # implements: server.CONFIG.5
 def base_url(url: str) -> str:
-    """Accept only ``http(s)://host[:port]``: the client appends the API paths to it verbatim.
-
-    The URL itself is never echoed: it could carry userinfo (a password).
-    """
+    """Only ``http(s)://host[:port]`` (API paths are appended verbatim); never echoed, as it may hold a password."""
     if _has_space_or_control(url):
         raise ValueError("it contains whitespace or control characters")
     parts = urlsplit(url)
@@ -108,11 +101,8 @@ def is_loopback(host: str) -> bool:
 
 
 def allowed(values: tuple[str, ...], *, origins: bool) -> tuple[str, ...]:
-    """Extra ``Host`` values (``name:port``, ``name:*``) or origins (``scheme://name[:port|:*]``).
-
-    They widen the HTTP server's DNS-rebinding defence beyond the local names, so each is
-    checked for the shape the check compares against: a typo would otherwise just make
-    every request from that name fail with 421/403 and no hint why.
+    """Extra ``Host`` values or origins for the DNS-rebinding defence, checked for the shape it compares
+    against: a typo would otherwise fail every request with 421/403 and no hint.
     """
     for value in values:
         if not value or _has_space_or_control(value):

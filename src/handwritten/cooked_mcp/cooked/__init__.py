@@ -1,7 +1,4 @@
-"""The Cooked REST client: the only code that speaks Cooked's API (see docs/cooked-api.md).
-
-Its errors are drawn with every other in ``cooked_mcp.exceptions``.
-"""
+"""The Cooked REST client: the only code that speaks Cooked's API (docs/cooked-api.md)."""
 
 from cooked_mcp.cooked.client import CookedClient
 

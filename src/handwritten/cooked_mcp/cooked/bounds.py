@@ -1,8 +1,5 @@
-"""How much of what Cooked (or a proxy in front of it) sends the client reads and keeps.
-
-A misbehaving server must not be able to hold the process's memory: bodies are read up to a
-bound and the rest is never downloaded, and the cookie jar, which every request carries, is
-kept small enough that no server refuses the ``Cookie`` header it makes.
+"""How much of what Cooked (or a proxy) sends is read and kept: bodies up to a bound, the rest never
+downloaded, and a cookie jar small enough that no server refuses the ``Cookie`` header it makes.
 """
 
 from __future__ import annotations
@@ -31,11 +28,7 @@ CookieKey = tuple[str, str, str]  # domain, path, name
 
 
 async def read_bounded(chunks_in: AsyncIterable[bytes], limit: int) -> tuple[bytes, bool]:
-    """At most ``limit`` bytes of a body, and whether there was more; the rest is left unread
-    (the caller closes the stream).
-
-    Only called for an uncompressed answer, so the bytes httpx yields are the bytes received.
-    """
+    """At most ``limit`` bytes of an uncompressed body, and whether there was more (the rest stays unread)."""
     chunks: list[bytes] = []
     size = 0
     async for chunk in chunks_in:
@@ -55,11 +48,8 @@ def compression(response: httpx.Response) -> str | None:
 
 
 def bound_jar(jar: httpx.Cookies, held: set[CookieKey]) -> set[CookieKey]:
-    """Keep ``jar`` within ``MAX_COOKIES`` / ``MAX_COOKIE_BYTES`` after an answer set cookies;
-    returns the cookies now held, to pass in next time.
-
-    Cookies already ``held`` come first (the session cookie set at login stays), then new ones
-    in the order they were set, while they fit; the rest are dropped.
+    """Keep ``jar`` within ``MAX_COOKIES`` / ``MAX_COOKIE_BYTES``: cookies already ``held`` first (the login's
+    session cookie stays), then new ones while they fit. Returns the cookies now held.
     """
     cookies = jar.jar
     ordered = sorted(cookies, key=lambda cookie: (cookie.domain, cookie.path, cookie.name) not in held)

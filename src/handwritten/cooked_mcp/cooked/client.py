@@ -1,11 +1,6 @@
-"""``CookedClient``: Cooked's customer API as typed async methods, HTTP hidden.
-
-Callers (the tool handlers) see models and ``CookedError``s only. Every authenticated
-call goes through ``_call``: the session (``session.Session``) logs in lazily, the sender
-sends, and when the answer says the session is lost the session is renewed once and the
-request sent once more, never more.
-The account is fixed at construction: no method takes a username, so no tool call can
-select or change the Cooked user.
+"""``CookedClient``: Cooked's API as typed async methods. Every authenticated call goes through
+``_call``: the session logs in lazily, the sender sends, and a lost session is renewed and the
+request sent once more, never more. The account is fixed: no method takes a username.
 """
 
 from __future__ import annotations
@@ -51,15 +46,6 @@ M = TypeVar("M", bound=BaseModel)
 MAX_PAGE_COUNT = 50
 
 
-def _session_rejected_hint(base_url_setting: str) -> str:
-    """The credentials were accepted, so they are not the problem; the session cookie is."""
-    return (
-        "Cooked accepted the login but rejected the session it issued; retry later, and if it keeps "
-        f"happening check that {base_url_setting} points straight at Cooked (a proxy may drop the "
-        "session cookie)"
-    )
-
-
 class CookedClient:
     """The process's one connection to one Cooked account; use ``async with`` or ``aclose()``."""
 
@@ -78,10 +64,9 @@ class CookedClient:
         clock: Callable[[], float] = time.monotonic,
         secrets: Iterable[str] = (),
     ) -> None:
-        """``credentials_from`` and ``base_url_from`` name where the credentials and the base URL
-        came from, for the hints that ask to check them; ``clock`` (monotonic seconds) times the
-        login back-off; ``secrets`` are scrubbed from Cooked's text besides the client's own
-        (the HTTP bearer token: Cooked never sees it, but its text must not show it either)."""
+        """``credentials_from``/``base_url_from`` name the settings for hints; ``clock`` times the login
+        back-off; ``secrets`` (the bearer token) are scrubbed from Cooked's text too.
+        """
         self._sender = Sender(
             base_url,
             transport=transport,
@@ -237,7 +222,9 @@ class CookedClient:
                 status=401,
                 code=error.code,
                 cooked_message=error.cooked_message,
-                next_step=_session_rejected_hint(self._sender.base_url_setting),
+                next_step="Cooked accepted the login but rejected the session it issued; retry later, and if it "
+                f"keeps happening check that {self._sender.base_url_setting} points straight at Cooked (a proxy "
+                "may drop the session cookie)",
             )
         if not reply.ok:
             raise self._error(endpoint, reply)

@@ -1,15 +1,15 @@
-"""Turn a 2xx answer into a validated model, or a ``CookedResponseError`` that names the bad field.
-
-The error names the field (``items[3].id: field required``) so a maintainer can fix the
-contract, and never quotes the body or the offending value: the body may hold recipe
-text, or worse, and an agent gains nothing from seeing it.
+"""A 2xx answer as a validated model, or a ``CookedResponseError`` naming the bad field
+(``items[3].id: field required``) and never quoting the body, which may hold recipe text. For a
+report, the answer's shape: JSON types, never values, and a key only when it looks like a schema key
+(a key can be data too), bounded in depth and width.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -17,7 +17,6 @@ from cooked_mcp.cooked.bounds import MAX_SUCCESS_BODY_BYTES
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.cooked.models import RecipeList
 from cooked_mcp.cooked.sender import Answer
-from cooked_mcp.cooked.shape import shape_of
 from cooked_mcp.exceptions import CookedResponseError, UnexpectedAnswer
 
 M = TypeVar("M", bound=BaseModel)
@@ -27,12 +26,23 @@ _BARE_ARRAY_MODELS: frozenset[type[BaseModel]] = frozenset({RecipeList})
 
 _NEXT_STEP = "retry once; if it happens again, Cooked's API has changed and cooked-mcp needs an update"
 
+#: Nesting levels described; deeper values show as their type only.
+MAX_SHAPE_DEPTH: Final = 4
+#: Keys described per object; more are counted, not listed.
+MAX_SHAPE_KEYS: Final = 30
+#: Array elements whose shapes are merged into the array's element shape.
+_ELEMENTS_LOOKED_AT: Final = 5
+#: What a key that does not look like a schema key is shown as (numbered: ``<other key 1>``).
+OTHER_KEY: Final = "<other key>"
+_SCHEMA_KEY = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\??")
+_MAX_KEY_CHARS: Final = 32
+
 
 # implements: api-client.RESPONSES.1, api-client.RESPONSES.3
 def decode(
     model: type[M], reply: Answer, endpoint: Endpoint, secrets: Callable[[], Iterable[str]] = tuple
 ) -> M:
-    """``secrets()`` (asked only when an answer is refused) are kept out of its shape (``shape.shape_of``)."""
+    """``secrets()`` (asked only when an answer is refused) are kept out of its shape (``shape_of``)."""
     data: Any = None
 
     def fail(problem: str) -> CookedResponseError:
@@ -80,3 +90,50 @@ def _location(loc: tuple[int | str, ...]) -> str:
         else:
             text += f".{part}" if text else part
     return text
+
+
+def shape_of(value: Any, secrets: tuple[str, ...] = (), depth: int = 0) -> Any:
+    """``{"items": ["array", {"id": "string"}]}`` for ``{"items": [{...}]}``; ``secrets`` never show as keys."""
+    if isinstance(value, dict):
+        if depth >= MAX_SHAPE_DEPTH:
+            return "object"
+        out: dict[str, Any] = {}
+        others = 0
+        for key in list(value)[:MAX_SHAPE_KEYS]:
+            shown = _shown_key(key, secrets)
+            if shown == OTHER_KEY:
+                others += 1
+                shown = f"<other key {others}>"
+            out[shown] = shape_of(value[key], secrets, depth + 1)
+        if len(value) > MAX_SHAPE_KEYS:
+            out["<more keys>"] = len(value) - MAX_SHAPE_KEYS
+        return out
+    if isinstance(value, list):
+        if depth >= MAX_SHAPE_DEPTH or not value:
+            return ["array"]
+        elements: list[Any] = []
+        for element in value[:_ELEMENTS_LOOKED_AT]:
+            shape = shape_of(element, secrets, depth + 1)
+            if shape not in elements:
+                elements.append(shape)
+        return ["array", *elements]
+    return _type_name(value)
+
+
+def _shown_key(key: str, secrets: tuple[str, ...]) -> str:
+    folded = key.casefold()
+    if len(key) > _MAX_KEY_CHARS or not _SCHEMA_KEY.fullmatch(key):
+        return OTHER_KEY
+    if any(secret and secret.casefold() in folded for secret in secrets):
+        return OTHER_KEY
+    return key
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "string"

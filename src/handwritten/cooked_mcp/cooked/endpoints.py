@@ -1,9 +1,5 @@
-"""THE table of Cooked's API: every path, method, query parameter and JSON key (docs/cooked-api.md).
-
-Much of the contract is not public, so correcting it against the live service must be a
-one-place edit: nothing else in the code base spells a Cooked path or JSON key. Path
-parameters are percent-encoded as exactly one segment each, so no ID can change which
-endpoint is called.
+"""THE table of Cooked's API: every path, method, query parameter and JSON key (docs/cooked-api.md),
+so correcting the partly reconstructed contract is a one-place edit.
 """
 
 from __future__ import annotations
@@ -23,12 +19,7 @@ USERNAME_PARAM: Final = "username"
 
 
 class Key:
-    """JSON keys, kebab-case as Cooked (a Clojure service) spells them.
-
-    Cooked's app reads boolean keys with a trailing ``?`` (``is-patron?``), so every answer
-    model accepts a key with that ``?`` as the key without it (see ``models``); the
-    spellings here are the ones sent and expected first.
-    """
+    """JSON keys as Cooked spells them (models also accept a boolean key with a trailing ``?``)."""
 
     # login
     USERNAME: Final = "username"
@@ -73,11 +64,7 @@ class Query:
 
 @dataclass(frozen=True)
 class Provenance:
-    """How sure the project is that a row matches the live Cooked, and why.
-
-    ``confirmed`` rows were seen in a public source (named in ``source``); the others are
-    the project's reconstruction, the first suspects when ``--check`` finds a mismatch.
-    """
+    """Whether a public source (``source``) confirms the row; the others are the first suspects for ``--check``."""
 
     confirmed: bool
     source: str
@@ -97,13 +84,8 @@ RECONSTRUCTED: Final = Provenance(
 
 @dataclass(frozen=True)
 class Endpoint:
-    """One Cooked operation.
-
-    ``name`` is what logs and error messages call it (never the filled path, which may hold
-    the username). ``provenance`` says whether a public source confirms the row. ``slow`` selects the long read timeout. ``query`` lists the only query
-    parameter names the operation may be sent. ``changes`` marks operations that change the
-    account: when their answer is lost (timeout, broken connection) the change may still have
-    happened, and a blind retry could repeat it (a second copy of a recipe, ingredients added twice).
+    """One Cooked operation. ``name`` is what logs call it (never the filled path, which may hold the
+    username); ``slow`` selects the long read timeout; ``changes``: a lost answer may hide a made change.
     """
 
     name: str
@@ -124,11 +106,8 @@ class Endpoint:
 
     # implements: api-client.REQUESTS.3
     def path(self, **params: str) -> str:
-        """Fill the template; each value becomes one percent-encoded segment or is refused.
-
-        ``.`` and ``..`` are refused rather than encoded: unreserved characters pass through
-        ``quote`` unchanged and HTTP clients resolve such segments, which would call a
-        different endpoint. An empty value would do the same by collapsing the segment.
+        """Fill the template; each value becomes one percent-encoded segment or is refused (``.``, ``..`` and
+        empty values would change which endpoint is called).
         """
         expected = set(self.path_params)
         if set(params) != expected:
@@ -187,23 +166,5 @@ CLEAR_SHOPPING_LIST: Final = Endpoint(
     "clear shopping list", "DELETE", "/api/user/{username}/shopping-list", RECONSTRUCTED, changes=True
 )
 
-#: Every operation, for tests and documentation that need to walk the whole table.
-ENDPOINTS: Final = (
-    LOGIN,
-    LIST_RECIPES,
-    SEARCH_RECIPES,
-    GET_RECIPE,
-    PREVIEW_RECIPE,
-    SAVE_RECIPE,
-    UPDATE_RECIPE,
-    DELETE_RECIPE,
-    IMPORT_URL,
-    GET_DRAFT,
-    SAVE_DRAFT,
-    GET_SHOPPING_LIST,
-    ADD_INGREDIENTS,
-    UPDATE_PRODUCT_GROUP,
-    SET_SELECTED,
-    REMOVE_PRODUCT_GROUPS,
-    CLEAR_SHOPPING_LIST,
-)
+#: Every operation in the order above, for tests and documentation that walk the whole table.
+ENDPOINTS: Final = tuple(value for value in list(globals().values()) if isinstance(value, Endpoint))

@@ -1,11 +1,5 @@
-"""From what Cooked answered (or failed to) to the kind of ``CookedError`` that says so.
-
-The error classes are drawn in ``cooked_mcp.exceptions``; this module decides which one an
-answer is and what the agent should do next. Tool handlers turn these into MCP tool errors,
-so each error carries the facts an agent can act on (status, Cooked's code and message,
-Retry-After) plus a ``next_step`` hint. Nothing here ever sees cookies, credentials or
-request bodies; Cooked's own message is untrusted text and is cleaned and shortened before
-it is kept.
+"""From what Cooked answered (or failed to) to the ``CookedError`` that says so, with a next step
+an agent can act on; Cooked's own message is untrusted, cleaned and shortened.
 """
 
 from __future__ import annotations
@@ -56,11 +50,8 @@ def error_from_response(
     endpoint: Endpoint,
     redact: Callable[[str], str] | None = None,
 ) -> CookedError:
-    """Turn a non-2xx answer (other than a session 401, handled by the session) into an error.
-
-    ``body`` must already be bounded (at most ``bounds.MAX_ERROR_BODY_BYTES``); a body that is not
-    a JSON object, such as a proxy's HTML page, contributes nothing but its status.
-    ``redact`` scrubs known secrets from Cooked's message, which might echo them back.
+    """A non-2xx answer (other than a session 401) as an error; ``body`` is already bounded, and one that
+    is not a JSON object adds nothing but its status. ``redact`` scrubs Cooked's message.
     """
     operation = endpoint.name
     code, message = _parse_error_body(body, redact)
@@ -137,37 +128,23 @@ def _parse_error_body(body: bytes, redact: Callable[[str], str] | None) -> tuple
 
 def parse_retry_after(value: str | None) -> float | None:
     """``Retry-After`` in delta-seconds; an HTTP-date or garbage is ignored rather than guessed at."""
-    if value is None:
-        return None
     try:
-        seconds = float(value.strip())
+        seconds = float(value.strip()) if value is not None else math.nan
     except ValueError:
         return None
-    if not math.isfinite(seconds) or seconds < 0:
-        return None
-    return seconds
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 def base_url_setting(base_url: str, source: str | None = None) -> str:
-    """How every message names the Cooked base URL: its value and the setting it came from.
-
-    ``source`` is ``Settings.describe_origin("base_url")`` (a variable, ``cooked.base_url in
-    path:line`` or the default); a client built without settings names both places a user may
-    have set it, since which one won is unknown there.
-    """
+    """The base URL and the setting it came from, as every message names it (both places when unknown)."""
     if source is None:
         return f"COOKED_BASE_URL or cooked.base_url ({base_url})"
     return f"the base URL {base_url} from {source}"
 
 
 def connect_failure(exc: BaseException, setting: str) -> tuple[str, str]:
-    """What went wrong while connecting to Cooked, in words, and the advice that fits that cause.
-
-    httpx reports every connection failure as one ``ConnectError``; the cause is found in the
-    exceptions it wraps. "Retry later" is offered only where time can fix the cause: a refused
-    connection (Cooked restarting) or an unknown network trouble, never a name that does not exist
-    or a TLS mismatch. (A connect timeout is not a ``ConnectError``; the sender reports it itself.)
-    ``setting`` names the base URL and its source (``base_url_setting``).
+    """What went wrong while connecting, and the advice for that cause, found in the exceptions httpx's
+    ``ConnectError`` wraps: "retry later" only where time can fix it (refused, unknown trouble).
     """
     causes = list(_causes(exc))
     if any(isinstance(cause, ssl.SSLCertVerificationError) for cause in causes):

@@ -1,15 +1,6 @@
-"""Validated shapes of Cooked's answers: only the fields the tools use.
-
-Every response is checked against these before a tool formats anything, so a changed
-or broken Cooked answer becomes a precise ``CookedResponseError`` instead of a
-``KeyError`` deep in a handler. Unknown fields are ignored (Cooked adds fields freely), and
-image and thumbnail URLs are deliberately not modelled, so they cannot leak into tool
-output. Aliases come from ``endpoints.Key``, the one place JSON keys are spelled.
-
-Tolerant where Cooked is seen to vary (its own app reads these variants): a key may end in
-``?`` (``can-edit?``), a list may come bare instead of as ``{"items": [...]}``, and a draft's
-ID may be ``extraction-id`` or ``extract-id``. Strict where a tool would otherwise lie: an
-ID or the markdown must be present and of the right type.
+"""Validated shapes of Cooked's answers: only the fields the tools use (never image URLs), aliased
+from ``endpoints.Key``. Tolerant where Cooked's own app is (a ``?`` key suffix, a bare list, two
+draft ID keys), strict where a tool would otherwise lie (IDs, markdown).
 """
 
 from __future__ import annotations

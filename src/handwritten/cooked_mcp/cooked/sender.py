@@ -1,19 +1,7 @@
-"""One HTTP exchange with Cooked: build, send, read a bounded body, map transport failures.
-
-This is the only module that touches httpx directly. It owns the process's one
-``httpx.AsyncClient``: its connection pool, the proxy it takes from the environment
-(``HTTPS_PROXY``, ``HTTP_PROXY`` or ``ALL_PROXY`` unless ``NO_PROXY`` covers the host), the CA
-settings ``SSL_CERT_FILE`` and ``SSL_CERT_DIR``, and its cookie jar (httpx's own, in memory
-only): cookies are set by Cooked's ``Set-Cookie`` and put on each request by the jar, and never
-follow a redirect, because redirects are not followed at all. The sender knows nothing of
-logins: ``session.Session`` asks it to send one, and ``client.CookedClient`` retries once.
-
-The client is built at the first request, because building it loads the TLS trust store,
-the largest part of start-up that is ours; the environment is read then.
-
-Every bound that keeps a misbehaving Cooked (or a proxy in front of it) from holding the
-process is applied here: one overall deadline per exchange, bounded body reads, no
-compressed bodies at all, and a bounded cookie jar (the figures and readers are in ``bounds``).
+"""One HTTP exchange with Cooked: the only module that touches httpx. It owns the one
+``httpx.AsyncClient`` (built at the first request: loading the trust store is costly), and applies
+every bound against a misbehaving Cooked or proxy: one deadline per exchange, bounded reads, no
+compressed bodies, no redirects, a bounded cookie jar (figures in ``bounds``).
 """
 
 from __future__ import annotations
@@ -46,11 +34,8 @@ logger = logging.getLogger("cooked_mcp.cooked")
 
 @dataclass(frozen=True)
 class Timeouts:
-    """Seconds; ``slow_read`` is for importing a URL, which Cooked says can take a minute.
-
-    ``connect`` and ``read`` bound each network step; ``deadline`` bounds the whole exchange
-    (connecting, sending, and reading the answer to its last byte), so an answer that trickles
-    in one byte at a time, each within the read timeout, still ends.
+    """Seconds; ``slow_read`` is for a URL import. ``deadline`` bounds the whole exchange, so an answer
+    trickling in within each read timeout still ends.
     """
 
     connect: float = 10.0
@@ -82,10 +67,8 @@ class Answer:
 
     @property
     def session_lost(self) -> bool:
-        """The session cannot be used as it is: log in afresh (with an empty jar) and retry once.
-
-        A 401; or the request was refused for its size (431, or a proxy's 400 about its headers or
-        cookies) while it carried cookies, which only a cookie jar grown too big explains.
+        """A 401, or a size refusal (431, a proxy's 400) of a request carrying cookies, which only a grown
+        jar explains: log in afresh with an empty jar and retry once.
         """
         return self.status == 401 or (self.carried_cookies and _refused_for_size(self.status, self.body))
 
@@ -158,12 +141,7 @@ class Sender:
         params: Mapping[str, str | int] | None = None,
         body: Mapping[str, Any] | None = None,
     ) -> Answer:
-        """Send one request and return its answer; only transport trouble raises here.
-
-        The body of a non-2xx answer is read up to ``bounds.MAX_ERROR_BODY_BYTES`` and the rest is
-        never downloaded: it is only used to extract ``code`` and ``message``. The whole
-        exchange ends by the endpoint's deadline, whatever the answer's pace.
-        """
+        """Send one request within the endpoint's deadline; an error body is read only up to its bound."""
         unknown = set(params or {}) - set(endpoint.query)
         if unknown:
             raise ValueError(f"{endpoint.name} takes no query parameters {sorted(unknown)}")
@@ -238,12 +216,8 @@ class Sender:
             ) from None
 
     async def _read_body(self, endpoint: Endpoint, response: httpx.Response) -> tuple[bytes, bool]:
-        """The raw body, bounded; a compressed one is never decompressed.
-
-        The client asks for ``identity``, so the read bound is a bound on bytes received. A
-        server that compresses anyway could make a few KiB expand to gigabytes (``gzip, gzip``
-        compounds), so such a successful answer is refused unread; an error answer keeps its
-        status and loses only its (unreadable) body.
+        """The raw body, bounded; a compressed one (asked for ``identity`` anyway) could expand without bound,
+        so a success is refused unread and an error keeps only its status.
         """
         encoding = compression(response)
         if not response.is_success:  # a compressed error body is not read at all: its status is kept

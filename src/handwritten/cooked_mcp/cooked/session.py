@@ -1,16 +1,6 @@
-"""The one Cooked login session of this process: lazy login, single-flight renewal.
-
-``Session`` logs in before the first request needs a session, and again when the client finds
-the session lost (``Answer.session_lost``); it asks the ``Sender`` to send the login and never
-sends anything else, so the client calls down into it and nothing calls back up.
-
-When concurrent calls find the session missing or expired together, exactly one login goes
-out (Cooked may lock accounts on bursts of logins): a generation counter (finished login
-attempts) lets only a caller whose generation is still current log in; the others reuse its
-session or its error. The session lives in the sender's in-memory cookie jar, never on disk.
-
-Credentials cannot change without a restart, so for ``LOGIN_BACKOFF_SECONDS`` after Cooked
-rejects them (401, or 403 at login) every call gets the same error without asking Cooked.
+"""The one Cooked login session: lazy login, single-flight renewal (Cooked may lock accounts on
+bursts of logins: a generation counter lets one caller log in, the others reuse its outcome). After
+rejected credentials, calls get the same error for ``LOGIN_BACKOFF_SECONDS`` without asking Cooked.
 """
 
 from __future__ import annotations
@@ -37,11 +27,7 @@ LOGIN_BACKOFF_SECONDS = 60.0
 
 
 def login_hint(credentials_from: str | None = None) -> str:
-    """How a user fixes rejected credentials; names the settings actually used, never their values.
-
-    ``credentials_from`` is ``Settings.describe_credentials()`` (which variable, file line or
-    command each credential came from); without it every place a credential could be is listed.
-    """
+    """How a user fixes rejected credentials, naming the settings used (every place when unknown), never values."""
     settings = credentials_from or (
         "COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the config file)"
     )
@@ -92,43 +78,11 @@ class Session:
         username = self._username
         if username is not None:
             return self._generation, username
-        return await self._login_once(self._generation)
+        return await self.renew(self._generation)
 
     # implements: authentication.SESSION.4
-    async def renew(self, rejected_generation: int) -> tuple[int, str]:
-        """Replace the session Cooked rejected, unless another caller already did."""
-        return await self._login_once(rejected_generation)
-
-    # implements: api-client.ERRORS.6, authentication.SECRETS.3
-    def redact(self, text: str) -> str:
-        """Scrub what must never reach error text: login name, username, password, cookie values,
-        and the other secrets given (the HTTP bearer token).
-
-        Cooked's error messages are untrusted and could echo any of them back, raw or encoded
-        (see ``cooked_mcp.redaction``). Very short values are left alone: replacing two
-        letters everywhere would only garble the text.
-        """
-        return redact(text, self.secret_values())
-
-    def secret_values(self) -> list[str]:
-        """Login name, password, canonical username, the session cookie values held now or before,
-        and the ``secrets`` given at construction.
-
-        Earlier cookies and the last canonical username count too: a login clears both first,
-        and Cooked's answer to that login could still echo those of the session it replaces.
-        """
-        secrets = [
-            *self._secrets,
-            self._login_name,
-            self._password.get_secret_value(),
-            *self._sender.cookie_values(),
-            *self._retired_cookies,
-        ]
-        if self._last_username is not None:
-            secrets.append(self._last_username)
-        return secrets
-
-    async def _login_once(self, seen_generation: int) -> tuple[int, str]:
+    async def renew(self, seen_generation: int) -> tuple[int, str]:
+        """A new session unless another caller already replaced the one seen (single flight)."""
         async with self._lock:
             # A login interrupted by cancellation leaves neither a username nor an error.
             interrupted = self._username is None and self._failure is None
@@ -140,6 +94,26 @@ class Session:
                 # A new instance per waiter: one raised in many tasks would tangle their tracebacks.
                 raise self._failure.with_next_step(self._failure.next_step)
             return self._generation, self._username
+
+    # implements: api-client.ERRORS.6, authentication.SECRETS.3
+    def redact(self, text: str) -> str:
+        """Scrub every secret (``secret_values``) from Cooked's untrusted text, in every spelling ``redaction`` knows."""
+        return redact(text, self.secret_values())
+
+    def secret_values(self) -> list[str]:
+        """Login name, password, canonical username, the session cookies held now or before (a login's answer
+        may echo the old session's), and the ``secrets`` given at construction.
+        """
+        secrets = [
+            *self._secrets,
+            self._login_name,
+            self._password.get_secret_value(),
+            *self._sender.cookie_values(),
+            *self._retired_cookies,
+        ]
+        if self._last_username is not None:
+            secrets.append(self._last_username)
+        return secrets
 
     def _raise_if_backing_off(self) -> None:
         """Within the back-off after a rejection: the same error again, and Cooked is not asked."""

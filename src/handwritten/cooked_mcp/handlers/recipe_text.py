@@ -1,8 +1,5 @@
-"""What the agent reads from the recipe tools: every sentence, the fenced Cooked text, the outputs.
-
-Titles, markdown and drafts may come from any web page, so tool text shows them only fenced
-(formatting.fence) and our own sentences carry at most a one-line, bounded copy of a Cooked
-value. Image and thumbnail URLs never get this far: the client's models do not carry them.
+"""What the agent reads from the recipe tools. Cooked text is shown only fenced, and our sentences hold
+at most a one-line bounded copy of a Cooked value.
 """
 
 from __future__ import annotations
@@ -177,11 +174,8 @@ def recipe_look(recipe_id: str) -> str:
 # implements: recipes.READ.3, recipes.PAGINATION.6, api-client.LIMITS.2, api-client.LIMITS.3
 @dataclass(frozen=True)
 class RecipePage:
-    """One page of a list or search, and the one call that continues it.
-
-    Page N with limit L holds results (N-1)*L+1 to N*L for a list and a search alike, so
-    the continuation is always the same call with ``page`` N+1: ``next_page`` in the output
-    and the same call spelled out in the text. ``more`` says the next page may hold results.
+    """One page of a list or search: page N with limit L holds results (N-1)*L+1 to N*L, so the
+    continuation is always ``page`` N+1 (``next_page``); ``more``: the next page may hold results.
     """
 
     items: Sequence[CookedRecipeSummary]
@@ -311,11 +305,8 @@ NEWEST_RECIPES = f"{tool_call('read', target='recipes')} lists the newest recipe
 
 
 def still_running(age: float | None) -> ToolResult[SaveRecipeOutput]:
-    """``age`` is how long ago an earlier call started the import; None for this call's own.
-
-    The promise made here (no second import) holds for as long as it says: writes.KEEP_SECONDS, in
-    this process. A stop waits for the import within its grace (transports.protocol_guard), and what is
-    kept is in memory only, so the text says both.
+    """``age``: how long ago an earlier call started the import (None: this call's). The text says the
+    promise holds for writes.KEEP_SECONDS, in this process only.
     """
     started = (
         "Cooked is importing the page"

@@ -1,13 +1,13 @@
-"""Recipe tools: read recipes and one recipe, preview, save from five sources, delete.
-
-What each call asks of Cooked, in which order, and which change is made once; what the agent
-reads back is worded in recipe_text, and the progress of a long import in progress.
-"""
+"""Recipe tools: what each call asks of Cooked and in which order; the wording is in recipe_text."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 import string
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import partial
 from urllib.parse import urlsplit, urlunsplit
@@ -28,12 +28,11 @@ from cooked_mcp_generated.models import (
     SaveRecipeRawText,
     SaveRecipeUrl,
 )
-from cooked_mcp_runtime.results import ToolCall, ToolResult
+from cooked_mcp_runtime.results import ProgressReporter, ToolCall, ToolResult
 
 from ..cooked.client import CookedClient
 from ..cooked.models import CookedRecipeSummary
 from .confirmation import Confirmation, Question
-from .progress import ticking
 from .recipe_text import (
     DELETE_QUESTION,
     DRAFT_NOT_FOUND,
@@ -65,25 +64,18 @@ _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 
 
 class RecipeTools:
-    def __init__(
-        self,
-        client: CookedClient,
-        *,
-        writes: Writes,
-        writable: bool = True,
-        import_answer_seconds: float,
-        confirmation: Confirmation,
-    ) -> None:
-        self._client = client
-        self._confirmation = confirmation
-        self._writes = writes
-        self._writable = writable
-        self._import_answer_seconds = import_answer_seconds
+    """The recipe tools; ``CookedTools`` gives them the client, the kept outcomes and the settings."""
+
+    _client: CookedClient
+    _confirmation: Confirmation
+    _writes: Writes
+    _writable: bool
+    _import_answer_seconds: float
 
     # --- read ----------------------------------------------------------------------------------
 
     # implements: recipes.READ.1, recipes.READ.2, recipes.READ.5
-    async def read(self, args: ReadRecipes | ReadRecipe, call: ToolCall) -> ToolResult[ReadOutput]:
+    async def read_recipes(self, args: ReadRecipes | ReadRecipe, call: ToolCall) -> ToolResult[ReadOutput]:
         """A read the agent receives is its look at recipe changes whose outcome is unknown (writes);
         so is a recipe read that finds the recipe gone, which is what a deletion looks like."""
         looked = partial(self._writes.looked, "recipes")
@@ -110,13 +102,8 @@ class RecipeTools:
 
     # implements: recipes.PAGINATION.1, recipes.PAGINATION.3
     async def _search(self, query: str, page: int, limit: int) -> ToolResult[ReadOutput]:
-        """Tool page N is results (N-1)*L+1 to N*L, as for the list, cut from Cooked's 20-result pages.
-
-        Counting pages in steps of ``limit`` (not Cooked's fixed 20) is what lets an agent that
-        follows ``next_page`` with the same ``limit`` see every result exactly once. A window
-        inside one Cooked page costs one request (always so for a limit dividing 20, such as
-        the default 10); one crossing a Cooked page boundary needs the next Cooked page too.
-        A short Cooked page ends the results, so no page after it is asked for.
+        """Tool page N is results (N-1)*L+1 to N*L cut from Cooked's 20-result pages, so following
+        ``next_page`` with one ``limit`` sees each result once; a short Cooked page ends the results.
         """
         start = (page - 1) * limit
         first = start // SEARCH_PAGE_SIZE + 1
@@ -143,7 +130,9 @@ class RecipeTools:
 
     # --- preview -------------------------------------------------------------------------------
 
-    async def preview(self, args: PreviewRecipeTextArguments) -> ToolResult[PreviewRecipeTextOutput]:
+    async def preview_recipe_text(
+        self, args: PreviewRecipeTextArguments, call: ToolCall
+    ) -> ToolResult[PreviewRecipeTextOutput]:
         with cooked_errors():
             preview = await self._client.preview_recipe(args.title, args.text)
         return preview_result(preview, self._writable)
@@ -151,7 +140,7 @@ class RecipeTools:
     # --- save ----------------------------------------------------------------------------------
 
     # implements: recipes.SAVE.10
-    async def save(self, args: SaveRecipeArguments, call: ToolCall) -> ToolResult[SaveRecipeOutput]:
+    async def save_recipe(self, args: SaveRecipeArguments, call: ToolCall) -> ToolResult[SaveRecipeOutput]:
         """Every save is a change made once (writes.py): an identical call gets its kept outcome,
         and for a URL import an identical call is one naming the same page (``same_page``)."""
         keyed = (
@@ -188,10 +177,8 @@ class RecipeTools:
 
     # implements: recipes.SAVE.1, recipes.SAVE.11
     async def _save_raw_text(self, title: str, text: str) -> ToolResult[SaveRecipeOutput]:
-        """Cooked saves raw text in two steps; the agent sees one, saving exactly what the preview made.
-
-        Cooked's title wins so the saved recipe matches a preview_recipe_text of the same text;
-        the agent's title stands in only if Cooked's preview has none.
+        """Preview then save exactly what the preview made; Cooked's title wins (as in preview_recipe_text),
+        the agent's only when Cooked has none.
         """
         with cooked_errors():
             preview = await self._client.preview_recipe(title, text)
@@ -251,7 +238,9 @@ class RecipeTools:
     # --- delete --------------------------------------------------------------------------------
 
     # implements: recipes.DELETE.1, recipes.DELETE.2, recipes.SAFETY.3
-    async def delete(self, args: DeleteRecipeArguments, call: ToolCall) -> ToolResult[DeleteRecipeOutput]:
+    async def delete_recipe(
+        self, args: DeleteRecipeArguments, call: ToolCall
+    ) -> ToolResult[DeleteRecipeOutput]:
         """Made once (writes.py); when it succeeds, every kept outcome naming the recipe is forgotten."""
         write = _about_recipe(Write.of(call, args, area="recipes", look=""), args.recipe_id)
         named: list[str] = []  # the recipe as its question named it, for the answer
@@ -296,10 +285,9 @@ def _about_recipe(write: Write, recipe_id: str) -> Write:
 
 
 def same_page(url: str) -> str:
-    """``url`` spelt as every spelling of the same page is (RFC 3986's equivalences): scheme and host
-    in lower case, no default port, no fragment (a browser never sends it), percent-escapes of
-    unreserved characters decoded and the others in upper case, an empty path as ``/`` and an
-    empty query dropped. Any other difference in path or query is another page."""
+    """``url`` as every spelling of the same page is (RFC 3986 equivalences: case, default port,
+    fragment, unreserved escapes, empty path and query); any other difference is another page.
+    """
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     userinfo, at, host = parts.netloc.rpartition("@")
@@ -318,3 +306,34 @@ def _unescaped(text: str) -> str:
         return char if char in _UNRESERVED else f"%{escape[1].upper()}"
 
     return _ESCAPE.sub(one, text)
+
+
+logger = logging.getLogger("cooked_mcp.handlers")
+
+#: How often a running URL import reports progress; clients drop a call that stays silent too long.
+PROGRESS_INTERVAL_SECONDS = 3.0
+
+
+@asynccontextmanager
+async def ticking(report: ProgressReporter, message: str) -> AsyncIterator[None]:
+    """Report progress every few seconds while the body runs. A plain task, not a task group (which would
+    wrap the body's ToolError), cancelled without awaiting so the call's own cancellation passes.
+    """
+    ticker = asyncio.create_task(_tick(report, message))
+    try:
+        yield
+    finally:
+        ticker.cancel()
+
+
+async def _tick(report: ProgressReporter, message: str) -> None:
+    elapsed = 0.0
+    while True:
+        try:
+            await report(elapsed, None, f"{message}; {elapsed:.0f} s so far")
+        except Exception:
+            # Progress is a courtesy: a client that cannot take it must not fail the import.
+            logger.debug("progress report failed; no more progress for this call", exc_info=True)
+            return
+        await asyncio.sleep(PROGRESS_INTERVAL_SECONDS)
+        elapsed += PROGRESS_INTERVAL_SECONDS

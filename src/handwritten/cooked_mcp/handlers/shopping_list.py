@@ -1,15 +1,8 @@
 """Shopping-list tools: read the list, change it through seven explicit actions.
 
-Cooked's writes replace whole things: a product-group PUT needs all four fields and
-the selection PUT takes the complete selected set. Agents think in partial changes,
-so update_item (when a field is omitted) and add/remove_selection read the list once
-and write once. Another Cooked client (the phone app, a second agent) can change the
-list between that read and that write; the window is kept to exactly one read and one
-write, never retried or widened, and the result reports what Cooked answered.
-
-Names, quantities and aisle names come from Cooked and often from recipe web pages, so
-they are shown on single lines without control characters, inside a fence that marks
-them as data.
+Cooked's writes replace whole things (a product group's four fields, the whole selected set), so
+partial changes read the list once and write once, never retried or widened: another client may
+change the list in between. Cooked's names are shown on single lines, fenced as data.
 """
 
 from __future__ import annotations
@@ -76,21 +69,15 @@ class Fields:
 
 
 class ShoppingListTools:
-    def __init__(
-        self,
-        client: CookedClient,
-        *,
-        writes: Writes,
-        writable: bool = True,
-        confirmation: Confirmation,
-    ) -> None:
-        self._client = client
-        self._confirmation = confirmation
-        self._writes = writes
-        self._writable = writable
+    """The shopping-list tools; ``CookedTools`` gives them the client and the kept outcomes."""
+
+    _client: CookedClient
+    _confirmation: Confirmation
+    _writes: Writes
+    _writable: bool
 
     # implements: shopping-list.READ.1, shopping-list.READ.9
-    async def read(self, args: ReadShoppingList, call: ToolCall) -> ToolResult[ReadOutput]:
+    async def read_shopping_list(self, args: ReadShoppingList, call: ToolCall) -> ToolResult[ReadOutput]:
         """A read the agent receives is its look at list changes whose outcome is unknown (writes);
         a read that failed showed nothing, so it is no look."""
         listing = await self._get_list()
@@ -108,7 +95,9 @@ class ShoppingListTools:
         return ToolResult(_list_text(output, self._writable), output)
 
     # implements: shopping-list.ACTIONS.1
-    async def change(self, args: ChangeShoppingListArguments, call: ToolCall) -> ToolResult[Output]:
+    async def change_shopping_list(
+        self, args: ChangeShoppingListArguments, call: ToolCall
+    ) -> ToolResult[Output]:
         """add, remove and clear are made once (writes.py): each repeat would change the list again.
         The others set a state, so a repeat changes nothing and they go straight to Cooked."""
         args = _as_sent(args)

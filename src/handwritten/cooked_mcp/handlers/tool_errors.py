@@ -1,11 +1,4 @@
-"""Cooked client errors as tool errors an agent can recover from.
-
-The client's errors already carry status, Cooked's code and message, and a
-generic next step; a handler knows better what a 404 or 403 means for its
-own call (a recipe ID versus a shopping-list entry, an unknown aisle versus a
-malformed body, a web page without a recipe), so it may say so here, by the
-error's kind.
-"""
+"""Cooked client errors as tool errors, with the next step a handler knows for its own call."""
 
 from __future__ import annotations
 
@@ -25,10 +18,9 @@ from ..exceptions import (
 
 
 class AnswerLost(ToolError):
-    """A change reached Cooked but its answer was lost: whether Cooked made it is unknown (writes.py).
-
-    Its message is the client's, next step included (for a change made straight away); ``summary``
-    is what happened alone, for writes.py, which gives its own single next step (look first)."""
+    """A change reached Cooked but its answer was lost. The message is the client's; ``summary`` omits its
+    next step, for writes.py, which gives its own (look first).
+    """
 
     def __init__(self, message: str, *, summary: str) -> None:
         super().__init__(message)

@@ -1,32 +1,7 @@
 """Kept outcomes: a change sent to Cooked happens once, whatever the client's timeout,
-cancellation or a lost answer does.
-
-A client that gives up on a call (its own timeout, the person pressing stop, its connection
-or session ending) cancels the call, not the change: every change runs in a task of its own,
-outside the call's cancel scope, to its end within its own Cooked deadlines (and at most
-``BACKGROUND_LIMIT_SECONDS``). Its outcome is kept, by tool and normalised arguments (``Write``),
-and an identical call from any session is answered with it instead of sending the change again:
-
-- while the change runs, the call waits for it (a URL import only until the answer deadline,
-  then it answers "still running");
-- when it ended and no call has received its outcome, the call gets that outcome (the recipe,
-  the draft, the error), saying that nothing was sent again;
-- when it ended and a call has received its outcome, an identical call is a deliberate repeat
-  and is carried out again, except that a successful URL import keeps being reported (a page is
-  imported once); a failed one is tried again;
-- when Cooked's answer was lost (``AnswerLost``: the request went out, the answer did not come
-  back), the outcome is unknown: identical calls send nothing and say where to look. Once a call
-  has received that, a read of the same part of the account (recipes, or the shopping list)
-  lifts it: the next identical call is carried out again, deliberately.
-
-"Received" is decided by the dispatcher (``ToolCall.when_answered``): the answer was handed to
-the SDK and the request was not cancelled. Outcomes expire ``KEEP_SECONDS`` after the change
-ended, deleting a recipe (or saving an import's draft) forgets every known outcome that names it,
-and nothing is kept beyond the process. Beyond ``Limits.kept_outcomes`` outcomes or
-``Limits.kept_outcome_chars`` characters the oldest go first, except those kept under a promise
-(an answer told the agent that identical calls send nothing: "still running", or "unknown" until
-a read): while those alone reach a bound, no new change is started. Keys are digests: no argument
-text is kept, and outcomes hold only what the tool answered, never a credential or cookie.
+cancellation or a lost answer does (the rules are in docs/usage.md, "Client timeouts, cancelled
+calls and retries"). Each change runs in its own task, outside the call's cancel scope; its outcome
+is kept by tool and normalised arguments (a digest: no argument text is kept) for identical calls.
 """
 
 from __future__ import annotations
@@ -130,14 +105,9 @@ class Writes:
         still_running: Callable[[float | None], ToolResult[OutputT]] | None = None,
         confirm: Callable[[], Awaitable[None]] | None = None,
     ) -> ToolResult[OutputT]:
-        """The change's outcome, carrying it out only when no kept outcome answers this call.
-
-        With ``answer_seconds``, a change still running then is answered with
-        ``still_running(age)``: age None for this call's own change, else how long ago an
-        identical call started it. A cancellation of this call ends only its wait.
-        ``confirm`` runs only before a change is started (never for a kept outcome); it raises
-        to send nothing. An identical call that started the change while the person was being
-        asked is joined, so a confirmed change is still made once.
+        """The change's outcome, carried out only when no kept outcome answers this call. Past
+        ``answer_seconds`` the answer is ``still_running(age)`` (None: this call's own). ``confirm`` runs
+        only before starting a change and raises to send nothing.
         """
         kept = self._binding_outcome(write)
         if kept is None and confirm is not None:
