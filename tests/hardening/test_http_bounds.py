@@ -23,9 +23,9 @@ import pytest
 from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env, write_limits
 
 from cooked_fake import FakeCooked
-from cooked_mcp.transports.http_sockets import connection_cap, rate_limited_accept_errors
-from cooked_mcp.transports.private_reaches import MAX_SESSIONS
-from cooked_mcp.transports.protocol_guard import MAX_INITIALIZE_BYTES
+from cooked_mcp.config.limits import Limits
+from cooked_mcp.transports.connection_guard import connection_cap
+from cooked_mcp.transports.http_sockets import rate_limited_accept_errors
 
 TOKEN = "CANARY-bounds-Token_0123456789"
 HEADERS = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}
@@ -252,7 +252,7 @@ def test_a_full_house_of_the_fattest_sessions_stays_within_the_memory_bound(
 ) -> None:
     """Before the bounds: ten 4 MB initialize requests (280,000 capability keys) took the server
     from 71 to 787 MiB, held for 30 minutes, and 10,000 sessions were allowed."""
-    fattest = fat_initialize(MAX_INITIALIZE_BYTES)
+    fattest = fat_initialize(Limits.MAX_INITIALIZE_BYTES)
     server = raised_server
     with httpx.Client(timeout=30) as http:
         first = open_session(http, server.url)
@@ -261,7 +261,9 @@ def test_a_full_house_of_the_fattest_sessions_stays_within_the_memory_bound(
         before = rss_mib(server.process.pid)
 
         refused = open_session(http, server.url, fat_initialize(4_000_000))
-        statuses = [open_session(http, server.url, fattest).status_code for _ in range(MAX_SESSIONS + 10)]
+        statuses = [
+            open_session(http, server.url, fattest).status_code for _ in range(Limits.MAX_SESSIONS + 10)
+        ]
         time.sleep(0.5)
         grown = rss_mib(server.process.pid) - before
 
@@ -272,6 +274,6 @@ def test_a_full_house_of_the_fattest_sessions_stays_within_the_memory_bound(
             json={"jsonrpc": "2.0", "id": 2, "method": "ping"},
         )
     assert refused.status_code == 413 and "initialize" in refused.json()["error"]["message"]
-    assert statuses == [200] * (MAX_SESSIONS + 10)
+    assert statuses == [200] * (Limits.MAX_SESSIONS + 10)
     assert oldest.status_code == 404
     assert grown < SESSIONS_RSS_BOUND_MIB, f"RSS grew by {grown:.0f} MiB"

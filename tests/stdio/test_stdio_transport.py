@@ -18,7 +18,7 @@ import pytest
 from servers import COOKED_MCP, INITIALIZE, server_env
 
 from cooked_fake import FakeCooked
-from cooked_mcp.transports.stdio import MAX_MESSAGE_BYTES
+from cooked_mcp.config.limits import Limits
 
 pytestmark = pytest.mark.req("server.TRANSPORT.1")
 
@@ -133,7 +133,9 @@ def serving(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) 
 
 def _oversized(request_id: int, *, id_last: bool = False) -> bytes:
     """A tools/call over the limit, its id first (as the Python SDK writes it) or last (TypeScript SDK)."""
-    call = _call(request_id, "save_recipe", {"source": "raw_text", "text": "x" * (MAX_MESSAGE_BYTES + 1024)})
+    call = _call(
+        request_id, "save_recipe", {"source": "raw_text", "text": "x" * (Limits.MAX_MESSAGE_BYTES + 1024)}
+    )
     if id_last:
         call = {key: call[key] for key in ("method", "params", "jsonrpc", "id")}
     return _line(call)
@@ -150,7 +152,7 @@ def test_a_message_over_the_limit_is_answered_with_an_error_carrying_its_id_and_
     error = client.receive()
     assert error["id"] == 7  # issue 15 item 9: an id of null left the client waiting for ever
     assert error["error"]["code"] == -32600
-    assert f"longer than {MAX_MESSAGE_BYTES} bytes" in error["error"]["message"]
+    assert f"longer than {Limits.MAX_MESSAGE_BYTES} bytes" in error["error"]["message"]
     assert "nothing was sent to Cooked" in error["error"]["message"]
     # The next message is read from its own first byte: nothing of the long one is left over.
     answer = client.request(_call(8, "read", {"target": "recipe", "recipe_id": "r-0001"}))
@@ -165,7 +167,7 @@ def test_a_message_over_the_limit_without_a_readable_id_ends_the_session_saying_
     client.initialize()
     fake.clear_requests()
     client.send(
-        _line({"jsonrpc": "2.0", "method": "x", "params": {"text": "x" * (MAX_MESSAGE_BYTES + 1024)}})
+        _line({"jsonrpc": "2.0", "method": "x", "params": {"text": "x" * (Limits.MAX_MESSAGE_BYTES + 1024)}})
     )
     error = client.receive()
     assert error["id"] is None and error["error"]["code"] == -32600

@@ -1,13 +1,13 @@
-"""How long the transports wait for a peer or for calls still running: ``[mcp.limits]`` in the file.
+"""Every bound and default of the two transports, in one table: ``[mcp.limits]`` in the file.
 
-Defaults suit every client; the table exists so that an operator (or a test) can shorten or
-lengthen them without a new release. Each bound is named, with the test proving it, in
-SECURITY.md.
+The time bounds are settings, so an operator (or a test) can shorten or lengthen them without
+a new release; the size and count bounds are fixed here. Each is named, with the test proving
+it, in SECURITY.md.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,7 +21,7 @@ Seconds = Annotated[
 
 
 class Limits(BaseModel):
-    """The transports' time bounds, in seconds."""
+    """The transports' bounds: time in seconds (settable), sizes in bytes and counts (fixed)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -35,3 +35,24 @@ class Limits(BaseModel):
     http_head_seconds: Seconds = 5.0
     #: HTTP: from the end of the head to the end of the body (4 MiB at 140 KB/s).
     http_body_seconds: Seconds = 30.0
+
+    #: One HTTP request body or one stdio line (the SDK's own HTTP default).
+    MAX_MESSAGE_BYTES: ClassVar[int] = 4 * 1024 * 1024
+    #: An ``initialize`` request: real clients send about 1 KB, and parsed capability keys cost
+    #: memory for the whole life of a session.
+    MAX_INITIALIZE_BYTES: ClassVar[int] = 16 * 1024
+    #: A request head (h11's default, set explicitly).
+    MAX_HEAD_BYTES: ClassVar[int] = 16 * 1024
+    #: HTTP connections open at once (fewer if the open-files limit is low): one user's clients
+    #: need a few.
+    MAX_CONNECTIONS: ClassVar[int] = 200
+    #: File descriptors kept free of client connections (Cooked connections, logs, the loop).
+    RESERVED_FDS: ClassVar[int] = 64
+    #: The listen backlog, which is also how many connections asyncio accepts in one go.
+    ACCEPT_BURST: ClassVar[int] = 32
+    #: HTTP sessions open at once (the SDK allows 10,000); the longest-idle one makes room.
+    MAX_SESSIONS: ClassVar[int] = 100
+    #: A session with no request in flight for this long ends (the SDK's default: 30 minutes).
+    SESSION_IDLE_SECONDS: ClassVar[float] = 5 * 60
+    #: How long buffered stdio answers may take to reach a client that stopped reading.
+    FLUSH_SECONDS: ClassVar[float] = 5.0

@@ -7,14 +7,14 @@ client waits for ever (python-sdk issues #2751 and #2848). JSON-RPC 2.0 section 
 
 **Refusals** (``refusal``): a request reusing the id of one still running (the SDK's dispatcher
 overwrites it, python-sdk issue #3060) and an ``initialize`` over ``MAX_INITIALIZE_BYTES``;
-over HTTP ``OpeningRequests`` refuses a session-less one unparsed.
+over HTTP ``HttpGuard`` refuses a session-less one unparsed.
 
 **One answer per request, also when a stop cuts it off.** After a stop (SIGINT, SIGTERM, the end
 of stdin) the requests already read, and the changes still running at Cooked in the background,
 get a grace (``config.Limits``); a request still running after it is answered ``interrupted``
 (its change may or may not have been made), and whatever comes for it later (the SDK's
 "Connection closed", a late result) is dropped: ``Unanswered`` over stdio; over HTTP each
-request's stream ends at its first answer (``private_reaches``).
+request's stream ends at its first answer (``HttpGuard``).
 """
 
 from __future__ import annotations
@@ -33,17 +33,12 @@ import pydantic_core
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
-from starlette.datastructures import MutableHeaders
-from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..config.limits import Limits
 from .stop_signals import StopSignals, cancel_when_set
 
 __all__ = [
     "INTERRUPTED",
-    "MAX_INITIALIZE_BYTES",
-    "OpeningRequests",
     "PassOn",
     "ReadStream",
     "WriteStream",
@@ -58,10 +53,6 @@ __all__ = [
 
 logger = logging.getLogger("cooked_mcp.transports")
 
-#: The largest ``initialize`` request body: real clients send about 1 KB; the SDK's 4 MiB
-#: body limit let one session pin some 70 MB of parsed capability keys for half an hour.
-MAX_INITIALIZE_BYTES = 16 * 1024
-_SESSION_HEADER = "mcp-session-id"
 
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
@@ -183,48 +174,13 @@ def refusal(
         return message
     if not isinstance(message, types.JSONRPCRequest):
         return None
-    if message.method == "initialize" and len(body) > MAX_INITIALIZE_BYTES:
+    if message.method == "initialize" and len(body) > Limits.MAX_INITIALIZE_BYTES:
         return make_answer(
             message.id,
-            f"initialize request larger than {MAX_INITIALIZE_BYTES} bytes; send fewer capabilities",
+            f"initialize request larger than {Limits.MAX_INITIALIZE_BYTES} bytes; send fewer capabilities",
             types.INVALID_PARAMS,
         )
     return duplicate(message.id) if running(message.id) else None
-
-
-class OpeningRequests:
-    """The rules for an HTTP request without a session id, which only ``initialize`` can answer:
-    a body over ``MAX_INITIALIZE_BYTES`` is refused unparsed (parsing is what costs memory),
-    and a refusal carries no ``mcp-session-id``: that session never existed. Every other
-    request passes untouched. Inside the SDK's ``RequestBodyLimitMiddleware``, which has
-    read the whole body (within its own limit) into one message."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or any(name == _SESSION_HEADER.encode() for name, _ in scope["headers"]):
-            await self.app(scope, receive, send)
-            return
-        first = await receive()
-        if len(first.get("body", b"")) > MAX_INITIALIZE_BYTES:
-            logger.info("refused an opening request of %d bytes", len(first["body"]))
-            too_big = make_answer(None, f"initialize request larger than {MAX_INITIALIZE_BYTES} bytes")
-            body = too_big.model_dump_json(by_alias=True, exclude_unset=True)
-            await Response(body, 413, media_type="application/json")(scope, receive, send)
-            return
-        unread = [first]
-
-        async def replay() -> Message:
-            return unread.pop() if unread else await receive()
-
-        async def without_a_dead_session(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] >= 400:
-                message = {**message, "headers": list(message.get("headers", []))}
-                del MutableHeaders(scope=message)[_SESSION_HEADER]
-            await send(message)
-
-        await self.app(scope, replay, without_a_dead_session)
 
 
 #: What a request cut off by a stop is told: a write may have reached Cooked.

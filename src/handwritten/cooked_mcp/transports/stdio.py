@@ -17,10 +17,10 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from ..app import Application
-from .stdio_event_loop import MAX_MESSAGE_BYTES, answering_before_the_end, event_loop_stdio, pollable
+from .stdio_event_loop import answering_before_the_end, event_loop_stdio, pollable
 from .stop_signals import StopSignals
 
-__all__ = ["MAX_MESSAGE_BYTES", "serve_stdio"]
+__all__ = ["serve_stdio"]
 
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import anyio
 import mcp_types as types
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.shared.message import SessionMessage
 
 from ..config.limits import Limits
@@ -35,14 +34,9 @@ from .protocol_guard import (
 )
 from .stop_signals import StopSignals
 
-__all__ = ["MAX_MESSAGE_BYTES", "answering_before_the_end", "event_loop_stdio", "pollable"]
+__all__ = ["answering_before_the_end", "event_loop_stdio", "pollable"]
 
 logger = logging.getLogger("cooked_mcp.transports.stdio")
-
-#: The longest message line accepted, the same bound as an HTTP request body.
-MAX_MESSAGE_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
-#: How long buffered answers may take to reach a client that stopped reading, once serving ends.
-_FLUSH_SECONDS = 5.0
 
 
 # Performance (mcp 2.3.0): ``stdio_server`` moves every line read, and every write and flush,
@@ -59,7 +53,7 @@ async def event_loop_stdio(
     limits: Limits,
     stop: StopSignals,
     changes: Callable[[], Awaitable[None]],
-    max_message_bytes: int = MAX_MESSAGE_BYTES,
+    max_message_bytes: int = Limits.MAX_MESSAGE_BYTES,
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
     """The SDK's ``stdio_server`` contract (newline-delimited JSON-RPC, streams of
     ``SessionMessage``), served by the running asyncio loop, within ``guarded_streams``. stdin
@@ -105,7 +99,7 @@ async def event_loop_stdio(
         finally:
             read_transport.close()
             writer.close()
-            with anyio.move_on_after(_FLUSH_SECONDS), contextlib.suppress(ConnectionError):
+            with anyio.move_on_after(Limits.FLUSH_SECONDS), contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
 
 
