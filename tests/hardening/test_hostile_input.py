@@ -45,8 +45,8 @@ from sessions import text_of
 from strategies import ANY_CHARACTER, SPECS, properties, valid_arguments
 
 from cooked_fake import FakeCooked
-from cooked_mcp.cooked.endpoints import ENDPOINTS
 from cooked_mcp.config.limits import Limits
+from cooked_mcp.cooked.endpoints import ENDPOINTS
 from cooked_mcp_runtime.arguments import InvalidArguments
 
 pytestmark = pytest.mark.usefixtures("one_session_cookie")
