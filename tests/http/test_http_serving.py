@@ -507,7 +507,8 @@ async def test_a_request_with_an_id_that_is_no_id_gets_invalid_request(
 @pytest.mark.parametrize(
     ("body", "code", "answer_id"),
     [
-        (b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call"', -32700, None),
+        (b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call"', -32700, 4),  # cut off: its id is readable
+        (b'{"jsonrpc": "2.0", "id": \n', -32700, None),
         (b'[{"jsonrpc": "2.0", "id": 4, "method": "ping"}]', -32600, None),
         (b'"ping"', -32600, None),
         (b'{"jsonrpc": "2.0", "id": 4, "method": 12}', -32600, 4),
@@ -527,8 +528,8 @@ async def test_what_is_not_a_json_rpc_message_gets_the_spec_error(
 async def test_a_message_that_is_not_utf8_is_a_parse_error_as_over_stdio(
     session: RawSession, fake: FakeCooked
 ) -> None:
-    """The same bytes as tests/stdio/test_stdio_transport.py::NOT_UTF8: not JSON, so -32700 and
-    a null id on both transports, and nothing reaches Cooked."""
+    """The same bytes as tests/stdio/test_stdio_transport.py::NOT_UTF8: not JSON, so -32700 with
+    its readable id on both transports, and nothing reaches Cooked."""
     fake.clear_requests()
     body = (
         b'{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "read", "arguments": '
@@ -538,7 +539,32 @@ async def test_a_message_that_is_not_utf8_is_a_parse_error_as_over_stdio(
     answer = await session.http.post(session.url, content=body)
 
     assert answer.status_code == 400
-    assert (answer.json()["error"]["code"], answer.json()["id"]) == (-32700, None)
+    assert (answer.json()["error"]["code"], answer.json()["id"]) == (-32700, 9)
+    assert fake.requests == []
+
+
+_NESTED = b'{"a": ' * 100_000 + b"1" + b"}" * 100_000
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+@pytest.mark.parametrize(
+    ("request_id", "body"),
+    [
+        (11, b'{"jsonrpc": "2.0", "id": 11, "method": "ping", "params": {"q": "\\ud800"}}'),
+        (9, b'{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": ' + _NESTED + b"}"),
+        ("n", b'{"jsonrpc": "2.0", "method": "tools/call", "params": ' + _NESTED + b', "id": "n"}'),
+    ],
+    ids=["lone-surrogate", "deep", "deep-id-last"],
+)
+async def test_a_message_the_parser_refuses_is_a_parse_error_carrying_its_id(
+    session: RawSession, fake: FakeCooked, request_id: object, body: bytes
+) -> None:
+    """Valid JSON that the JSON parser refuses (issue 41 item 6), as over stdio
+    (tests/stdio/test_stdio_transport.py::UNPARSED). Before: -32700 with a null id."""
+    fake.clear_requests()
+    answer = await session.http.post(session.url, content=body)
+    assert answer.status_code == 400
+    assert (answer.json()["error"]["code"], answer.json()["id"]) == (-32700, request_id)
     assert fake.requests == []
 
 

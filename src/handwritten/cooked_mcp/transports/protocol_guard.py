@@ -60,7 +60,8 @@ PassOn = Callable[[SessionMessage | Exception], Awaitable[None]]
 
 
 def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
-    """The message in ``raw``, or (as a ``JSONRPCError`` not yet sent) what to answer it with.
+    """The message in ``raw``, or (as a ``JSONRPCError`` not yet sent) what to answer it with,
+    carrying the request's ``id`` whenever it can be read (JSON-RPC 2.0 section 5.1).
 
     A ``JSONRPCError`` returned here is always the answer to send; a JSON-RPC error the
     client itself sent comes back inside the union like any other valid message, so the
@@ -68,8 +69,9 @@ def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
     """
     try:
         data: Any = pydantic_core.from_json(raw)
-    except ValueError:
-        return make_answer(None, "Parse error: the message is not valid JSON", types.PARSE_ERROR)
+    except ValueError:  # also valid JSON its parser refuses: a lone surrogate, deep nesting
+        raw = raw.encode(errors="surrogatepass") if isinstance(raw, str) else raw
+        return make_answer(find_id(raw[:PEEK_BYTES], raw[-PEEK_BYTES:]), NOT_JSON, types.PARSE_ERROR)
     if isinstance(data, list):
         return make_answer(None, "Batches are not supported: send one message at a time")
     if not isinstance(data, dict):
@@ -86,6 +88,13 @@ def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
             for error in exc.errors(include_input=False, include_url=False)[:3]
         )
         return make_answer(readable, f"Invalid request ({where})")
+
+
+#: How much of each end of a message that cannot be read whole is searched for its ``id``.
+PEEK_BYTES = 64 * 1024
+NOT_JSON = "Parse error: the message is not valid JSON"
+#: The SDK's answer to a request before ``initialize`` ("Invalid request parameters") says why.
+NOT_INITIALIZED = "The session is not initialized: send initialize first, then notifications/initialized"
 
 
 def is_answer(message: types.JSONRPCMessage | types.JSONRPCError) -> bool:
@@ -205,20 +214,49 @@ async def guarded_streams(
 ) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
     """The streams the SDK's server runs on, between a stdio transport's ``read`` (which passes
     on each message read) and its ``send`` (which raises ``ConnectionError`` once the client is
-    gone): a request reusing a running id is refused, input ends at a stop as at its end, waits
-    for the calls still running, and each request gets one answer."""
+    gone): a request reusing a running id is refused, a line the SDK's transport could not read
+    is answered, a request before ``initialize`` is told to send it, input ends at a stop as at
+    its end, waits for the calls still running, and each request gets one answer."""
     read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     unanswered = Unanswered(limits)
+    before_initialize: set[types.RequestId] | None = set()  # None once initialize is answered
+
+    async def answer(error: types.JSONRPCError) -> None:
+        with contextlib.suppress(ConnectionError):
+            await send(error)
 
     async def pass_on(item: SessionMessage | Exception) -> None:
-        if isinstance(item, SessionMessage):
-            if isinstance(item.message, types.JSONRPCRequest) and unanswered.running(item.message.id):
-                with contextlib.suppress(ConnectionError):
-                    await send(duplicate(item.message.id))
+        if not isinstance(item, SessionMessage):  # the SDK's stdio transport could not parse a line
+            await answer(make_answer(None, NOT_JSON, types.PARSE_ERROR))
+            return
+        message = item.message
+        if isinstance(message, types.JSONRPCRequest):
+            if unanswered.running(message.id):
+                await answer(duplicate(message.id))
                 return
-            unanswered.read(item.message)
+            if before_initialize is not None and not _modern(message):
+                before_initialize.add(message.id)
+        unanswered.read(message)
         await read_send.send(item)
+
+    def explained(message: types.JSONRPCMessage) -> types.JSONRPCMessage:
+        """An answer before ``initialize`` was answered says what to do (the SDK's says "Invalid
+        request parameters" with empty data)."""
+        nonlocal before_initialize
+        if before_initialize is None or not isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            return message
+        asked_first = message.id in before_initialize
+        before_initialize.discard(message.id)
+        if isinstance(message, types.JSONRPCResponse) and "protocolVersion" in message.result:
+            before_initialize = None  # the initialize answer
+        elif (
+            asked_first
+            and isinstance(message, types.JSONRPCError)
+            and message.error.code == types.INVALID_PARAMS
+        ):
+            return make_answer(message.id, NOT_INITIALIZED, types.INVALID_PARAMS)
+        return message
 
     async def serve_input() -> None:
         async with read_send:  # its end is the end of input, which the SDK's server acts on
@@ -228,15 +266,14 @@ async def guarded_streams(
                 reading.cancel_scope.cancel()
             await unanswered.settled(stop, changes)
             for error in unanswered.cut_off():
-                with contextlib.suppress(ConnectionError):
-                    await send(error)
+                await answer(error)
 
     async def serve_output() -> None:
         async with write_receive:
             async for session_message in write_receive:
                 if unanswered.may_send(session_message.message):
                     try:
-                        await send(session_message.message)
+                        await send(explained(session_message.message))
                     except ConnectionError:
                         logger.info("the client stopped reading; no more answers can be sent")
                         unanswered.cut_off()  # none can be delivered: stop waiting for them
@@ -246,6 +283,12 @@ async def guarded_streams(
         tasks.start_soon(serve_input)
         tasks.start_soon(serve_output)
         yield read_stream, write_stream
+
+
+def _modern(request: types.JSONRPCRequest) -> bool:
+    """A request of the 2026 protocol era, which needs no ``initialize``."""
+    meta = (request.params or {}).get("_meta")
+    return isinstance(meta, dict) and types.PROTOCOL_VERSION_META_KEY in meta
 
 
 class Unanswered:

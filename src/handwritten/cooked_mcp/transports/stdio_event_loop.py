@@ -23,6 +23,7 @@ from mcp.shared.message import SessionMessage
 
 from ..config.limits import Limits
 from .protocol_guard import (
+    PEEK_BYTES,
     PassOn,
     ReadStream,
     WriteStream,
@@ -155,10 +156,6 @@ async def _refuse_overlong(
     return False
 
 
-#: How much of each end of an over-long message is kept to look for its ``id``.
-_PEEK_BYTES = 64 * 1024
-
-
 def pollable(fd: int) -> bool:
     """A pipe, a socket or a terminal: what the event loop can watch."""
     try:
@@ -188,15 +185,15 @@ async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | Overlong]
             raw = await reader.readuntil(b"\n")
         except asyncio.LimitOverrunError as exc:
             chunk = await reader.readexactly(exc.consumed)
-            head = chunk[:_PEEK_BYTES] if head is None else head
-            tail = (tail + chunk[-_PEEK_BYTES:])[-_PEEK_BYTES:]
+            head = chunk[:PEEK_BYTES] if head is None else head
+            tail = (tail + chunk[-PEEK_BYTES:])[-PEEK_BYTES:]
             continue
         except asyncio.IncompleteReadError as exc:  # end of input; a last line may lack its newline
             raw = exc.partial
             if not raw and head is None:
                 return
         if head is not None:
-            yield Overlong(head, (tail + raw)[-_PEEK_BYTES:])
+            yield Overlong(head, (tail + raw)[-PEEK_BYTES:])
             head, tail = None, b""
         elif raw.strip():
             yield raw
