@@ -196,7 +196,7 @@ async def test_still_the_sdk_alone_does_not_answer_an_invalid_request_with_its_j
 
 
 async def test_still_the_sdk_stdio_transport_hands_over_a_bad_line_unanswered() -> None:
-    """Why ``stdio_event_loop`` reads raw lines for the guard: the SDK's ``stdio_server`` turns a
+    """Why ``transports/stdio.py`` reads raw lines for the guard: the SDK's ``stdio_server`` turns a
     line that is not JSON into an exception on its read stream (answered by nobody) and an id that
     is no id into a notification (never answered). When this fails, re-check the guard's rule."""
     out = io.StringIO()
