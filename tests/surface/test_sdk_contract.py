@@ -9,6 +9,7 @@ what they rely on fails here, and one that makes a guard rule unnecessary says s
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import socket
@@ -46,6 +47,26 @@ def test_the_installed_sdk_is_in_the_range_pyproject_allows() -> None:
     assert pinned == ['    "mcp>=2.3,<3",'], pinned
     major, minor = (int(part) for part in version("mcp").split(".")[:2])
     assert major == 2 and minor >= 3, version("mcp")
+
+
+def test_no_source_file_reaches_into_the_sdk() -> None:
+    """Issue 40: only the SDK's public API, so any release in the range serves: no ``_module`` or
+    ``_name`` imported from mcp or mcp_types, and no subclass of an SDK class (what the HTTP
+    transport was before: a subclass using nine private members)."""
+    reaches = []
+    for path in Path("src").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        imported: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("mcp", "mcp_types"):
+                imported |= {alias.asname or alias.name for alias in node.names}
+                names = [*(node.module or "").split("."), *(alias.name for alias in node.names)]
+                reaches += [f"{path}:{node.lineno} imports {name}" for name in names if name.startswith("_")]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases = [base.id for base in node.bases if isinstance(base, ast.Name) and base.id in imported]
+                reaches += [f"{path}:{node.lineno} subclasses {base}" for base in bases]
+    assert reaches == []
 
 
 class Tools:
