@@ -41,11 +41,18 @@ class Limits(BaseModel):
     #: An ``initialize`` request: real clients send about 1 KB, and parsed capability keys cost
     #: memory for the whole life of a session.
     MAX_INITIALIZE_BYTES: ClassVar[int] = 16 * 1024
+    #: Of a stdio line or HTTP body too long to read whole, how much of each end is kept to find
+    #: its ``id`` (the rest is discarded as it arrives).
+    PEEK_BYTES: ClassVar[int] = 64 * 1024
     #: A request head (h11's default, set explicitly).
     MAX_HEAD_BYTES: ClassVar[int] = 16 * 1024
     #: HTTP connections open at once (fewer if the open-files limit is low): one user's clients
     #: need a few.
     MAX_CONNECTIONS: ClassVar[int] = 200
+    #: The open-files limit raised to, when the hard limit is unlimited.
+    OPEN_FILES: ClassVar[int] = 1 << 16
+    #: "cannot accept" (out of file descriptors) is logged at most once per this many seconds.
+    ACCEPT_ERROR_LOG_SECONDS: ClassVar[float] = 1.0
     #: File descriptors kept free of client connections (Cooked connections, logs, the loop).
     RESERVED_FDS: ClassVar[int] = 64
     #: The listen backlog, which is also how many connections asyncio accepts in one go.

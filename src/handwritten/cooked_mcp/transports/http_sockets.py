@@ -25,7 +25,7 @@ logger = logging.getLogger(__name__)
 def raise_open_files_limit() -> int:
     """Raise the soft open-files limit to the hard one (capped if unlimited); return the new one."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, Limits.OPEN_FILES)
     if soft != resource.RLIM_INFINITY and soft < target:
         try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
@@ -35,7 +35,9 @@ def raise_open_files_limit() -> int:
     return int(soft)
 
 
-def rate_limited_accept_errors(loop: asyncio.AbstractEventLoop, every: float = 1.0) -> None:
+def rate_limited_accept_errors(
+    loop: asyncio.AbstractEventLoop, every: float = Limits.ACCEPT_ERROR_LOG_SECONDS
+) -> None:
     """Log asyncio's "out of system resource" accept failures at most once per ``every`` seconds,
     as one line without a traceback; every other loop error goes to the previous handler."""
     previous = loop.get_exception_handler()

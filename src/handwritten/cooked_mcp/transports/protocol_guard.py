@@ -36,8 +36,6 @@ logger = logging.getLogger("cooked_mcp.transports")
 Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
 PassOn = Callable[[SessionMessage | Exception], Awaitable[None]]
 Answer = Callable[[types.JSONRPCError], Awaitable[None]]
-#: How much of each end of a message that cannot be read whole is searched for its ``id``.
-PEEK_BYTES = 64 * 1024
 NOT_JSON = "Parse error: the message is not valid JSON"
 #: The SDK's answer to a request before ``initialize`` ("Invalid request parameters") says why.
 NOT_INITIALIZED = "The session is not initialized: send initialize first, then notifications/initialized"
@@ -77,7 +75,9 @@ def read_message(raw: str | bytes) -> types.JSONRPCMessage | types.JSONRPCError:
         data: Any = pydantic_core.from_json(raw)
     except ValueError:  # also valid JSON its parser refuses: a lone surrogate, deep nesting
         raw = raw.encode(errors="surrogatepass") if isinstance(raw, str) else raw
-        return make_answer(find_id(raw[:PEEK_BYTES], raw[-PEEK_BYTES:]), NOT_JSON, types.PARSE_ERROR)
+        return make_answer(
+            find_id(raw[: Limits.PEEK_BYTES], raw[-Limits.PEEK_BYTES :]), NOT_JSON, types.PARSE_ERROR
+        )
     if isinstance(data, list):
         return make_answer(None, "Batches are not supported: send one message at a time")
     if not isinstance(data, dict):

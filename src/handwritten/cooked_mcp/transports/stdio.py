@@ -27,7 +27,6 @@ from mcp.shared.message import SessionMessage
 from ..app import Application
 from ..config.limits import Limits
 from .protocol_guard import (
-    PEEK_BYTES,
     PassOn,
     Streams,
     find_id,
@@ -165,7 +164,7 @@ def pollable(fd: int) -> bool:
 
 async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | tuple[bytes, bytes]]:
     """Each non-blank line as read (bytes: one that is not UTF-8 is not JSON), or, for a line over
-    the reader's limit, only its first and last ``PEEK_BYTES``, where its ``id`` may be: the rest
+    the reader's limit, only its first and last ``Limits.PEEK_BYTES``, where its ``id`` may be: the rest
     is discarded as it arrives."""
     head: bytes | None = None
     tail = b""
@@ -174,15 +173,15 @@ async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | tuple[byt
             raw = await reader.readuntil(b"\n")
         except asyncio.LimitOverrunError as exc:
             chunk = await reader.readexactly(exc.consumed)
-            head = chunk[:PEEK_BYTES] if head is None else head
-            tail = (tail + chunk[-PEEK_BYTES:])[-PEEK_BYTES:]
+            head = chunk[: Limits.PEEK_BYTES] if head is None else head
+            tail = (tail + chunk[-Limits.PEEK_BYTES :])[-Limits.PEEK_BYTES :]
             continue
         except asyncio.IncompleteReadError as exc:  # end of input; a last line may lack its newline
             raw = exc.partial
             if not raw and head is None:
                 return
         if head is not None:
-            yield head, (tail + raw)[-PEEK_BYTES:]
+            yield head, (tail + raw)[-Limits.PEEK_BYTES :]
             head, tail = None, b""
         elif raw.strip():
             yield raw
