@@ -23,8 +23,6 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..config.limits import Limits
 
-__all__ = ["BoundedH11Protocol", "bounded_protocol", "connection_cap"]
-
 logger = logging.getLogger("cooked_mcp.transports.http")
 
 _BUSY_BODY = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Too many connections"}}'

@@ -17,8 +17,6 @@ from typing import Any
 from ..config.limits import Limits
 from ..exceptions import ListenError
 
-__all__ = ["listen", "raise_open_files_limit", "rate_limited_accept_errors"]
-
 logger = logging.getLogger(__name__)
 
 
