@@ -209,6 +209,21 @@ def test_a_connection_beyond_a_cap_of_busy_ones_gets_503(fake: FakeCooked, flood
         session_when_room(http, server.url)  # room again once they are gone
 
 
+@pytest.mark.req("server.SECURITY.7", "server.TRANSPORT.5")
+def test_a_request_head_growing_past_the_bound_is_refused_with_400_and_closed(
+    flood_server: HttpServer,
+) -> None:
+    """``Limits.MAX_HEAD_BYTES`` (uvicorn's ``h11_max_incomplete_event_size``): a head not yet
+    complete past it is refused at once (not at the head deadline), so no more of it is kept."""
+    pad = b"a" * (Limits.MAX_HEAD_BYTES + 1024)
+    with socket.create_connection(("127.0.0.1", flood_server.port), timeout=4) as sock:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + pad)  # the head goes on
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
+
+
 @pytest.fixture(scope="module")
 def raised_server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
     """One server started with a soft open-files limit below its hard one and the real time bounds,
