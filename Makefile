@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean interop remote agents requirements golden dist bundle install-check lower-bounds
+.PHONY: install generate generate-check lint test bench demo clean interop remote agents requirements golden dist bundle install-check lower-bounds newest
 
 install: $(STAMP)
 
@@ -133,6 +133,7 @@ help:
 	@echo "make bundle          cooked-mcp.mcpb, the Claude Desktop extension (mcpb validate when node is here)"
 	@echo "make install-check   every README install route from the built wheel, in fresh environments, timed"
 	@echo "make lower-bounds    the whole suite on the lowest dependency releases pyproject.toml allows"
+	@echo "make newest          the transports' tests on the newest dependency releases pyproject.toml allows"
 	@echo "make clean           remove .venv, build/, dist/, the bundle, node_modules, *.egg-info and caches"
 	@echo "Run cooked-mcp --help for its flags, environment variables and config keys; README.md and docs/ for the rest."
 
@@ -161,10 +162,22 @@ install-check: bundle
 	@cat build/install-check/timings.md
 
 # The suite on the lowest dependency releases pyproject.toml allows (distribution/lower-bounds.txt).
+RUNTIME_DEPS := (mcp|httpx|pydantic|pydantic_core|sniffio|anyio|starlette|uvicorn|sse-starlette|h11)
 LOWER := build/lower-bounds
 lower-bounds:
 	rm -rf $(LOWER)
 	$(call venv_with_pip,$(LOWER))
 	$(LOWER)/bin/python -m pip install --quiet -c distribution/lower-bounds.txt -e . -e ./src/fake --group dev
-	$(LOWER)/bin/python -m pip list 2>/dev/null | grep -E -i '^(mcp|httpx|pydantic|pydantic_core|sniffio|anyio|starlette|uvicorn|sse-starlette|h11) '
+	$(LOWER)/bin/python -m pip list 2>/dev/null | grep -E -i '^$(RUNTIME_DEPS) '
 	$(LOWER)/bin/python -m pytest -q -p no:cacheprovider
+
+# The newest releases pyproject.toml allows (pip --upgrade), on what they can break: the SDK's
+# contract, both transports and their bounds, the outside-process scenarios (about 4 minutes).
+NEWEST := build/newest
+NEWEST_TESTS := tests/surface/test_sdk_contract.py tests/http tests/stdio tests/hardening tests/scenarios tests/extensions
+newest:
+	rm -rf $(NEWEST)
+	$(call venv_with_pip,$(NEWEST))
+	$(NEWEST)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager -e . -e ./src/fake --group dev
+	$(NEWEST)/bin/python -m pip list 2>/dev/null | grep -E -i '^$(RUNTIME_DEPS) '
+	$(NEWEST)/bin/python -m pytest -q -p no:cacheprovider $(NEWEST_TESTS)

@@ -171,8 +171,8 @@ def markdown(results: Results, meta: dict[str, Any]) -> str:
             "cooked-mcp's added p50 beyond the bare server's. The SDK client validates every structured result with jsonschema (a cost that grows "
             "with the result: about 0.3 ms for the shopping list's) and parses it into pydantic models in the "
             "benchmark process; the minimal client only writes the request and reads the answer, so its rows "
-            "are the server's share alone. Over HTTP the bare server answers every call with an event stream "
-            "(the SDK's default); cooked-mcp answers in JSON unless a call asks for progress.",
+            "are the server's share alone. Over HTTP both servers answer every call with an event stream (the "
+            "SDK's own framing).",
             "",
             f"Each row's {ov['calls'][0]['rounds'] if ov['calls'] else 0} rounds are spread over the whole section "
             "(each round visits every row), because the machine's speed moves within minutes and every absolute "

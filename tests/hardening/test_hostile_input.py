@@ -45,8 +45,8 @@ from sessions import text_of
 from strategies import ANY_CHARACTER, SPECS, properties, valid_arguments
 
 from cooked_fake import FakeCooked
+from cooked_mcp.config.limits import Limits
 from cooked_mcp.cooked.endpoints import ENDPOINTS
-from cooked_mcp.transports.stdio import MAX_MESSAGE_BYTES
 from cooked_mcp_runtime.arguments import InvalidArguments
 
 pytestmark = pytest.mark.usefixtures("one_session_cookie")
@@ -295,7 +295,7 @@ def test_hostile_arguments_through_the_real_process_over_stdio(
     @given(arguments=st.one_of(hostile_arguments(tool), valid_arguments_with_nasty_ids(tool)))
     def examples(arguments: dict[str, Any]) -> None:
         # The whole message stays in the range this test means to test (see HUGE_TEXT_BYTES).
-        assert len(json.dumps(arguments, ensure_ascii=False).encode()) < MAX_MESSAGE_BYTES - 64 * 1024
+        assert len(json.dumps(arguments, ensure_ascii=False).encode()) < Limits.MAX_MESSAGE_BYTES - 64 * 1024
         result = run(portal, stdio, running_fake, tool, arguments)
         check_one_call(running_fake, tool, arguments, result, "hostile_input_stdio")
         # The process is still alive and serving after every hostile call.

@@ -23,9 +23,9 @@ import pytest
 from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env, write_limits
 
 from cooked_fake import FakeCooked
-from cooked_mcp.transports.http_sockets import connection_cap, rate_limited_accept_errors
-from cooked_mcp.transports.private_reaches import MAX_SESSIONS
-from cooked_mcp.transports.protocol_guard import MAX_INITIALIZE_BYTES
+from cooked_mcp.config.limits import Limits
+from cooked_mcp.transports.connection_guard import connection_cap
+from cooked_mcp.transports.http_sockets import rate_limited_accept_errors
 
 TOKEN = "CANARY-bounds-Token_0123456789"
 HEADERS = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}
@@ -209,6 +209,21 @@ def test_a_connection_beyond_a_cap_of_busy_ones_gets_503(fake: FakeCooked, flood
         session_when_room(http, server.url)  # room again once they are gone
 
 
+@pytest.mark.req("server.SECURITY.7", "server.TRANSPORT.5")
+def test_a_request_head_growing_past_the_bound_is_refused_with_400_and_closed(
+    flood_server: HttpServer,
+) -> None:
+    """``Limits.MAX_HEAD_BYTES`` (uvicorn's ``h11_max_incomplete_event_size``): a head not yet
+    complete past it is refused at once (not at the head deadline), so no more of it is kept."""
+    pad = b"a" * (Limits.MAX_HEAD_BYTES + 1024)
+    with socket.create_connection(("127.0.0.1", flood_server.port), timeout=4) as sock:
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + pad)  # the head goes on
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
+
+
 @pytest.fixture(scope="module")
 def raised_server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
     """One server started with a soft open-files limit below its hard one and the real time bounds,
@@ -252,7 +267,7 @@ def test_a_full_house_of_the_fattest_sessions_stays_within_the_memory_bound(
 ) -> None:
     """Before the bounds: ten 4 MB initialize requests (280,000 capability keys) took the server
     from 71 to 787 MiB, held for 30 minutes, and 10,000 sessions were allowed."""
-    fattest = fat_initialize(MAX_INITIALIZE_BYTES)
+    fattest = fat_initialize(Limits.MAX_INITIALIZE_BYTES)
     server = raised_server
     with httpx.Client(timeout=30) as http:
         first = open_session(http, server.url)
@@ -261,7 +276,9 @@ def test_a_full_house_of_the_fattest_sessions_stays_within_the_memory_bound(
         before = rss_mib(server.process.pid)
 
         refused = open_session(http, server.url, fat_initialize(4_000_000))
-        statuses = [open_session(http, server.url, fattest).status_code for _ in range(MAX_SESSIONS + 10)]
+        statuses = [
+            open_session(http, server.url, fattest).status_code for _ in range(Limits.MAX_SESSIONS + 10)
+        ]
         time.sleep(0.5)
         grown = rss_mib(server.process.pid) - before
 
@@ -272,6 +289,6 @@ def test_a_full_house_of_the_fattest_sessions_stays_within_the_memory_bound(
             json={"jsonrpc": "2.0", "id": 2, "method": "ping"},
         )
     assert refused.status_code == 413 and "initialize" in refused.json()["error"]["message"]
-    assert statuses == [200] * (MAX_SESSIONS + 10)
+    assert statuses == [200] * (Limits.MAX_SESSIONS + 10)
     assert oldest.status_code == 404
     assert grown < SESSIONS_RSS_BOUND_MIB, f"RSS grew by {grown:.0f} MiB"

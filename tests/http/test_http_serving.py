@@ -253,7 +253,7 @@ async def test_the_token_never_appears_in_the_log_even_at_debug(server: HttpServ
     assert TOKEN[:-1] not in log and wrong not in log
 
 
-# --- How answers are framed: JSON unless the request can stream (transports/private_reaches.py) ---
+# --- How answers are framed: an event stream per request, each request answered once (transports/http_guard.py) ---
 
 IMPORT_URL = "https://example.org/recipes/slow-braise-over-http"
 _PAGES = itertools.count(1)
@@ -303,6 +303,14 @@ def sse_messages(response: httpx.Response) -> list[dict[str, object]]:
     ]
 
 
+def last_message(response: httpx.Response) -> dict[str, object]:
+    """The answer carried by an event stream (its last message) or by a JSON body."""
+    if response.headers["content-type"].startswith("text/event-stream"):
+        return sse_messages(response)[-1]
+    answer: dict[str, object] = response.json()
+    return answer
+
+
 def tool_result(answer: dict[str, object], request: dict[str, object]) -> dict[str, object]:
     assert answer["id"] == request["id"], answer
     result = answer["result"]
@@ -315,18 +323,6 @@ async def session(server: HttpServer, fake: FakeCooked) -> AsyncIterator[RawSess
     async with httpx.AsyncClient(headers=MCP_HEADERS, timeout=10) as http:
         yield await RawSession.open(http, server.url)
     fake.clear_faults()
-
-
-@pytest.mark.req("server.TRANSPORT.5")
-async def test_a_call_that_asks_for_no_progress_is_answered_in_json(session: RawSession) -> None:
-    request = session.call("read", {"target": "shopping_list"})
-
-    answer = await session.post(request)
-
-    assert answer.status_code == 200
-    assert answer.headers["content-type"] == "application/json"
-    assert answer.headers["mcp-session-id"] == session.http.headers["mcp-session-id"]
-    assert "Shopping list" in json.dumps(tool_result(answer.json(), request))
 
 
 @pytest.mark.req("server.TRANSPORT.5", "recipes.SAVE.3")
@@ -349,10 +345,10 @@ async def test_a_call_with_a_progress_token_streams_progress_then_its_answer(
 
 
 @pytest.mark.req("server.TRANSPORT.5", "recipes.SAVE.3")
-async def test_json_answers_and_a_progress_stream_share_a_session_without_crossing(
+async def test_quick_answers_and_a_progress_stream_share_a_session_without_crossing(
     session: RawSession, fake: FakeCooked
 ) -> None:
-    """While an import streams its progress, quick calls on the same session get their own JSON answers."""
+    """While an import streams its progress, quick calls on the same session get their own answers."""
     url = new_import_url()
     fake.set_import_result(url, "saved")
     fake.fail_with("slow", "POST", "/api/new", seconds=1.0)
@@ -373,8 +369,8 @@ async def test_json_answers_and_a_progress_stream_share_a_session_without_crossi
 
     assert finished[-1] == slow["id"], "the quick calls waited for the import"
     for request in quick:
-        assert answers[request["id"]].headers["content-type"] == "application/json"
-        tool_result(answers[request["id"]].json(), request)
+        assert [m["id"] for m in sse_messages(answers[request["id"]])] == [request["id"]]
+        tool_result(last_message(answers[request["id"]]), request)
     *progress, last = sse_messages(answers[slow["id"]])
     assert progress and all(m["params"]["progressToken"] == "import-2" for m in progress)  # type: ignore[index]
     tool_result(last, slow)
@@ -416,20 +412,12 @@ async def cancel(session: RawSession, request: dict[str, object]) -> None:
     assert (await session.post(notification)).status_code == 202
 
 
-@pytest.mark.req("server.TRANSPORT.5")
-async def test_a_cancelled_call_gets_no_answer(session: RawSession, fake: FakeCooked) -> None:
-    """The MCP spec: a cancelled request is not answered (issue 15 item 7: the TypeScript client
-    reported the SDK's "Request cancelled" as a response for an unknown message ID)."""
-    _, answer = await answer_to_an_import_interrupted_by(session, fake, partial(cancel, session))
-
-    assert answer.status_code == 202
-    assert answer.content == b""
-
-
 @pytest.mark.req("server.TRANSPORT.5", "recipes.SAVE.3")
-async def test_a_cancelled_streaming_call_ends_its_stream_without_an_answer(
+async def test_a_cancelled_call_ends_its_stream_without_an_answer(
     session: RawSession, fake: FakeCooked
 ) -> None:
+    """The MCP spec: a cancelled request is not answered (issue 15 item 7: the TypeScript client
+    reported the SDK's "Request cancelled" as a response for an unknown message ID)."""
     _, answer = await answer_to_an_import_interrupted_by(
         session, fake, partial(cancel, session), progress_token="cancel-me"
     )
@@ -477,23 +465,23 @@ async def test_a_client_gone_mid_upload_leaves_no_error_and_the_session_working(
     await anyio.to_thread.run_sync(wait_for_log, server, gone, len(log_before))
 
     request = session.call("read", {"target": "shopping_list"})
-    assert "Shopping list" in json.dumps(tool_result((await session.post(request)).json(), request))
+    assert "Shopping list" in json.dumps(tool_result(last_message(await session.post(request)), request))
     new_log = server.stderr()[len(log_before) :]
     assert "Traceback" not in new_log and "ERROR" not in new_log, new_log
 
 
 @pytest.mark.req("server.TRANSPORT.5")
-async def test_a_call_cut_off_by_the_end_of_its_session_gets_a_json_error(
+async def test_a_call_cut_off_by_the_end_of_its_session_gets_a_json_rpc_error(
     session: RawSession, fake: FakeCooked
 ) -> None:
     async def end_the_session(request: dict[str, object]) -> None:
         assert (await session.http.delete(session.url)).status_code == 200
 
-    _, answer = await answer_to_an_import_interrupted_by(session, fake, end_the_session)
+    request, answer = await answer_to_an_import_interrupted_by(session, fake, end_the_session)
 
-    assert answer.status_code == 500
-    assert answer.headers["content-type"] == "application/json"
-    assert answer.json()["error"]["message"] == "Session terminated before the request completed"
+    [message] = [m for m in sse_messages(answer) if "id" in m]
+    assert message["id"] == request["id"]
+    assert message["error"] == {"code": -32603, "message": "Session terminated before the request completed"}
 
 
 # --- JSON-RPC that the SDK left unanswered (issue 17 item 8), and what a refusal names (issue 15 item 10) ---
@@ -519,7 +507,8 @@ async def test_a_request_with_an_id_that_is_no_id_gets_invalid_request(
 @pytest.mark.parametrize(
     ("body", "code", "answer_id"),
     [
-        (b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call"', -32700, None),
+        (b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call"', -32700, 4),  # cut off: its id is readable
+        (b'{"jsonrpc": "2.0", "id": \n', -32700, None),
         (b'[{"jsonrpc": "2.0", "id": 4, "method": "ping"}]', -32600, None),
         (b'"ping"', -32600, None),
         (b'{"jsonrpc": "2.0", "id": 4, "method": 12}', -32600, 4),
@@ -539,8 +528,8 @@ async def test_what_is_not_a_json_rpc_message_gets_the_spec_error(
 async def test_a_message_that_is_not_utf8_is_a_parse_error_as_over_stdio(
     session: RawSession, fake: FakeCooked
 ) -> None:
-    """The same bytes as tests/stdio/test_stdio_transport.py::NOT_UTF8: not JSON, so -32700 and
-    a null id on both transports, and nothing reaches Cooked."""
+    """The same bytes as tests/stdio/test_stdio_transport.py::NOT_UTF8: not JSON, so -32700 with
+    its readable id on both transports, and nothing reaches Cooked."""
     fake.clear_requests()
     body = (
         b'{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "read", "arguments": '
@@ -550,7 +539,32 @@ async def test_a_message_that_is_not_utf8_is_a_parse_error_as_over_stdio(
     answer = await session.http.post(session.url, content=body)
 
     assert answer.status_code == 400
-    assert (answer.json()["error"]["code"], answer.json()["id"]) == (-32700, None)
+    assert (answer.json()["error"]["code"], answer.json()["id"]) == (-32700, 9)
+    assert fake.requests == []
+
+
+_NESTED = b'{"a": ' * 100_000 + b"1" + b"}" * 100_000
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+@pytest.mark.parametrize(
+    ("request_id", "body"),
+    [
+        (11, b'{"jsonrpc": "2.0", "id": 11, "method": "ping", "params": {"q": "\\ud800"}}'),
+        (9, b'{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": ' + _NESTED + b"}"),
+        ("n", b'{"jsonrpc": "2.0", "method": "tools/call", "params": ' + _NESTED + b', "id": "n"}'),
+    ],
+    ids=["lone-surrogate", "deep", "deep-id-last"],
+)
+async def test_a_message_the_parser_refuses_is_a_parse_error_carrying_its_id(
+    session: RawSession, fake: FakeCooked, request_id: object, body: bytes
+) -> None:
+    """Valid JSON that the JSON parser refuses (issue 41 item 6), as over stdio
+    (tests/stdio/test_stdio_transport.py::UNPARSED). Before: -32700 with a null id."""
+    fake.clear_requests()
+    answer = await session.http.post(session.url, content=body)
+    assert answer.status_code == 400
+    assert (answer.json()["error"]["code"], answer.json()["id"]) == (-32700, request_id)
     assert fake.requests == []
 
 
@@ -578,18 +592,7 @@ async def test_a_second_request_with_the_id_of_one_in_flight_is_refused_and_the_
     assert answers["second"].json()["error"]["code"] == -32600
     # Worded as over stdio (tests/stdio/test_stdio_transport.py): one rule, protocol_guard.duplicate.
     assert "is still running; use a new id" in answers["second"].json()["error"]["message"]
-    assert tool_result(answers["first"].json(), first)["structuredContent"]["saved"] is True  # type: ignore[index]
-
-
-@pytest.mark.req("server.TRANSPORT.5")
-async def test_initialize_is_answered_in_json(server: HttpServer) -> None:
-    async with httpx.AsyncClient(headers={**MCP_HEADERS, **bearer()}, timeout=10) as http:
-        answer = await http.post(server.url, json=INITIALIZE)
-
-    assert answer.status_code == 200
-    assert answer.headers["content-type"] == "application/json"
-    assert answer.json()["result"]["serverInfo"]
-    assert answer.headers["mcp-session-id"]
+    assert tool_result(last_message(answers["first"]), first)["structuredContent"]["saved"] is True  # type: ignore[index]
 
 
 @pytest.mark.req("server.TRANSPORT.5")

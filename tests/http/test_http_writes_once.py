@@ -57,7 +57,7 @@ def session(server: HttpServer) -> dict[str, str]:
 
 
 def answer_text(response: httpx.Response) -> str:
-    """The tool result's text, from a JSON body or from the event stream's answer."""
+    """The tool result's text, from the event stream's answer (or a JSON body)."""
     body = response.text
     if response.headers["content-type"].startswith("text/event-stream"):
         body = next(
@@ -69,7 +69,7 @@ def answer_text(response: httpx.Response) -> str:
     return "\n".join(part["text"] for part in result["content"])
 
 
-@pytest.mark.parametrize("streamed", [False, True], ids=["json", "event-stream"])
+@pytest.mark.parametrize("streamed", [False, True], ids=["plain", "with-progress"])
 @pytest.mark.parametrize(
     "change",
     [
@@ -80,7 +80,7 @@ def answer_text(response: httpx.Response) -> str:
 def test_a_client_that_times_out_without_cancelling_gets_the_kept_outcome_on_its_retry(
     fake: FakeCooked, server: HttpServer, change: Change, streamed: bool
 ) -> None:
-    """event-stream: the call carries a progress token, so the SDK's own streaming path serves it."""
+    """with-progress: the call carries a progress token, so progress notifications share its stream."""
     arguments = change.arguments
     if change is URL:  # a page is imported once in any case; each case its own page
         arguments = {**arguments, "url": f"https://example.org/recipes/timed-out-stew-{streamed}"}

@@ -18,7 +18,7 @@ import pytest
 from servers import COOKED_MCP, INITIALIZE, server_env
 
 from cooked_fake import FakeCooked
-from cooked_mcp.transports.stdio import MAX_MESSAGE_BYTES
+from cooked_mcp.config.limits import Limits
 
 pytestmark = pytest.mark.req("server.TRANSPORT.1")
 
@@ -133,7 +133,9 @@ def serving(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) 
 
 def _oversized(request_id: int, *, id_last: bool = False) -> bytes:
     """A tools/call over the limit, its id first (as the Python SDK writes it) or last (TypeScript SDK)."""
-    call = _call(request_id, "save_recipe", {"source": "raw_text", "text": "x" * (MAX_MESSAGE_BYTES + 1024)})
+    call = _call(
+        request_id, "save_recipe", {"source": "raw_text", "text": "x" * (Limits.MAX_MESSAGE_BYTES + 1024)}
+    )
     if id_last:
         call = {key: call[key] for key in ("method", "params", "jsonrpc", "id")}
     return _line(call)
@@ -150,7 +152,7 @@ def test_a_message_over_the_limit_is_answered_with_an_error_carrying_its_id_and_
     error = client.receive()
     assert error["id"] == 7  # issue 15 item 9: an id of null left the client waiting for ever
     assert error["error"]["code"] == -32600
-    assert f"longer than {MAX_MESSAGE_BYTES} bytes" in error["error"]["message"]
+    assert f"longer than {Limits.MAX_MESSAGE_BYTES} bytes" in error["error"]["message"]
     assert "nothing was sent to Cooked" in error["error"]["message"]
     # The next message is read from its own first byte: nothing of the long one is left over.
     answer = client.request(_call(8, "read", {"target": "recipe", "recipe_id": "r-0001"}))
@@ -165,7 +167,7 @@ def test_a_message_over_the_limit_without_a_readable_id_ends_the_session_saying_
     client.initialize()
     fake.clear_requests()
     client.send(
-        _line({"jsonrpc": "2.0", "method": "x", "params": {"text": "x" * (MAX_MESSAGE_BYTES + 1024)}})
+        _line({"jsonrpc": "2.0", "method": "x", "params": {"text": "x" * (Limits.MAX_MESSAGE_BYTES + 1024)}})
     )
     error = client.receive()
     assert error["id"] is None and error["error"]["code"] == -32600
@@ -217,16 +219,76 @@ NOT_UTF8 = (
 def test_a_message_that_is_not_utf8_is_a_parse_error_as_over_http(
     serving: LineClient, fake: FakeCooked
 ) -> None:
-    """JSON text is UTF-8 (RFC 8259 section 8.1), so this is not JSON: -32700 with a null id
-    (JSON-RPC 2.0 section 5.1), as tests/http/test_http_serving.py holds HTTP to. Before: stdio
+    """JSON text is UTF-8 (RFC 8259 section 8.1), so this is not JSON: -32700, with the id it
+    carries (it can be read), as tests/http/test_http_serving.py holds HTTP to. Before: stdio
     read the byte as U+FFFD and ran the call."""
     client = serving
     fake.clear_requests()
     client.send(NOT_UTF8 + b"\n")
     error = client.receive()
-    assert (error["error"]["code"], error["id"]) == (-32700, None)
+    assert (error["error"]["code"], error["id"]) == (-32700, 9)
     assert fake.requests == []
     assert client.request({"jsonrpc": "2.0", "id": 2, "method": "ping"})["result"] == {}
+
+
+_NESTED = b'{"a": ' * 100_000 + b"1" + b"}" * 100_000
+#: Valid JSON that the JSON parser refuses, and the id each carries (issue 41 item 6): a lone
+#: surrogate, nesting 100,000 deep with the id first (the Python SDK) or last (the TypeScript SDK).
+UNPARSED = {
+    "lone-surrogate": (11, b'{"jsonrpc": "2.0", "id": 11, "method": "ping", "params": {"q": "\\ud800"}}'),
+    "deep": (9, b'{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": ' + _NESTED + b"}"),
+    "deep-id-last": (
+        "n",
+        b'{"jsonrpc": "2.0", "method": "tools/call", "params": ' + _NESTED + b', "id": "n"}',
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(UNPARSED))
+def test_a_message_the_parser_refuses_is_a_parse_error_carrying_its_id(
+    serving: LineClient, fake: FakeCooked, name: str
+) -> None:
+    """Before: -32700 with a null id, so the client waiting on its request was never answered."""
+    request_id, line = UNPARSED[name]
+    fake.clear_requests()
+    serving.send(line + b"\n")
+    error = serving.receive()
+    assert (error["error"]["code"], error["id"]) == (-32700, request_id)
+    assert fake.requests == []
+
+
+#: Before ``initialize`` (issue 42 item 14): a line that is not JSON, then a request.
+BEFORE_INITIALIZE = b'{not json\n{"jsonrpc": "2.0", "id": 5, "method": "tools/list"}\n'
+
+
+def _before_initialize(answers: list[dict[str, Any]]) -> None:
+    not_json, too_early = answers
+    assert (not_json["error"]["code"], not_json["id"]) == (-32700, None)
+    assert too_early["id"] == 5 and "send initialize first" in too_early["error"]["message"]
+
+
+def test_before_initialize_a_bad_line_is_a_parse_error_and_a_request_is_told_to_initialize(
+    client: LineClient,
+) -> None:
+    """Before: the request got "Invalid request parameters" with empty data."""
+    client.send(BEFORE_INITIALIZE)
+    _before_initialize([client.receive(), client.receive()])
+    client.initialize()
+    assert client.request({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})["result"]["tools"]
+    client.finish()
+
+
+def test_before_initialize_from_a_file_too(process_env: dict[str, str], tmp_path: Path) -> None:
+    """From a regular file (the SDK's transport) the line that is not JSON got no answer at all."""
+    requests = tmp_path / "requests.jsonl"
+    requests.write_bytes(BEFORE_INITIALIZE + _line(INITIALIZE))
+    with requests.open("rb") as stdin:
+        process = _start(process_env, stdin)
+        out, err = process.communicate(timeout=15)
+    assert process.returncode == 0, err.decode(errors="replace")
+    *answers, initialized = [json.loads(line) for line in out.splitlines()]
+    _before_initialize(answers)
+    assert initialized["id"] == INITIALIZE["id"] and "protocolVersion" in initialized["result"]
 
 
 def test_a_request_reusing_the_id_of_one_still_running_is_refused_and_the_first_answered(

@@ -1,19 +1,22 @@
 """The mcp SDK and uvicorn behaviour cooked-mcp is built on, checked by driving the real objects.
 
-``transports/private_reaches.py`` reaches into private parts of both and
-``transports/protocol_guard.py`` adds the rules the SDK lacks. Each test here runs the real
-classes in-process and asserts an outcome, so an upgrade that changes what a reach relies on
-fails here, and one that makes a guard rule unnecessary says so (the ``still_`` tests), while a
-cosmetic change to the SDK's source fails nothing.
+``transports/http_guard.py`` adds, on the SDK's public ASGI app, the rules the SDK lacks, and
+``transports/connection_guard.py`` reaches into uvicorn's h11 protocol. Each test here runs the
+real classes in-process and asserts an outcome, so an upgrade (``make newest``) that changes
+what they rely on fails here, and one that makes a guard rule unnecessary says so (the
+``still_`` tests), while a cosmetic change to the SDK's source fails nothing.
 """
 
 from __future__ import annotations
 
+import ast
 import io
+import json
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -29,22 +32,41 @@ from mcp.shared.message import SessionMessage
 from servers import INITIALIZE, MCP_HEADERS
 
 from cooked_mcp.config.limits import Limits
-from cooked_mcp.transports.private_reaches import (
-    GracefulServer,
-    JsonWhenSilentSessionManager,
-    JsonWhenSilentTransport,
-    bounded_protocol,
-)
-from cooked_mcp.transports.protocol_guard import INTERRUPTED, OpeningRequests
-from cooked_mcp.transports.stop_signals import StopSignals
+from cooked_mcp.transports.connection_guard import bounded_protocol
+from cooked_mcp.transports.http_guard import HttpGuard
+from cooked_mcp.transports.protocol_guard import INTERRUPTED
 
 pytestmark = [pytest.mark.tooling, pytest.mark.anyio]
 
 _OPEN = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 
-def test_the_pinned_sdk_release_is_installed() -> None:
-    assert version("mcp") == "2.3.0", "cooked-mcp is built against mcp 2.3.0; run this file before upgrading"
+def test_the_installed_sdk_is_in_the_range_pyproject_allows() -> None:
+    """mcp is a range (``>=2.3,<3``): ``make lower-bounds`` and ``make newest`` run this file on both ends."""
+    pinned = [line for line in Path("pyproject.toml").read_text().splitlines() if line.startswith('    "mcp')]
+    assert pinned == ['    "mcp>=2.3,<3",'], pinned
+    major, minor = (int(part) for part in version("mcp").split(".")[:2])
+    assert major == 2 and minor >= 3, version("mcp")
+
+
+def test_no_source_file_reaches_into_the_sdk() -> None:
+    """Issue 40: only the SDK's public API, so any release in the range serves: no ``_module`` or
+    ``_name`` imported from mcp or mcp_types, and no subclass of an SDK class (what the HTTP
+    transport was before: a subclass using nine private members)."""
+    reaches = []
+    for path in Path("src").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        imported: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("mcp", "mcp_types"):
+                imported |= {alias.asname or alias.name for alias in node.names}
+                names = [*(node.module or "").split("."), *(alias.name for alias in node.names)]
+                reaches += [f"{path}:{node.lineno} imports {name}" for name in names if name.startswith("_")]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases = [base.id for base in node.bases if isinstance(base, ast.Name) and base.id in imported]
+                reaches += [f"{path}:{node.lineno} subclasses {base}" for base in bases]
+    assert reaches == []
 
 
 class Tools:
@@ -63,22 +85,26 @@ class Tools:
 
 @asynccontextmanager
 async def serving(
-    tools: Tools,
-    manager_class: type[StreamableHTTPSessionManager] = JsonWhenSilentSessionManager,
-    **options: Any,
-) -> AsyncIterator[tuple[StreamableHTTPSessionManager, httpx.AsyncClient]]:
-    manager = manager_class(tools.server, security_settings=_OPEN, **options)
-    app = OpeningRequests(StreamableHTTPASGIApp(manager))
+    tools: Tools, guarded: bool = True, **options: Any
+) -> AsyncIterator[tuple[HttpGuard, httpx.AsyncClient]]:
+    manager = StreamableHTTPSessionManager(tools.server, security_settings=_OPEN, **options)
+    guard = HttpGuard(StreamableHTTPASGIApp(manager), manager.max_sessions or Limits.MAX_SESSIONS)
     async with (
         manager.run(),
         httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app),
+            transport=httpx.ASGITransport(app=guard if guarded else StreamableHTTPASGIApp(manager)),
             base_url="http://127.0.0.1",
             headers=MCP_HEADERS,
             timeout=10,
         ) as http,
     ):
-        yield manager, http
+        yield guard, http
+
+
+def answers(response: httpx.Response) -> list[dict[str, Any]]:
+    """The JSON-RPC answers (no notifications) of an event-stream response."""
+    messages = [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")]
+    return [message for message in messages if "id" in message]
 
 
 async def open_session(http: httpx.AsyncClient) -> dict[str, str]:
@@ -96,77 +122,70 @@ def call(request_id: int, progress: bool = False) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
 
 
-async def test_a_plain_call_is_answered_in_json_and_one_with_a_progress_token_streams() -> None:
-    """The JSON answer per request (the SDK's private ``_handle_post_request``, ``_request_streams``,
-    ``_read_stream_writer``); ``initialize`` and the refusal of an opening request with them."""
+async def test_an_opening_request_refused_names_no_session_and_a_call_streams_its_answer() -> None:
     tools = Tools()
     tools.release.set()
     async with serving(tools) as (_, http):
         refused = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 9, "method": "ping"})
         headers = await open_session(http)
-        plain = await http.post("/mcp", json=call(2), headers=headers)
-        streamed = await http.post("/mcp", json=call(3, progress=True), headers=headers)
+        answered = await http.post("/mcp", json=call(2), headers=headers)
     assert refused.status_code == 400 and "mcp-session-id" not in refused.headers
-    assert plain.headers["content-type"] == "application/json"
-    assert plain.json()["id"] == 2 and plain.json()["result"]["content"][0]["text"] == "done"
-    assert streamed.headers["content-type"].startswith("text/event-stream")
-    assert '"id":3' in streamed.text
+    assert answered.headers["content-type"].startswith("text/event-stream")
+    [answer] = answers(answered)
+    assert answer["id"] == 2 and answer["result"]["content"][0]["text"] == "done"
 
 
-async def test_a_reused_id_is_refused_while_the_first_call_runs_and_a_cancelled_call_gets_202() -> None:
-    """Duplicate ids (the guard, via ``_request_streams``) and a cancelled call left unanswered (the
-    SDK's private ``_terminate_unanswered_request`` would send -32800 ``Request cancelled``)."""
+async def test_still_the_sdk_answers_a_cancelled_request_which_the_guard_leaves_unanswered() -> None:
+    """The SDK's 2025-era transport answers a cancelled request with -32800 "Request cancelled"
+    (its dispatcher stays silent, python-sdk PR #3188; the 2026 transports must not answer).
+    When the first half fails, drop the guard's rule; a reused id is refused meanwhile."""
+    seen: dict[bool, list[dict[str, Any]]] = {}
+    refused: list[httpx.Response] = []
+    for guarded in (False, True):
+        tools = Tools()
+        async with serving(tools, guarded) as (_, http), anyio.create_task_group() as group:
+            headers = await open_session(http)
+
+            async def post() -> None:
+                seen[guarded] = answers(await http.post("/mcp", json=call(5), headers=headers))  # noqa: B023
+
+            group.start_soon(post)
+            with anyio.fail_after(10):
+                await tools.started.wait()
+            if guarded:
+                refused.append(await http.post("/mcp", json=call(5), headers=headers))
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}
+            await http.post("/mcp", json=cancel, headers=headers)
+    assert [answer["error"]["code"] for answer in seen[False]] == [-32800]
+    assert seen[True] == []
+    [again] = refused
+    assert again.status_code == 400 and "still running" in again.json()["error"]["message"]
+
+
+async def test_a_call_running_at_a_stop_gets_its_one_answer_after_the_grace() -> None:
     tools = Tools()
-    answers: dict[str, httpx.Response] = {}
-    async with serving(tools) as (_, http), anyio.create_task_group() as group:
-        headers = await open_session(http)
-
-        async def post(name: str, body: dict[str, Any]) -> None:
-            answers[name] = await http.post("/mcp", json=body, headers=headers)
-
-        group.start_soon(post, "first", call(5))
-        with anyio.fail_after(10):
-            await tools.started.wait()
-        await post("again", call(5))
-        cancel = {"requestId": 5, "reason": "test"}
-        await post("cancel", {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel})
-    assert answers["again"].status_code == 400 and answers["again"].json()["id"] == 5
-    assert "still running" in answers["again"].json()["error"]["message"]
-    assert answers["first"].status_code == 202 and answers["first"].content == b""
-
-
-async def test_a_call_running_at_shutdown_gets_its_one_answer() -> None:
-    """``interrupt_in_flight`` writes into the SDK's private per-request streams."""
-    tools = Tools()
-    answers: list[httpx.Response] = []
-    async with serving(tools) as (manager, http), anyio.create_task_group() as group:
+    responses: list[httpx.Response] = []
+    async with serving(tools) as (guard, http), anyio.create_task_group() as group:
         headers = await open_session(http)
 
         async def post() -> None:
-            answers.append(await http.post("/mcp", json=call(7), headers=headers))
+            responses.append(await http.post("/mcp", json=call(7), headers=headers))
 
         group.start_soon(post)
         with anyio.fail_after(10):
             await tools.started.wait()
-        assert isinstance(manager, JsonWhenSilentSessionManager)
-        assert await manager.interrupt_in_flight() == 1
-    [answer] = answers
-    assert answer.json()["id"] == 7 and answer.json()["error"]["message"] == INTERRUPTED
+            await guard.drain(0.1, anyio.Event(), anyio.lowlevel.checkpoint)
+    [answer] = answers(responses[0])
+    assert answer["id"] == 7 and answer["error"]["message"] == INTERRUPTED
 
 
 async def test_the_longest_idle_session_makes_room_for_a_new_one() -> None:
-    """The SDK refuses a session beyond ``max_sessions``; the reach (``_admit_session``,
-    ``_server_instances``) closes the longest-idle one instead."""
+    """The SDK refuses a session beyond ``max_sessions`` (503); the guard ends the longest-idle one."""
     tools = Tools()
-    async with serving(tools, max_sessions=2) as (_, http):
-        sessions = [await open_session(http) for _ in range(3)]
-        pings = [
-            (
-                await http.post("/mcp", json={"jsonrpc": "2.0", "id": 4, "method": "ping"}, headers=h)
-            ).status_code
-            for h in sessions
-        ]
-    assert pings == [404, 200, 200]
+    for guarded, expected in ((False, [200, 200, 503]), (True, [200, 200, 200])):
+        async with serving(tools, guarded, max_sessions=2) as (_, http):
+            opened = [(await http.post("/mcp", json=INITIALIZE)).status_code for _ in range(3)]
+        assert opened == expected, guarded
 
 
 @pytest.mark.parametrize(
@@ -186,9 +205,9 @@ async def test_still_the_sdk_alone_does_not_answer_an_invalid_request_with_its_j
     takes an id that is no id for a notification (202, never answered) and answers an invalid
     request with -32602 and a pydantic dump, where JSON-RPC 2.0 says -32600. (What is not JSON it
     now answers right, -32700.) When this fails, the SDK answers as the guard does: drop the rule
-    from ``protocol_guard`` and its branch in ``private_reaches``."""
+    from ``protocol_guard``."""
     tools = Tools()
-    async with serving(tools, StreamableHTTPSessionManager) as (_, http):
+    async with serving(tools, guarded=False) as (_, http):
         sdk = await http.post("/mcp", content=body, headers=await open_session(http))
     async with serving(tools) as (_, http):
         guarded = await http.post("/mcp", content=body, headers=await open_session(http))
@@ -198,7 +217,7 @@ async def test_still_the_sdk_alone_does_not_answer_an_invalid_request_with_its_j
 
 
 async def test_still_the_sdk_stdio_transport_hands_over_a_bad_line_unanswered() -> None:
-    """Why ``stdio_event_loop`` reads raw lines for the guard: the SDK's ``stdio_server`` turns a
+    """Why ``transports/stdio.py`` reads raw lines for the guard: the SDK's ``stdio_server`` turns a
     line that is not JSON into an exception on its read stream (answered by nobody) and an id that
     is no id into a notification (never answered). When this fails, re-check the guard's rule."""
     out = io.StringIO()
@@ -212,14 +231,9 @@ async def test_still_the_sdk_stdio_transport_hands_over_a_bad_line_unanswered() 
     assert out.getvalue() == ""
 
 
-async def test_uvicorn_calls_the_shutdown_step_and_the_h11_hooks_the_bounds_use() -> None:
-    """``GracefulServer`` overrides uvicorn's private ``_wait_tasks_to_complete``;
-    ``BoundedH11Protocol`` its h11 protocol's internals: a silent connection is closed at the
-    head deadline, and the shutdown step (which waits for the changes) runs."""
-    finished: list[bool] = []
-
-    async def changes() -> None:
-        finished.append(True)
+async def test_uvicorn_runs_the_h11_hooks_the_connection_bounds_use() -> None:
+    """``BoundedH11Protocol`` relies on its h11 protocol's internals: a silent connection is closed
+    at the head deadline, and ``should_exit`` stops the server."""
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -229,52 +243,14 @@ async def test_uvicorn_calls_the_shutdown_step_and_the_h11_hooks_the_bounds_use(
 
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    stop = StopSignals()
     config = uvicorn.Config(
         app, log_config=None, http=bounded_protocol(1024, Limits(http_head_seconds=0.3)), lifespan="on"
     )
-    manager = JsonWhenSilentSessionManager(Tools().server)
-    server = GracefulServer(config, manager, stop, changes, grace=1.0)
+    server = uvicorn.Server(config)
     async with anyio.create_task_group() as group:
         group.start_soon(server.serve, [listener])
         with anyio.fail_after(10):  # accepted once uvicorn serves the listening socket
             silent = await anyio.connect_tcp("127.0.0.1", port)
             with pytest.raises((anyio.EndOfStream, anyio.BrokenResourceError, ConnectionError)):
                 await silent.receive()
-            stop.requested.set()
-    assert finished == [True]
-
-
-@pytest.mark.parametrize("ends", ["answered", "scope cancelled"])
-async def test_a_cancellation_on_its_way_when_the_request_ends_is_sent_whole(ends: str) -> None:
-    """``_in_flight``'s watcher is a plain asyncio task: its ``cancel()`` is not held off by an
-    anyio shield as the task group's was, so it must not be cancelled once it sends the
-    notifications/cancelled of a client gone away, and the request's end (answered meanwhile,
-    or its scope cancelled) waits for that send, as the group did."""
-    transport = JsonWhenSilentTransport(mcp_session_id="s")
-    writer, reader = anyio.create_memory_object_stream[Any](0)  # a send waits for the session to read
-    transport._read_stream_writer = writer
-    transport._request_streams["9"] = anyio.create_memory_object_stream[Any](1)  # not answered yet
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.disconnect"}
-
-    received: list[Any] = []
-
-    async def session() -> None:
-        while "9" in transport.__dict__["_request_ids"]:  # the session reads once the request has ended
-            await anyio.lowlevel.checkpoint()
-        received.append(await reader.receive())
-
-    async with anyio.create_task_group() as group:
-        with anyio.fail_after(10), anyio.CancelScope() as scope:
-            async with transport._in_flight(9, receive):
-                group.start_soon(session)
-                for _ in range(5):  # the watcher sees the disconnect and starts sending
-                    await anyio.lowlevel.checkpoint()
-                if ends == "scope cancelled":
-                    scope.cancel()
-                    await anyio.sleep_forever()
-        assert received, "the request's end waits for the send"
-    [message] = received
-    assert message.message.method == "notifications/cancelled" and message.message.params["requestId"] == 9
+            server.should_exit = True

@@ -1,10 +1,14 @@
-"""``[mcp.limits]``: how long the server waits (for a peer, for calls still running, for the person's
-answer) and how many change outcomes are kept; each bound is named, with its test, in SECURITY.md.
+"""Every bound and default of the transports, the kept outcomes and the person's answer, in one
+table: ``[mcp.limits]`` in the file.
+
+The time bounds and the kept outcomes' bounds are settings, so an operator (or a test) can change
+them without a new release; the transports' size and count bounds are fixed here. Each is named,
+with the test proving it, in SECURITY.md.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,7 +20,7 @@ Seconds = Annotated[
 
 
 class Limits(BaseModel):
-    """The transports' time bounds, in seconds, and the kept outcomes' bounds (handlers/writes.py)."""
+    """Time in seconds and kept outcomes (settable); the transports' sizes in bytes and counts (fixed)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -44,3 +48,31 @@ class Limits(BaseModel):
     confirm_answer_seconds: Annotated[
         Seconds, Field(le=600, description="a number of seconds above 0 and at most 600")
     ] = 300.0
+
+    #: One HTTP request body or one stdio line (the SDK's own HTTP default).
+    MAX_MESSAGE_BYTES: ClassVar[int] = 4 * 1024 * 1024
+    #: An ``initialize`` request: real clients send about 1 KB, and parsed capability keys cost
+    #: memory for the whole life of a session.
+    MAX_INITIALIZE_BYTES: ClassVar[int] = 16 * 1024
+    #: Of a stdio line or HTTP body too long to read whole, how much of each end is kept to find
+    #: its ``id`` (the rest is discarded as it arrives).
+    PEEK_BYTES: ClassVar[int] = 64 * 1024
+    #: A request head (h11's default, set explicitly).
+    MAX_HEAD_BYTES: ClassVar[int] = 16 * 1024
+    #: HTTP connections open at once (fewer if the open-files limit is low): one user's clients
+    #: need a few.
+    MAX_CONNECTIONS: ClassVar[int] = 200
+    #: The open-files limit raised to, when the hard limit is unlimited.
+    OPEN_FILES: ClassVar[int] = 1 << 16
+    #: "cannot accept" (out of file descriptors) is logged at most once per this many seconds.
+    ACCEPT_ERROR_LOG_SECONDS: ClassVar[float] = 1.0
+    #: File descriptors kept free of client connections (Cooked connections, logs, the loop).
+    RESERVED_FDS: ClassVar[int] = 64
+    #: The listen backlog, which is also how many connections asyncio accepts in one go.
+    ACCEPT_BURST: ClassVar[int] = 32
+    #: HTTP sessions open at once (the SDK allows 10,000); the longest-idle one makes room.
+    MAX_SESSIONS: ClassVar[int] = 100
+    #: A session with no request in flight for this long ends (the SDK's default: 30 minutes).
+    SESSION_IDLE_SECONDS: ClassVar[float] = 5 * 60
+    #: How long buffered stdio answers may take to reach a client that stopped reading.
+    FLUSH_SECONDS: ClassVar[float] = 5.0

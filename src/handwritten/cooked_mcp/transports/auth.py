@@ -1,14 +1,9 @@
-"""Bearer-token check in front of the MCP HTTP endpoint.
+"""The bearer token in front of every path: anyone who can talk to the server can read and change
+the Cooked account, so without ``Authorization: Bearer <token>`` a request gets nowhere near the
+MCP code or its body. Plain ASGI: a static shared secret is all a single-user server needs.
 
-The server acts for one Cooked account, so anyone who can talk to it can read and change
-that account: with a token configured, a request gets nowhere near the MCP code (or the
-request body) without ``Authorization: Bearer <token>``. This is plain ASGI rather than the
-SDK's OAuth machinery because a static shared secret is all a single-user server needs.
-
-The token must never be echoed or logged: the refusal body is fixed text, the log line for
-a refusal names only the method, whether the path was the MCP one (a confused client might
-put the token in the path or query) and which kind of mistake it was, and the comparison
-is constant-time so the token cannot be guessed byte by byte from response timings.
+The token is never echoed or logged (the refusal is fixed text; its log line names the method,
+whether the path was /mcp and the kind of mistake), and compared in constant time.
 """
 
 from __future__ import annotations
@@ -23,8 +18,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from cooked_mcp.text import printable
 
 from .http_middleware import HttpMiddleware
-
-__all__ = ["BearerTokenMiddleware"]
 
 logger = logging.getLogger(__name__)
 
@@ -41,11 +34,8 @@ _DESCRIPTIONS = {
 
 # implements: server.SECURITY.3, server.SECURITY.6, server.SECURITY.7
 class BearerTokenMiddleware(HttpMiddleware):
-    """Answers 401 to every HTTP request without the configured bearer token.
-
-    Every path is guarded, not only ``/mcp``: an unauthenticated caller learns nothing,
-    not even which paths exist. Other scopes are lifespan events (websockets are off in uvicorn).
-    """
+    """401 to every HTTP request without the token, on every path: an unauthenticated caller
+    learns nothing, not even which paths exist."""
 
     def __init__(self, app: ASGIApp, token: SecretStr, *, served_path: str) -> None:
         super().__init__(app)

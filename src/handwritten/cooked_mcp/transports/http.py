@@ -1,42 +1,40 @@
 """MCP over Streamable HTTP at ``/mcp``, served by uvicorn on the configured address.
 
-Layers, outermost first, so that the cheapest refusal comes before any work: the bearer token
-(``auth``), a 401 before the body is read; the SDK's ``RequestBodyLimitMiddleware``; the guard's
-``OpeningRequests``; the SDK's session manager (``private_reaches``), whose DNS-rebinding
-defence the SDK enables by itself only for loopback binds, so it is configured here for every
-address (hosts and origins beyond the local names only with a token, see ``Settings``).
+``build_app`` is the one place the ASGI app is assembled: its routes and its middleware, outermost
+first, so that the cheapest refusal comes before any work. Serving stops at SIGINT or SIGTERM
+(``StopSignals``, not uvicorn's own handlers): event streams end, calls get the grace, then
+their one answer (``HttpGuard.drain``), and uvicorn closes the connections.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import math
 import os
 import sys
+from collections.abc import AsyncIterator, Iterator
 from urllib.parse import urlsplit
 
 import anyio
 import uvicorn
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-from mcp.server.transport_security import (
-    DEFAULT_MAX_REQUEST_BODY_SIZE,
-    RequestBodyLimitMiddleware,
-    TransportSecuritySettings,
-)
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import Route
-from starlette.types import ASGIApp
 
 from ..app import Application
 from ..config import Settings
+from ..config.limits import Limits
 from ..exceptions import ListenError
 from ..remote import remote_mode
 from .auth import BearerTokenMiddleware
+from .connection_guard import bounded_protocol
+from .http_guard import HttpGuard
 from .http_middleware import CloseWhenBodyUnread, NameTheSetting
-from .http_sockets import ACCEPT_BURST, listen, raise_open_files_limit, rate_limited_accept_errors
-from .private_reaches import GracefulServer, JsonWhenSilentSessionManager, bounded_protocol
-from .protocol_guard import OpeningRequests
+from .http_sockets import listen, raise_open_files_limit, rate_limited_accept_errors
 from .stop_signals import StopSignals
 
 __all__ = ["MCP_PATH", "serve_http", "transport_security"]
@@ -75,37 +73,53 @@ async def _serve(application: Application, open_files: int) -> int:
             signals.cancel_scope.cancel()
             return EXIT_STARTUP
         try:
-            app, sessions = _build(application)
-            server = GracefulServer(
+            app, guard = build_app(application)
+            server = _Server(
                 uvicorn.Config(
                     app,
                     log_config=None,
                     access_log=False,
                     http=bounded_protocol(open_files, settings.limits),
-                    backlog=ACCEPT_BURST,
+                    h11_max_incomplete_event_size=Limits.MAX_HEAD_BYTES,
+                    backlog=Limits.ACCEPT_BURST,
                     ws="none",
                     lifespan="on",
                     proxy_headers=False,
                     server_header=False,
-                    # the grace, then a second for the interrupted requests' answers
+                    # the drain's grace, then a second for the interrupted requests' answers
                     timeout_graceful_shutdown=math.ceil(settings.limits.stop_grace_seconds) + 2,
-                ),
-                sessions,
-                stop,
-                application.tools.changes_finished,
-                settings.limits.stop_grace_seconds,
+                )
             )
             # Printed, not logged: the default log level shows warnings only, and a user who
             # started the server needs its address.
             print(_banner(settings, f"http://{where}{MCP_PATH}"), file=sys.stderr, flush=True)
             rate_limited_accept_errors(asyncio.get_running_loop())
-            async with application:
+            async with application, anyio.create_task_group() as serving:
+                serving.start_soon(_stop_when_asked, server, guard, stop, application)
                 await server.serve(sockets=sockets)
+                serving.cancel_scope.cancel()
         finally:
             for sock in sockets:
                 sock.close()
         signals.cancel_scope.cancel()
     return 0
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its signal handlers: ``StopSignals`` has them (and a second signal must
+    not make uvicorn skip the application's shutdown)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+async def _stop_when_asked(
+    server: uvicorn.Server, guard: HttpGuard, stop: StopSignals, app: Application
+) -> None:
+    await stop.requested.wait()
+    server.should_exit = True  # uvicorn's public way to stop: no new connections, idle ones closed
+    await guard.drain(app.settings.limits.stop_grace_seconds, stop.now, app.tools.changes_finished)
 
 
 # implements: extensions.REMOTE.17
@@ -132,29 +146,39 @@ def _banner(settings: Settings, url: str) -> str:
 
 
 # implements: server.TRANSPORT.5, server.SECURITY.3, server.SECURITY.7
-def _build(application: Application) -> tuple[ASGIApp, JsonWhenSilentSessionManager]:
-    """The whole ASGI stack serving ``application``, and the session manager the server stops."""
+def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
+    """The whole ASGI app serving ``application``, and its guard (which the stop drains).
+
+    The SDK's session manager, with the bounds of ``Limits``; its DNS-rebinding defence, which the
+    SDK enables by itself only for loopback binds, configured here for every address (hosts and
+    origins beyond the local names only with a token, see ``Settings``).
+    """
     settings = application.settings
-    sessions = JsonWhenSilentSessionManager(
+    sessions = StreamableHTTPSessionManager(
         application.server,
         security_settings=transport_security(settings),
-        max_request_body_size=DEFAULT_MAX_REQUEST_BODY_SIZE,
+        max_request_body_size=Limits.MAX_MESSAGE_BYTES,
+        max_sessions=Limits.MAX_SESSIONS,
+        session_idle_timeout=Limits.SESSION_IDLE_SECONDS,
     )
-    endpoint: ASGIApp = OpeningRequests(StreamableHTTPASGIApp(sessions))
+    guard = HttpGuard(StreamableHTTPASGIApp(sessions), Limits.MAX_SESSIONS)
     remote = remote_mode(settings) if settings.public_url else None
-    starlette = Starlette(
-        routes=[
-            Route(MCP_PATH, endpoint=remote.guard(endpoint) if remote else endpoint),
-            *(remote.routes if remote else []),
-        ],
-        lifespan=lambda _: sessions.run(),
-    )
-    # /mcp is the one endpoint: /mcp/ is a 404 like any other path, not a redirect to /mcp.
-    starlette.router.redirect_slashes = False
-    app: ASGIApp = RequestBodyLimitMiddleware(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
+    middleware = [Middleware(CloseWhenBodyUnread), Middleware(NameTheSetting)]
     if settings.http_token is not None and remote is None:
-        app = BearerTokenMiddleware(app, settings.http_token, served_path=MCP_PATH)
-    return CloseWhenBodyUnread(NameTheSetting(app)), sessions
+        middleware.append(Middleware(BearerTokenMiddleware, token=settings.http_token, served_path=MCP_PATH))
+    middleware.append(Middleware(RequestBodyLimitMiddleware, max_body_size=Limits.MAX_MESSAGE_BYTES))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        async with sessions.run():
+            yield
+            await guard.drained()  # uvicorn shuts the app down once no connection is left
+
+    routes = [Route(MCP_PATH, endpoint=remote.guard(guard) if remote else guard), *(remote.routes if remote else [])]
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    # /mcp is the one endpoint: /mcp/ is a 404 like any other path, not a redirect to /mcp.
+    app.router.redirect_slashes = False
+    return app, guard
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:

@@ -8,8 +8,6 @@ from __future__ import annotations
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["HOST_REFUSED", "ORIGIN_REFUSED", "CloseWhenBodyUnread", "HttpMiddleware", "NameTheSetting"]
-
 
 class HttpMiddleware:
     """An ASGI layer for HTTP requests (``handle``); every other scope passes through untouched."""
@@ -28,13 +26,9 @@ class HttpMiddleware:
 
 
 class CloseWhenBodyUnread(HttpMiddleware):
-    """``Connection: close`` on any answer sent before the request body was read to its end.
-
-    A refusal (401 without the token, 413 for too large a body) is answered without reading
-    the body. uvicorn would then keep the connection alive by reading and discarding the
-    rest of the body for up to its keep-alive timeout, so an endless upload would keep the
-    server busy; closing the connection stops reading at once.
-    """
+    """``Connection: close`` on any answer sent before the request body was read to its end (a
+    401, a 413): uvicorn would go on reading and discarding the rest, so an endless upload would
+    keep the server busy."""
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
@@ -69,10 +63,9 @@ _MESSAGES = {421: HOST_REFUSED.encode(), 403: ORIGIN_REFUSED.encode()}
 
 
 class NameTheSetting(HttpMiddleware):
-    """The SDK's DNS-rebinding check answers "Invalid Host header" (421) or "Invalid Origin
-    header" (403), which leaves a user who reached the server through a new name (a LAN address,
-    a reverse proxy) guessing: the check stays the SDK's, and those answers' text names the
-    setting to change. Nothing else in this server answers 421 or 403."""
+    """The SDK's DNS-rebinding refusals ("Invalid Host header", 421; "Invalid Origin header", 403)
+    name the setting to change, for a user who reached the server through a new name (a LAN
+    address, a reverse proxy). Nothing else here answers 421 or 403."""
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         replacement: bytes | None = None

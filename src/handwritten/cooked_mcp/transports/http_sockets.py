@@ -1,14 +1,7 @@
-"""The HTTP server's sockets: listening, and how many connections, each how long to ask.
-
-The listening sockets are bound before uvicorn starts (``listen``), so that an address in use
-is one clear line and exit 2 rather than a uvicorn traceback.
-
-uvicorn keeps a silent connection open forever and lets a request head or body trickle in
-without a deadline; about a thousand silent sockets (the usual open-files limit) would stop it
-accepting anyone, with a traceback per failed ``accept`` many thousand times a second. Hence the
-head and body deadlines (``config.Limits``) and the connection cap, a newcomer beyond it closing
-the connection idle longest (``private_reaches.BoundedH11Protocol``: uvicorn has no public hook),
-and the accept error logged at most once a second. Answering time is the client's own request.
+"""The HTTP server's listening sockets, bound before uvicorn starts so that an address in use is
+one clear line and exit 2 rather than a uvicorn traceback; the open-files limit raised, as one
+user's clients may open many connections; and accept failures logged at most once a second,
+without a traceback (asyncio logs each failed ``accept``, many thousand times a second).
 """
 
 from __future__ import annotations
@@ -21,32 +14,16 @@ import socket
 import time
 from typing import Any
 
+from ..config.limits import Limits
 from ..exceptions import ListenError
 
-__all__ = [
-    "ACCEPT_BURST",
-    "MAX_CONNECTIONS",
-    "connection_cap",
-    "listen",
-    "raise_open_files_limit",
-    "rate_limited_accept_errors",
-]
-
 logger = logging.getLogger(__name__)
-
-#: Connections open at once, whatever the open-files limit allows: one user's clients need a few.
-MAX_CONNECTIONS = 200
-#: File descriptors kept free of client connections (Cooked connections, logs, the event loop).
-_RESERVED_FDS = 64
-#: The listen backlog, which is also how many connections asyncio accepts in one go, before
-#: any of them can make room by closing an idle one: the cap leaves room for one such burst.
-ACCEPT_BURST = 32
 
 
 def raise_open_files_limit() -> int:
     """Raise the soft open-files limit to the hard one (capped if unlimited); return the new one."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, Limits.OPEN_FILES)
     if soft != resource.RLIM_INFINITY and soft < target:
         try:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
@@ -56,12 +33,9 @@ def raise_open_files_limit() -> int:
     return int(soft)
 
 
-def connection_cap(open_files: int) -> int:
-    """How many client connections fit beside what the server itself needs."""
-    return max(4, min(MAX_CONNECTIONS, open_files - _RESERVED_FDS - ACCEPT_BURST))
-
-
-def rate_limited_accept_errors(loop: asyncio.AbstractEventLoop, every: float = 1.0) -> None:
+def rate_limited_accept_errors(
+    loop: asyncio.AbstractEventLoop, every: float = Limits.ACCEPT_ERROR_LOG_SECONDS
+) -> None:
     """Log asyncio's "out of system resource" accept failures at most once per ``every`` seconds,
     as one line without a traceback; every other loop error goes to the previous handler."""
     previous = loop.get_exception_handler()
@@ -134,7 +108,7 @@ def _bind(family: int, kind: int, proto: int, address: Any) -> socket.socket:
             # "::1" must not also claim IPv4, or binding localhost's two addresses collides.
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
         sock.bind(address)
-        sock.listen(ACCEPT_BURST)
+        sock.listen(Limits.ACCEPT_BURST)
         sock.setblocking(False)
     except BaseException:
         sock.close()

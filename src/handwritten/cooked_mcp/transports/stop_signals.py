@@ -1,14 +1,7 @@
-"""SIGINT and SIGTERM while serving, caught by the event loop, for both transports.
-
-A Python signal handler runs in the main thread between any two bytecodes, so one that logs
-can run while that thread is inside the logging machinery: it waited for ever on a lock the
-thread already held (the redaction filter's), or broke into a write to stderr ("reentrant
-call"). The event loop's own handling runs no Python code in the handler: the signal only
-wakes the loop, and ``watch`` gets it there, where setting events and logging are safe.
-
-The first signal asks the transport to stop (``requested``): calls still running get their
-grace. A second one (a second Ctrl-C, or SIGTERM after SIGINT) ends the grace at once
-(``now``); those calls are then answered as cut off (``protocol_guard``).
+"""SIGINT and SIGTERM while serving, for both transports, taken by the event loop: its handler
+runs no Python code (one that logs could deadlock on a lock its thread holds), and ``watch``
+acts on the signal in the loop. The first asks to stop (``requested``: calls get their grace);
+a second ends the grace at once (``now``: they are answered as cut off).
 """
 
 from __future__ import annotations
@@ -18,8 +11,6 @@ import signal
 
 import anyio
 from anyio.abc import TaskStatus
-
-__all__ = ["StopSignals", "cancel_when_set"]
 
 logger = logging.getLogger("cooked_mcp.transports")
 

@@ -1,0 +1,139 @@
+"""The one reach into uvicorn (and the h11 it drives): deadlines and a cap for HTTP connections.
+
+uvicorn keeps a silent connection, or a request head or body trickling in, open for ever, and
+its only cap (``limit_concurrency``) answers 503 to everyone once silent sockets fill it: about
+a thousand of them (the usual open-files limit) stop it serving the user
+(tests/hardening/test_http_bounds.py). So its h11 protocol is subclassed, using its
+``connections``, ``cycle``, ``conn``, ``handle_events``, ``on_response_complete`` and
+``shutdown``: pyproject.toml bounds uvicorn and h11 to the minors checked. Goes when uvicorn
+has request-start and request-complete timeouts (encode/uvicorn issue #157, open) and a cap
+that closes an idle connection for a new one (no upstream issue).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from ..config.limits import Limits
+
+logger = logging.getLogger("cooked_mcp.transports.http")
+
+_BUSY_BODY = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Too many connections"}}'
+_BUSY_503 = (
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nconnection: close\r\n"
+    b"retry-after: 1\r\ncontent-length: %d\r\n\r\n%s" % (len(_BUSY_BODY), _BUSY_BODY)
+)
+
+
+def connection_cap(open_files: int) -> int:
+    """How many client connections fit beside what the server itself needs."""
+    room = open_files - Limits.RESERVED_FDS - Limits.ACCEPT_BURST
+    return max(4, min(Limits.MAX_CONNECTIONS, room))
+
+
+class BoundedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with the head and body deadlines and a connection cap, a newcomer
+    beyond it closing the connection idle longest; ``cap`` and ``limits`` are set on the class
+    by ``bounded_protocol``."""
+
+    cap = Limits.MAX_CONNECTIONS
+    limits = Limits()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._waiting_since = time.monotonic()  # for a request head; ``_busy`` while one runs
+        self._busy = False
+        self._timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > self.cap and not self._make_room():
+            logger.warning("refused a connection: all %d connections are busy", self.cap)
+            transport.write(_BUSY_503)
+            transport.close()
+            return
+        self._wait_for_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        """At shutdown a connection whose request is not whole yet is closed, as uvicorn closes an
+        idle one; uvicorn would wait for the rest of its body. A request being answered keeps
+        its grace."""
+        cycle = self.cycle
+        if cycle is not None and cycle.more_body and not cycle.response_started:
+            self._close("closed a connection whose request body was not complete at shutdown")
+        else:
+            super().shutdown()
+
+    def handle_events(self) -> None:
+        before = self.cycle
+        super().handle_events()
+        if self.cycle is not before and self.cycle is not None and not self.cycle.response_complete:
+            self._busy = True
+            self._arm(self.limits.http_body_seconds, self._body_overdue)
+
+    def on_response_complete(self) -> None:
+        self._busy = False
+        if not self.transport.is_closing():
+            self._wait_for_head()
+        super().on_response_complete()  # may start a pipelined request (handle_events above)
+
+    def _wait_for_head(self) -> None:
+        self._waiting_since = time.monotonic()
+        self._arm(self.limits.http_head_seconds, self._head_overdue)
+
+    def _head_overdue(self) -> None:
+        if not self._busy:
+            self._close("no complete request head within %.1f s", self.limits.http_head_seconds)
+
+    def _body_overdue(self) -> None:
+        cycle = self.cycle
+        if self._busy and cycle is not None and cycle.more_body and not cycle.response_started:
+            self._close("request body not complete within %.1f s", self.limits.http_body_seconds)
+
+    def _make_room(self) -> bool:
+        """Close the connection that has waited longest for a request; False if all are busy."""
+        idle = [
+            c for c in self.connections if isinstance(c, BoundedH11Protocol) and c is not self and not c._busy
+        ]
+        if not idle:
+            return False
+        longest = min(idle, key=lambda conn: conn._waiting_since)
+        longest._close("closed the longest-idle connection to make room for a new one (%d open)", self.cap)
+        return True
+
+    def _close(self, why: str, *figures: float) -> None:
+        logger.info(why, *figures)
+        self._disarm()
+        if not self.transport.is_closing():
+            if self.conn.our_state is not h11.ERROR:
+                with contextlib.suppress(h11.LocalProtocolError):
+                    self.conn.send(h11.ConnectionClosed())
+            self.transport.close()
+        # Gone from the count now, so the newcomer that asked for room is not refused.
+        self.connections.discard(self)
+
+    def _arm(self, seconds: float, then: Any) -> None:
+        self._disarm()
+        self._timer = self.loop.call_later(seconds, then)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
+def bounded_protocol(open_files: int, limits: Limits) -> type[BoundedH11Protocol]:
+    """The protocol class to serve with, its cap fitted to ``open_files``."""
+    fitted = {"cap": connection_cap(open_files), "limits": limits}
+    return type("BoundedH11Protocol", (BoundedH11Protocol,), fitted)

@@ -1,0 +1,316 @@
+"""The rules the SDK's HTTP app lacks, as one ASGI layer in front of it (plain ASGI, public API).
+
+- **Framing and refusals** (``protocol_guard``): what is no JSON-RPC message, a reused id of a
+  request still running and an oversized ``initialize`` are answered here; a refused opening
+  request names no session (it never existed).
+- **One answer per request.** A request whose stream ends without its answer (its session
+  ended, or a stop cut it off after the grace) gets a JSON-RPC error saying so; the SDK's
+  "Request cancelled" to a request the client cancelled is dropped (the MCP spec: none).
+- **A client gone is a cancellation.** A client whose connection drops before its answer sends
+  no ``notifications/cancelled``; one is sent for it, so the answer it never got is not counted
+  as received (``ToolCall.when_answered``) and a retry does not make the change again.
+- **Sessions.** At the SDK's ``max_sessions`` the longest-idle session is ended (a DELETE, as a
+  client would) to make room, where the SDK would refuse the newcomer.
+- **Stop** (``drain``): event streams end at once; calls get the grace, then their one answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import anyio
+import mcp_types as types
+import pydantic_core
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..config.limits import Limits
+from .protocol_guard import interrupted, make_answer, read_message, refusal
+from .stop_signals import cancel_when_set
+
+__all__ = ["SESSION_ENDED", "HttpGuard"]
+
+logger = logging.getLogger("cooked_mcp.transports.http")
+
+_SESSION = "mcp-session-id"
+SESSION_ENDED = "Session terminated before the request completed"
+
+
+@dataclass(eq=False)
+class _Call:
+    """One request being served: its stream may be cut off (``scope``) by a stop."""
+
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    answered: bool = False
+    cancelled: bool = False  # by the client
+    started: bool = False
+    event_stream: bool = False
+
+
+@dataclass
+class _Session:
+    last: float = field(default_factory=time.monotonic)
+    busy: int = 0
+
+
+class HttpGuard:
+    """The layer around the SDK's ``StreamableHTTPASGIApp`` (see the module docstring)."""
+
+    def __init__(self, app: ASGIApp, max_sessions: int = Limits.MAX_SESSIONS) -> None:
+        self.app = app
+        self.max_sessions = max_sessions  # the SDK's own bound, which it would meet with a 503
+        self._running: dict[tuple[str, types.RequestId], _Call] = {}  # by session and id
+        self._calls: set[_Call] = set()  # every request being served, sessions opening included
+        self._streams: set[anyio.CancelScope] = set()  # GET event streams
+        self._sessions: dict[str, _Session] = {}
+        self._none_left: anyio.Event | None = None  # made by ``drain``: set once no call runs
+        self._drained: anyio.Event | None = None  # made by ``drain``: set at its end
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        session = Headers(scope=scope).get(_SESSION)
+        tracked = self._sessions.get(session) if session else None
+        if tracked is not None:
+            tracked.busy += 1
+        try:
+            if scope["method"] == "POST":
+                await self._post(scope, receive, send, session)
+            elif scope["method"] == "GET":
+                await self._stream(scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
+                if scope["method"] == "DELETE" and session:
+                    self._sessions.pop(session, None)
+        finally:
+            if tracked is not None:
+                tracked.busy -= 1
+                tracked.last = time.monotonic()
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send, session: str | None) -> None:
+        body, rest = await _read_body(receive)
+        if rest is not None:  # nobody is left to answer, and the request was never whole
+            logger.debug("a client went away before its request body was complete")
+            return
+        if session is None and len(body) > Limits.MAX_INITIALIZE_BYTES:
+            logger.info("refused an opening request of %d bytes", len(body))
+            too_big = make_answer(None, f"initialize request larger than {Limits.MAX_INITIALIZE_BYTES} bytes")
+            await _json(too_big, 413)(scope, receive, send)
+            return
+        message = read_message(body)
+        refused = refusal(message, body, lambda request_id: (session or "", request_id) in self._running)
+        if refused is not None:
+            logger.info("refused a message: %s", refused.error.message)
+            await _json(refused, 400)(scope, receive, send)
+            return
+        if isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            cancelled = (message.params or {}).get("requestId")
+            call = self._running.get((session or "", cancelled)) if isinstance(cancelled, int | str) else None
+            if call is not None:
+                call.cancelled = True
+        if session is None:
+            await self._make_room(scope)
+        unread: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
+        gone = False
+
+        async def replay() -> Message:
+            nonlocal gone
+            message = unread.pop() if unread else await receive()
+            gone = gone or message["type"] == "http.disconnect"
+            return message
+
+        if not isinstance(message, types.JSONRPCRequest):
+            await self.app(scope, replay, self._opening(send) if session is None else send)
+            return
+        call = _Call()
+        key = (session or "", message.id)
+        if session is not None:
+            self._running[key] = call
+        self._calls.add(call)
+        try:
+            with call.scope:
+                await self.app(
+                    scope, replay, self._watching(call, self._opening(send) if session is None else send)
+                )
+        finally:
+            self._calls.discard(call)
+            if not self._calls and self._none_left is not None:
+                self._none_left.set()
+            if self._running.get(key) is call:
+                del self._running[key]
+        if call.answered or call.cancelled:
+            return
+        if gone:
+            logger.info("a client went away before the answer to its request %r: it is cancelled", message.id)
+            if session is not None:
+                await self._send_inside(scope, "POST", session, _cancellation(message.id))
+            return
+        error = (
+            interrupted(message.id)
+            if call.scope.cancel_called
+            else make_answer(message.id, SESSION_ENDED, types.INTERNAL_ERROR)
+        )
+        await _answer(call, error, scope, receive, send)
+
+    def _watching(self, call: _Call, send: Send) -> Send:
+        """``send``, noting whether the request's answer went out; the end of an event stream
+        without it is held back, so that ``_answer`` can still send one."""
+
+        async def watched(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                call.started = True
+                content_type = Headers(raw=message.get("headers", [])).get("content-type", "")
+                call.event_stream = content_type.startswith("text/event-stream")
+                call.answered = not call.event_stream  # a JSON or plain answer is the answer
+            elif message["type"] == "http.response.body" and call.event_stream:
+                chunk = message.get("body", b"")
+                if chunk and _carries_answer(chunk):
+                    if call.cancelled:
+                        return  # the SDK's "Request cancelled": a cancelled request gets no answer
+                    call.answered = True
+                if not message.get("more_body", False) and not (call.answered or call.cancelled):
+                    if not chunk:
+                        return
+                    message = {**message, "more_body": True}
+            await send(message)
+
+        return watched
+
+    def _opening(self, send: Send) -> Send:
+        """For a request without a session: a refusal names no session, a session opened is kept."""
+
+        async def opening(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(raw=list(message.get("headers", [])))
+                if message["status"] >= 400 and _SESSION in headers:
+                    del headers[_SESSION]
+                    message = {**message, "headers": headers.raw}
+                elif _SESSION in headers:
+                    self._sessions[headers[_SESSION]] = _Session()
+            await send(message)
+
+        return opening
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A GET event stream, which a stop ends at once (it never ends by itself)."""
+        started = ended = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started, ended
+            started = started or message["type"] == "http.response.start"
+            ended = ended or (message["type"] == "http.response.body" and not message.get("more_body"))
+            await send(message)
+
+        with anyio.CancelScope() as stream:
+            self._streams.add(stream)
+            try:
+                await self.app(scope, receive, watched)
+            finally:
+                self._streams.discard(stream)
+        if started and not ended:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _make_room(self, scope: Scope) -> None:
+        """End the longest-idle sessions (a session is idle with no request and no stream open)
+        until a new one fits; one already gone by itself answers 404 and is forgotten too."""
+        while len(self._sessions) >= self.max_sessions:
+            idle = [(s.last, sid) for sid, s in self._sessions.items() if s.busy == 0]
+            if not idle:
+                return  # the SDK refuses the newcomer with 503
+            _, victim = min(idle)
+            del self._sessions[victim]
+            await self._send_inside(scope, "DELETE", victim)
+            logger.info("closed the longest-idle session to open a new one (%d open)", self.max_sessions)
+
+    async def _send_inside(self, scope: Scope, method: str, session: str, body: bytes = b"") -> None:
+        """A request made here, as the client would make it, on behalf of ``scope``'s client."""
+        headers = MutableHeaders(raw=list(scope["headers"]))
+        headers[_SESSION] = session
+        headers["content-length"] = str(len(body))
+        unread: list[Message] = [{"type": "http.request", "body": body}]
+
+        async def receive() -> Message:
+            return unread.pop() if unread else {"type": "http.disconnect"}
+
+        async def discard(message: Message) -> None:
+            pass
+
+        with anyio.CancelScope(shield=True):
+            await self.app({**scope, "method": method, "headers": headers.raw}, receive, discard)
+
+    async def drain(self, grace: float, now: anyio.Event, changes: Callable[[], Awaitable[None]]) -> None:
+        """At a stop: end every event stream now; give the calls still running, and the changes
+        still running at Cooked (``changes``), ``grace`` seconds (``now`` ends it at once); then
+        answer each call still running as cut off (``protocol_guard.INTERRUPTED``)."""
+        self._drained = drained = anyio.Event()
+        for stream in list(self._streams):
+            stream.cancel()
+        with anyio.move_on_after(grace):
+            async with anyio.create_task_group() as waiting:
+                waiting.start_soon(cancel_when_set, now, waiting.cancel_scope)
+                if self._calls:
+                    self._none_left = anyio.Event()
+                    await self._none_left.wait()
+                await changes()
+                waiting.cancel_scope.cancel()
+        if self._calls:
+            logger.warning(
+                "shutting down: %d call(s) still running were answered as interrupted", len(self._calls)
+            )
+        for call in list(self._calls):
+            call.scope.cancel()
+        drained.set()
+
+    async def drained(self) -> None:
+        """Once a stop's ``drain`` has ended (at once without a stop)."""
+        if self._drained is not None:
+            await self._drained.wait()
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, Message | None]:
+    """The whole body, or what ended it first (a disconnect)."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"", message
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks), None
+
+
+def _carries_answer(chunk: bytes) -> bool:
+    """Whether an event-stream chunk carries a response (not a notification, nor a request to the
+    client, such as a confirmation question)."""
+    for line in chunk.splitlines():
+        if line.startswith(b"data:") and b'"id"' in line:
+            try:
+                data = pydantic_core.from_json(line[5:])
+            except ValueError:
+                continue
+            if isinstance(data, dict) and "method" not in data and ("result" in data or "error" in data):
+                return True
+    return False
+
+
+def _cancellation(request_id: types.RequestId) -> bytes:
+    params = {"requestId": request_id, "reason": "the client's connection closed"}
+    return pydantic_core.to_json({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+
+
+def _json(message: types.JSONRPCError, status: int) -> Response:
+    return Response(
+        message.model_dump_json(by_alias=True, exclude_unset=True), status, media_type="application/json"
+    )
+
+
+async def _answer(call: _Call, error: types.JSONRPCError, scope: Scope, receive: Receive, send: Send) -> None:
+    """The one answer of a request whose stream ended without it: an event, or a JSON body."""
+    data = error.model_dump_json(by_alias=True, exclude_unset=True)
+    if not call.started:
+        await _json(error, 200)(scope, receive, send)
+    elif call.event_stream:
+        event = f"event: message\r\ndata: {data}\r\n\r\n".encode()
+        await send({"type": "http.response.body", "body": event, "more_body": False})
