@@ -174,7 +174,10 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
             yield
             await guard.drained()  # uvicorn shuts the app down once no connection is left
 
-    routes = [Route(MCP_PATH, endpoint=remote.guard(guard) if remote else guard), *(remote.routes if remote else [])]
+    routes = [
+        Route(MCP_PATH, endpoint=remote.guard(guard) if remote else guard),
+        *(remote.routes if remote else []),
+    ]
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     # /mcp is the one endpoint: /mcp/ is a 404 like any other path, not a redirect to /mcp.
     app.router.redirect_slashes = False
