@@ -1,4 +1,5 @@
-"""How long the transports wait for a peer or for calls still running: ``[mcp.limits]`` in the file.
+"""How long the transports wait for a peer or for calls still running, and how much memory the
+answers in flight may hold: ``[mcp.limits]`` in the file.
 
 Defaults suit every client; the table exists so that an operator (or a test) can shorten or
 lengthen them without a new release. Each bound is named, with the test proving it, in
@@ -21,7 +22,7 @@ Seconds = Annotated[
 
 
 class Limits(BaseModel):
-    """The transports' time bounds, in seconds."""
+    """The transports' time bounds, in seconds, and the bound on answers in flight."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -35,3 +36,11 @@ class Limits(BaseModel):
     http_head_seconds: Seconds = 5.0
     #: HTTP: from the end of the head to the end of the body (4 MiB at 140 KB/s).
     http_body_seconds: Seconds = 30.0
+    #: Cooked's answers held by the tool calls in flight, from before they are read until each
+    #: call's answer is handed to the SDK (cooked_mcp_runtime.results.AnswerBudget): a bound on
+    #: the memory of big results. A read that finds no room waits this long, then is refused.
+    answers_in_flight_mib: Annotated[
+        int,
+        Field(ge=8, le=4096, description="a whole number of MiB from 8 (the largest answer read) to 4096"),
+    ] = 32
+    answers_wait_seconds: Seconds = 10.0
