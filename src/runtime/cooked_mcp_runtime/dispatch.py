@@ -90,8 +90,8 @@ def dispatching_server(
     ) -> types.CallToolResult | types.InputRequiredResult:
         try:
             return await answer(ctx, params)
-        finally:  # the answer is handed over (or given up): the Cooked bytes it held are free
-            ANSWERS.release(CURRENT_CALL.get())
+        finally:  # the answer is handed over (or given up): the Cooked bytes it held go with it
+            ANSWERS.hand_over(CURRENT_CALL.get(), getattr(ctx.request, "scope", None))
 
     # implements: tools.RESPONSES.5, tools.RESPONSES.6
     async def answer(

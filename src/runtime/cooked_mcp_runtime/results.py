@@ -6,6 +6,7 @@ in dispatch.py turns both into MCP tool results.
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -75,7 +76,12 @@ class ToolCall:
 #: The tool call the running task serves, set by the dispatcher: what ``AnswerBudget.hold`` charges.
 CURRENT_CALL: ContextVar[ToolCall | None] = ContextVar("CURRENT_CALL", default=None)
 
+#: A key of the ASGI scope of an HTTP request: a list the HTTP layer (transports.answers_in_flight)
+#: puts there, of the tool calls whose holds it frees once the response has been written.
+HANDED_OVER = "cooked_mcp.handed_over"
+
 _MIB = 1024 * 1024
+_M_MMAP_THRESHOLD = -3  # glibc's malloc.h
 
 
 class AnswerBudget:
@@ -83,7 +89,8 @@ class AnswerBudget:
 
     A call's result is made of what it read from Cooked (its text and its structured content
     each repeat it), so holding those bytes from before they are read until the call's answer is
-    handed to the SDK bounds the memory of results in flight to a small multiple of the limit. A
+    written (over HTTP; handed to the SDK over stdio, whose one client reads its answers in turn)
+    bounds the memory of results in flight to a small multiple of the limit. A
     read that finds no room waits, before reading, up to ``wait_seconds`` for other calls to end,
     then is refused: nothing was read or changed, so trying again is safe. Outside a tool call
     (``--check``, completion), or until ``configure`` sets the limit, nothing is held.
@@ -96,6 +103,7 @@ class AnswerBudget:
 
     def configure(self, limit_mib: int, wait_seconds: float) -> None:
         self.limit, self.wait_seconds = limit_mib * _MIB, wait_seconds
+        _give_big_blocks_back()
 
     async def hold(self, size: int, *, wait: bool = True) -> int:
         """Charge ``size`` bytes to the running call once they fit (at once without ``wait``): what
@@ -126,6 +134,14 @@ class AnswerBudget:
         if call is not None and charged:
             self._charge(call, size - charged)
 
+    def hand_over(self, call: ToolCall | None, scope: object) -> None:
+        """The dispatcher handed ``call``'s answer to the SDK, or gave up on it. Over HTTP, what it
+        holds stays held until its response is written (``HANDED_OVER``); otherwise it is freed."""
+        if isinstance(scope, dict) and isinstance(scope.get(HANDED_OVER), list):
+            scope[HANDED_OVER].append(call)
+        else:
+            self.release(call)
+
     def release(self, call: ToolCall | None) -> None:
         """The dispatcher handed ``call``'s answer over, or gave up on it: free all it held."""
         if call is not None:
@@ -138,6 +154,22 @@ class AnswerBudget:
         if size < 0 and self._room is not None:
             self._room.set()
             self._room = None
+
+
+def _give_big_blocks_back() -> None:
+    """Have glibc's malloc give every freed block of 1 MiB or more straight back to the system.
+
+    By default it raises that threshold to the size of each large block freed (up to 32 MiB),
+    so after one big answer the next ones come from its heap, and a burst of them leaves it
+    hundreds of MiB that it keeps. Fixing the threshold (``mallopt``, what the documented
+    ``MALLOC_MMAP_THRESHOLD_`` variable sets) keeps the resident size near where it started.
+    Elsewhere than glibc there is no ``mallopt``, and nothing to do.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (AttributeError, OSError):
+        return
+    mallopt(_M_MMAP_THRESHOLD, _MIB)
 
 
 #: The one budget of this process; ``mcp.limits`` in the settings configures it at start-up.

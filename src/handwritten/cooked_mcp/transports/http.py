@@ -30,6 +30,7 @@ from starlette.types import ASGIApp
 from ..app import Application
 from ..config import Settings
 from ..exceptions import ListenError
+from .answers_in_flight import AnswersInFlight
 from .auth import BearerTokenMiddleware
 from .http_middleware import CloseWhenBodyUnread, NameTheSetting
 from .http_sockets import ACCEPT_BURST, listen, raise_open_files_limit, rate_limited_accept_errors
@@ -141,7 +142,7 @@ def _build(application: Application) -> tuple[ASGIApp, JsonWhenSilentSessionMana
     app: ASGIApp = RequestBodyLimitMiddleware(starlette, DEFAULT_MAX_REQUEST_BODY_SIZE)
     if settings.http_token is not None:
         app = BearerTokenMiddleware(app, settings.http_token, served_path=MCP_PATH)
-    return CloseWhenBodyUnread(NameTheSetting(app)), sessions
+    return AnswersInFlight(CloseWhenBodyUnread(NameTheSetting(app))), sessions
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
