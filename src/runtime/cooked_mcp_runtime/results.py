@@ -84,6 +84,7 @@ _MIB = 1024 * 1024
 _M_MMAP_THRESHOLD = -3  # glibc's malloc.h
 
 
+# implements: extensions.MEMORY.1, extensions.MEMORY.2, extensions.MEMORY.3
 class AnswerBudget:
     """How many bytes of Cooked's answers the tool calls in flight may hold at once, process-wide.
 

@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from cooked_mcp_runtime.results import ANSWERS, HANDED_OVER, ToolCall
 
 
+# implements: extensions.MEMORY.1
 class AnswersInFlight:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
