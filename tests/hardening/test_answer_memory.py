@@ -26,13 +26,14 @@ from hardening_support import FIGURES
 from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_server, server_env, write_limits
 
 from cooked_fake import FakeCooked
+from cooked_mcp_runtime.results import CURRENT_CALL, AnswerBudget, ToolCall, ToolError
 
 RECIPE_BYTES = 7 * 1024 * 1024
 READERS = 20
 MAX_PEAK_GROWTH_MIB = 256
 MAX_LEFT_MIB = 64
-#: Long enough that no read of the burst is refused on a busy machine: this test is about memory.
-WAIT_SECONDS = 120
+#: So that no read of the burst is refused on a busy machine: this test is about memory.
+WAIT_SECONDS = 20  # the most it may be: part of the read's own 40 s deadline
 
 
 def memory_mib(pid: int) -> dict[str, int]:
@@ -142,3 +143,38 @@ def test_a_read_finding_no_room_while_a_client_leaves_its_answer_unread_is_refus
 
         # Once the first client has gone, its answer's room is free: the same read fits again.
         assert not asyncio.run(read_over_http(server.url, big_recipe)).get("isError")
+
+
+async def _no_progress(progress: float, total: float | None, message: str | None) -> None:
+    """A tool call's progress reporter, for a call made by hand."""
+
+
+@pytest.mark.anyio
+@pytest.mark.req("extensions.MEMORY.1", "extensions.MEMORY.2")
+async def test_a_call_holds_what_it_read_until_handed_over_and_a_task_it_leaves_behind_holds_nothing() -> (
+    None
+):
+    """The budget's own rules, in this process: a charge is trued up to the bytes read, one that
+    cannot fit is refused after the wait, and handing the answer over frees everything; a write
+    the call left running in the background (same context) then reads without holding room."""
+    mib = 1024 * 1024
+    budget = AnswerBudget()
+    budget.configure(8, 0.1)
+    call = ToolCall(tool="read", report_progress=_no_progress)
+    token = CURRENT_CALL.set(call)
+    try:
+        budget.keep(await budget.hold(5 * mib), 3 * mib)  # declared 5 MiB, 3 MiB came
+        assert budget.held == 3 * mib
+        with pytest.raises(
+            ToolError, match=r"^Nothing was changed: Cooked's answer \(6\.0 MiB\) did not fit"
+        ):
+            await budget.hold(6 * mib)
+        assert budget.held == 3 * mib
+        started = await budget.hold(2 * mib)  # a background write's answer, begun before the call's own
+        budget.hand_over(call, None)  # stdio: no HTTP response to wait for
+        assert budget.held == 0
+        budget.keep(started, mib)  # ... and ended after it
+        budget.keep(await budget.hold(8 * mib), mib)  # the next one holds nothing either
+        assert budget.held == 0
+    finally:
+        CURRENT_CALL.reset(token)

@@ -132,7 +132,7 @@ class AnswerBudget:
     def keep(self, charged: int, size: int) -> None:
         """The running call was charged ``charged`` bytes for an answer that had ``size``: adjust."""
         call = CURRENT_CALL.get()
-        if call is not None and charged:
+        if call is not None and charged and call._held.open:
             self._charge(call, size - charged)
 
     def hand_over(self, call: ToolCall | None, scope: object) -> None:

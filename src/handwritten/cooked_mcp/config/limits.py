@@ -43,4 +43,8 @@ class Limits(BaseModel):
         int,
         Field(ge=8, le=4096, description="a whole number of MiB from 8 (the largest answer read) to 4096"),
     ] = 32
-    answers_wait_seconds: Seconds = 10.0
+    #: At most 20 s: the wait is part of the read's own 40 s deadline (cooked.sender.Timeouts).
+    answers_wait_seconds: Annotated[
+        float,
+        Field(gt=0, le=20, allow_inf_nan=False, description="a number of seconds above 0 and at most 20"),
+    ] = 10.0
