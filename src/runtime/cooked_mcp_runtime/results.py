@@ -91,9 +91,9 @@ class AnswerBudget:
     A call's result is made of what it read from Cooked (its text and its structured content
     each repeat it), so holding those bytes from before they are read until the call's answer is
     written (over HTTP; handed to the SDK over stdio, whose one client reads its answers in turn)
-    bounds the memory of results in flight to a small multiple of the limit. A
-    read that finds no room waits, before reading, up to ``wait_seconds`` for other calls to end,
-    then is refused: nothing was read or changed, so trying again is safe. Outside a tool call
+    bounds the memory of results in flight to a small multiple of the limit. A read that finds
+    no room waits, before reading, up to ``wait_seconds`` for other calls to end, then is
+    refused: nothing was read or changed, so trying again is safe. Outside a tool call
     (``--check``, completion), or until ``configure`` sets the limit, nothing is held.
     """
 

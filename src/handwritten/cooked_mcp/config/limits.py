@@ -36,9 +36,9 @@ class Limits(BaseModel):
     http_head_seconds: Seconds = 5.0
     #: HTTP: from the end of the head to the end of the body (4 MiB at 140 KB/s).
     http_body_seconds: Seconds = 30.0
-    #: Cooked's answers held by the tool calls in flight, from before they are read until each
-    #: call's answer is handed to the SDK (cooked_mcp_runtime.results.AnswerBudget): a bound on
-    #: the memory of big results. A read that finds no room waits this long, then is refused.
+    #: MiB of Cooked's answers the tool calls in flight may hold, from before each is read until
+    #: the call's answer is written (cooked_mcp_runtime.results.AnswerBudget): the memory bound
+    #: on big results. A read that finds no room waits ``answers_wait_seconds``, then is refused.
     answers_in_flight_mib: Annotated[
         int,
         Field(ge=8, le=4096, description="a whole number of MiB from 8 (the largest answer read) to 4096"),

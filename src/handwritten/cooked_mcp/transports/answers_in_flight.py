@@ -4,7 +4,8 @@
 Handing an answer to the SDK does not free its memory yet: it becomes JSON on its way to the
 client, and a client that reads slowly keeps it in this process. So each HTTP request gets a
 list in its ASGI scope where the dispatcher leaves the calls it answered; they are freed when
-the request's response has been written, or the client went away. Pure ASGI, whatever serves the endpoint underneath.
+the request's response has been written, or the client went away. Pure ASGI: it works whatever
+serves the endpoint underneath.
 """
 
 from __future__ import annotations
