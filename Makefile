@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install generate generate-check lint test bench demo clean interop remote agents requirements golden dist bundle install-check lower-bounds newest
+.PHONY: install generate generate-check lint test coverage bench demo clean interop remote agents requirements golden dist bundle install-check lower-bounds newest
 
 install: $(STAMP)
 
@@ -47,6 +47,26 @@ lint: $(STAMP)
 test: generate-check lint
 	$(BIN)/python -m compileall -q src
 	$(BIN)/python -m pytest -q
+
+# The whole suite under coverage.py, lines and branches ([tool.coverage] in pyproject.toml), with
+# every process the tests start measured too (tests/servers.py hands coverage's settings on): the
+# figure per package, the TOTAL, the least-covered files, and an HTML report in build/coverage/html.
+COVERAGE := $(BIN)/python -m coverage
+COVERED := $(sort $(dir $(wildcard src/handwritten/cooked_mcp/*.py src/handwritten/cooked_mcp/*/*.py \
+  src/runtime/cooked_mcp_runtime/*.py src/generated/cooked_mcp_generated/*.py)))
+coverage: export COVERAGE_FILE = $(CURDIR)/build/coverage/.coverage
+coverage: generate-check
+	rm -rf build/coverage && mkdir -p build/coverage
+	$(BIN)/python -m compileall -q src
+	$(COVERAGE) run -m pytest -q
+	$(COVERAGE) combine -q
+	@for package in $(COVERED); do \
+	  printf '%-44s %6s%%\n' "$$package" "$$($(COVERAGE) report --include="$$package*.py" --format=total)"; done
+	@printf '%-44s %6s%%\n' TOTAL "$$($(COVERAGE) report --format=total)"
+	@$(COVERAGE) report --sort=cover --skip-covered > build/coverage/report.txt
+	@echo "least covered (all of them: build/coverage/report.txt):" && sed -n '3,12p' build/coverage/report.txt
+	$(COVERAGE) html -q
+	@echo "HTML report: build/coverage/html/index.html"
 
 # The requirement map (docs/requirements.md) and build/requirements.md from collection alone: seconds.
 requirements: $(STAMP)
@@ -122,6 +142,7 @@ help:
 	@echo "make demo            the real server driven by an MCP client against the fake Cooked (no account needed)"
 	@echo "make test            generate-check, lint and the whole test suite (4 to 6 minutes on 2 cores)"
 	@echo "make lint            ruff and mypy --strict"
+	@echo "make coverage        the whole suite under coverage.py (branches, started processes too): per package, TOTAL, HTML in build/coverage"
 	@echo "make generate        regenerate src/generated from features/ (generate-check: fail if it would change)"
 	@echo "make requirements    write docs/requirements.md and build/requirements.md from collection alone (seconds)"
 	@echo "make golden          re-render the codegen golden files after a deliberate template change"

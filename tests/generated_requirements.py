@@ -1665,6 +1665,24 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "REMOTE",
         "The start-up banner prints the URL to paste into claude.ai or ChatGPT, and the Host and Origin checks accept the public host.",
     ),
+    "extensions.MEMORY.1": Requirement(
+        "extensions.MEMORY.1",
+        "extensions",
+        "MEMORY",
+        "The bytes of Cooked's answers that tool calls in flight hold, from before each answer is read until the call's own answer is written (over HTTP) or handed to the MCP SDK (over stdio), are bounded by a setting.",
+    ),
+    "extensions.MEMORY.2": Requirement(
+        "extensions.MEMORY.2",
+        "extensions",
+        "MEMORY",
+        "A read whose answer does not fit waits at most a set time for room, then is refused with a message that says nothing was changed, names the bound and its setting, and says what to do.",
+    ),
+    "extensions.MEMORY.3": Requirement(
+        "extensions.MEMORY.3",
+        "extensions",
+        "MEMORY",
+        "After a burst of concurrent reads of a large recipe, the server's resident memory peaks below a stated bound and returns to within a stated margin of where it started.",
+    ),
 }
 
 IMPLEMENTED_BY: Final[dict[str, tuple[str, ...]]] = {

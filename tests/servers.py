@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import resource
 import shlex
 import signal
@@ -34,6 +35,8 @@ from cooked_fake import SEED_LOGIN, SEED_PASSWORD
 BIN = Path(sys.executable).parent
 COOKED_MCP = str(BIN / "cooked-mcp")
 MODULE = (sys.executable, "-m", "cooked_mcp")  # the same program started as ``python -m cooked_mcp``
+#: Under ``make coverage``, what makes each process started here measure itself and save its data.
+MEASURED = {name: value for name, value in os.environ.items() if name.startswith("COVERAGE_")}
 
 
 def server_env(
@@ -43,6 +46,7 @@ def server_env(
     in as the fake's seed user unless told otherwise."""
     (home / "config").mkdir(parents=True, exist_ok=True)
     return {
+        **MEASURED,
         "PATH": f"{BIN}:/usr/bin:/bin",
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home / "config"),
@@ -84,7 +88,6 @@ def run_main(env: Mapping[str, str], *args: str, stdin: str = "") -> subprocess.
     ``run_server`` keeps proving the same through the real process. Getting as far as serving
     is an AssertionError, not a server in this process."""
     import io
-    import os
 
     import cooked_mcp.check
     import cooked_mcp.cli

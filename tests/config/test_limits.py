@@ -32,7 +32,7 @@ def test_limits_default_and_a_file_table_sets_some_of_them(home: Path, tmp_path:
             2,
             "unknown key mcp.limits.stop_grace: remove it or fix its spelling "
             "(known keys in [mcp.limits]: stop_grace_seconds, input_end_grace_seconds, http_head_seconds, "
-            "http_body_seconds, kept_outcomes, kept_outcome_chars, confirm_answer_seconds)",
+            "http_body_seconds, kept_outcomes, kept_outcome_chars, confirm_answer_seconds, answers_in_flight_mib, answers_wait_seconds)",
         ),
         (
             "[mcp.limits]\nhttp_body_seconds = 2\nhttp_head_seconds = 0",
@@ -58,7 +58,14 @@ def test_limits_default_and_a_file_table_sets_some_of_them(home: Path, tmp_path:
             "[mcp]\nlimits = 5",
             2,
             "mcp.limits must be a table ([mcp.limits]) holding stop_grace_seconds, "
-            "input_end_grace_seconds, http_head_seconds, http_body_seconds, kept_outcomes, kept_outcome_chars, confirm_answer_seconds",
+            "input_end_grace_seconds, http_head_seconds, http_body_seconds, kept_outcomes, kept_outcome_chars, "
+            "confirm_answer_seconds, answers_in_flight_mib, answers_wait_seconds",
+        ),
+        (
+            "[mcp.limits]\nanswers_in_flight_mib = 4",
+            2,
+            "mcp.limits.answers_in_flight_mib must be a whole number of MiB from 8 (the largest answer "
+            "read) to 4096",
         ),
     ],
 )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
 import subprocess
 import sys
@@ -39,8 +40,16 @@ STOP_SECONDS = 2.0
 
 @pytest.mark.req("server.TRANSPORT.1", "server.TRANSPORT.2-2", "authentication.SECRETS.1")
 def test_signals_landing_under_the_filter_lock_or_inside_a_write_never_hold_up_the_stop() -> None:
+    # Not measured by make coverage: with its tracer in this harness, a round now and then never
+    # ended (the main thread in the blocked write, the draining thread not running again).
+    unmeasured = {name: value for name, value in os.environ.items() if not name.startswith("COVERAGE_")}
     done = subprocess.run(
-        [sys.executable, str(HARNESS), str(ROUNDS)], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, str(HARNESS), str(ROUNDS)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=unmeasured,
     )  # a hang is killed at the timeout (SIGKILL: a hung server ignored SIGTERM) and fails here
 
     assert done.returncode == 0, done.stderr

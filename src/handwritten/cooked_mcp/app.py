@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from mcp.server import Server
 
 from cooked_mcp_generated.tools import TOOLS, ToolHandlers, create_server
+from cooked_mcp_runtime.results import ANSWERS
 
 from . import __version__
 from .config import Settings, default, how_to_set
@@ -163,6 +164,7 @@ class Application:
 def build_application(settings: Settings) -> Application:
     """The running application for ``settings``: the one place settings become handlers and a server."""
     tools = ToolsOnFirstCall(settings)
+    ANSWERS.configure(settings.limits.answers_in_flight_mib, settings.limits.answers_wait_seconds)
     register_secret_source(tools.secret_values)  # the log filter scrubs session cookies too
     read_only_from = settings.describe_source("read_only") if settings.read_only else None
     # The handlers are what the first call builds: CookedTools, checked against ToolHandlers in ``_built``.

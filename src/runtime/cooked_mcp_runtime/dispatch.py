@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 
 from .arguments import ArgumentRules, ModeRules, shown_name
 from .confirmation import Asker, InputRequired, unreadable_answers
-from .results import ToolCall, ToolError, ToolResult
+from .results import ANSWERS, CURRENT_CALL, ToolCall, ToolError, ToolResult
 
 logger = logging.getLogger("cooked_mcp.tools")
 
@@ -86,8 +86,16 @@ def dispatching_server(
     ) -> types.ListToolsResult:
         return listing
 
-    # implements: tools.RESPONSES.5, tools.RESPONSES.6
     async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        try:
+            return await answer(ctx, params)
+        finally:  # the answer is handed over (or given up): the Cooked bytes it held go with it
+            ANSWERS.hand_over(CURRENT_CALL.get(), getattr(ctx.request, "scope", None))
+
+    # implements: tools.RESPONSES.5, tools.RESPONSES.6
+    async def answer(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         spec = enabled.get(params.name)
@@ -96,6 +104,7 @@ def dispatching_server(
                 INVALID_PARAMS, _unknown_tool(params.name, list(enabled), withheld, withheld_because)
             )
         call = ToolCall(tool=spec.name, report_progress=ctx.session.report_progress, asker=Asker(ctx, params))
+        CURRENT_CALL.set(call)  # this request's own task: the Cooked answers it reads are charged to it
         try:
             args = spec.arguments.validate(params.arguments)
             result = await spec.invoke(handlers, args, call)

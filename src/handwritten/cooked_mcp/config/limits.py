@@ -1,5 +1,5 @@
-"""Every bound and default of the transports, the kept outcomes and the person's answer, in one
-table: ``[mcp.limits]`` in the file.
+"""Every bound and default of the transports, the answers in flight, the kept outcomes and the
+person's answer, in one table: ``[mcp.limits]`` in the file.
 
 The time bounds and the kept outcomes' bounds are settings, so an operator (or a test) can change
 them without a new release; the transports' size and count bounds are fixed here. Each is named,
@@ -20,7 +20,8 @@ Seconds = Annotated[
 
 
 class Limits(BaseModel):
-    """Time in seconds and kept outcomes (settable); the transports' sizes in bytes and counts (fixed)."""
+    """Times in seconds, kept outcomes and answers in flight (settable); the transports' sizes in
+    bytes and counts (fixed)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -48,6 +49,19 @@ class Limits(BaseModel):
     confirm_answer_seconds: Annotated[
         Seconds, Field(le=600, description="a number of seconds above 0 and at most 600")
     ] = 300.0
+
+    #: MiB of Cooked's answers the tool calls in flight may hold, from before each is read until
+    #: the call's answer is written (cooked_mcp_runtime.results.AnswerBudget): the memory bound
+    #: on big results. A read that finds no room waits ``answers_wait_seconds``, then is refused.
+    answers_in_flight_mib: Annotated[
+        int,
+        Field(ge=8, le=4096, description="a whole number of MiB from 8 (the largest answer read) to 4096"),
+    ] = 32
+    #: At most 20 s: the wait is part of the read's own 40 s deadline (cooked.sender.Timeouts).
+    answers_wait_seconds: Annotated[
+        float,
+        Field(gt=0, le=20, allow_inf_nan=False, description="a number of seconds above 0 and at most 20"),
+    ] = 10.0
 
     #: One HTTP request body or one stdio line (the SDK's own HTTP default).
     MAX_MESSAGE_BYTES: ClassVar[int] = 4 * 1024 * 1024

@@ -28,6 +28,7 @@ from cooked_mcp.cooked.bounds import (
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.cooked.failures import base_url_setting, connect_failure
 from cooked_mcp.exceptions import CookedResponseError, CookedUnavailable
+from cooked_mcp_runtime.results import ANSWERS
 
 logger = logging.getLogger("cooked_mcp.cooked")
 
@@ -231,7 +232,14 @@ class Sender:
                 "it was not read",
                 next_step="retry once; if it happens again, Cooked or a proxy in front of it is misbehaving",
             )
-        return await read_bounded(response.aiter_bytes(), MAX_SUCCESS_BODY_BYTES)
+        # Held before reading, while the tool call's answer is made (results.ANSWERS); the answer to
+        # a change is held without waiting: the change is made, its answer must not be lost.
+        declared = response.headers.get("content-length", "")
+        size = min(int(declared), MAX_SUCCESS_BODY_BYTES) if declared.isdigit() else MAX_SUCCESS_BODY_BYTES
+        charged = await ANSWERS.hold(size, wait=endpoint.method == "GET")
+        body = await read_bounded(response.aiter_bytes(), MAX_SUCCESS_BODY_BYTES)
+        ANSWERS.keep(charged, len(body[0]))
+        return body
 
     def _unavailable(
         self, endpoint: Endpoint, what: str, *, answer_lost: bool = False, next_step: str | None = None

@@ -30,6 +30,7 @@ from ..config import Settings
 from ..config.limits import Limits
 from ..exceptions import ListenError
 from ..remote import remote_mode
+from .answers_in_flight import AnswersInFlight
 from .auth import BearerTokenMiddleware
 from .connection_guard import bounded_protocol
 from .http_guard import HttpGuard
@@ -163,7 +164,7 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
     )
     guard = HttpGuard(StreamableHTTPASGIApp(sessions), Limits.MAX_SESSIONS)
     remote = remote_mode(settings) if settings.public_url else None
-    middleware = [Middleware(CloseWhenBodyUnread), Middleware(NameTheSetting)]
+    middleware = [Middleware(AnswersInFlight), Middleware(CloseWhenBodyUnread), Middleware(NameTheSetting)]
     if settings.http_token is not None and remote is None:
         middleware.append(Middleware(BearerTokenMiddleware, token=settings.http_token, served_path=MCP_PATH))
     middleware.append(Middleware(RequestBodyLimitMiddleware, max_body_size=Limits.MAX_MESSAGE_BYTES))
