@@ -1633,7 +1633,7 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.REMOTE.12",
         "extensions",
         "REMOTE",
-        "A client_id that is an https URL is a Client ID Metadata Document, fetched and accepted only when its client_id equals the URL and it lists redirect URIs, which must then match exactly; a document claiming a client secret is refused.",
+        "A client_id that is an https URL is a Client ID Metadata Document, fetched and accepted only when its client_id equals the URL and it lists redirect URIs, which are then matched as every client's are; a document claiming a client secret is refused.",
     ),
     "extensions.REMOTE.13": Requirement(
         "extensions.REMOTE.13",
@@ -1651,7 +1651,7 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.REMOTE.15",
         "extensions",
         "REMOTE",
-        "A redirect URI that differs from a registered one by a prefix, a path, a port or an encoded character is refused.",
+        "A redirect URI that differs from a registered one by a prefix, a path, a port or an encoded character is refused, except that a registered redirect URI on the loopback IP literal 127.0.0.1 or [::1] accepts any port (RFC 8252 section 7.3).",
     ),
     "extensions.REMOTE.16": Requirement(
         "extensions.REMOTE.16",

@@ -152,8 +152,8 @@ async def test_only_https_urls_with_a_path_are_fetched(served: tuple[Documents, 
     assert documents.hits == {}
 
 
-@pytest.mark.req("extensions.REMOTE.12", "extensions.REMOTE.9")
-async def test_a_cimd_client_connects_named_by_its_host_with_its_exact_redirect_uri(
+@pytest.mark.req("extensions.REMOTE.12", "extensions.REMOTE.9", "extensions.REMOTE.15")
+async def test_a_cimd_client_connects_named_by_its_host_with_a_registered_redirect_uri(
     served: tuple[Documents, ssl.SSLContext], tmp_path: Path
 ) -> None:
     documents, trust = served
@@ -163,7 +163,9 @@ async def test_a_cimd_client_connects_named_by_its_host_with_its_exact_redirect_
         page, _, _ = await oauth.consent_page(url, challenge)
         assert f"<b>{HOST}</b>" in page.text
         assert "Definitely Claude" not in page.text
-        answer = await oauth.exchange(url, await oauth.code(url, challenge), verifier)
+        # Its redirect URI is on 127.0.0.1, so any port is accepted (RFC 8252 section 7.3).
+        port = "http://127.0.0.1:50123/callback"
+        answer = await oauth.exchange(url, await oauth.code(url, challenge, redirect=port), verifier, port)
         assert answer.status_code == 200, answer.text
         assert await oauth.mcp_status(answer.json()["access_token"]) == 200
         other = await oauth.http.get(

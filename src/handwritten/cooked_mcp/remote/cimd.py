@@ -5,7 +5,7 @@ https only; every address the name resolves to must be public (no loopback, priv
 link-local, shared or metadata address), checked after resolution and connected to by that
 checked address, so a second lookup cannot swap it; no redirects; at most ``max_bytes`` and
 ``seconds``; a good document is cached. The document must name the URL as its ``client_id``
-and list its redirect URIs, which are then matched exactly; it may not claim a client secret.
+and list its redirect URIs, which are then matched as ``provider.Client`` says; it may not claim a client secret.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from urllib.parse import urlsplit
 
 import anyio
 import httpcore
-from mcp.shared.auth import OAuthClientInformationFull
 from pydantic import ValidationError
+
+from .provider import Client
 
 logger = logging.getLogger(__name__)
 
@@ -97,14 +98,14 @@ class CimdFetcher:
     ) -> None:
         self.max_bytes, self.seconds = max_bytes, seconds
         self.cache_seconds, self.cache_size = cache_seconds, cache_size
-        self._cache: dict[str, tuple[float, OAuthClientInformationFull]] = {}
+        self._cache: dict[str, tuple[float, Client]] = {}
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=ssl_context or ssl.create_default_context(),
             max_connections=4,
             network_backend=_Backend(resolver, allowed),
         )
 
-    async def __call__(self, url: str) -> OAuthClientInformationFull | None:
+    async def __call__(self, url: str) -> Client | None:
         cached = self._cache.get(url)
         if cached is not None and cached[0] > time.monotonic():
             return cached[1]
@@ -118,7 +119,7 @@ class CimdFetcher:
         self._cache[url] = (time.monotonic() + self.cache_seconds, client)
         return client
 
-    async def fetch(self, url: str) -> OAuthClientInformationFull:
+    async def fetch(self, url: str) -> Client:
         parts = urlsplit(url)
         if parts.scheme != "https" or not parts.hostname or parts.username is not None or parts.fragment:
             raise Refused("a client_id URL must be https, with a host and no user name or fragment")
@@ -143,7 +144,7 @@ class CimdFetcher:
         return _client(url, bytes(body))
 
 
-def _client(url: str, body: bytes) -> OAuthClientInformationFull:
+def _client(url: str, body: bytes) -> Client:
     try:
         document = json.loads(body)
     except ValueError:
@@ -160,7 +161,7 @@ def _client(url: str, body: bytes) -> OAuthClientInformationFull:
     if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
         raise Refused("the document lists no redirect_uris")
     try:
-        return OAuthClientInformationFull.model_validate(
+        return Client.model_validate(
             {
                 **document,
                 "token_endpoint_auth_method": "none",
