@@ -1665,6 +1665,12 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "REMOTE",
         "The start-up banner prints the URL to paste into claude.ai or ChatGPT, and the Host and Origin checks accept the public host.",
     ),
+    "extensions.REMOTE.18": Requirement(
+        "extensions.REMOTE.18",
+        "extensions",
+        "REMOTE",
+        "A bearer token set in remote mode is not used and its command does not run; one start-up warning names where the token came from and what to do.",
+    ),
 }
 
 IMPLEMENTED_BY: Final[dict[str, tuple[str, ...]]] = {
