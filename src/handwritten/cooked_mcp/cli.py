@@ -71,7 +71,8 @@ def _columns(items: Sequence[str]) -> list[tuple[str, str]]:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cooked-mcp",
-        description="An MCP server for one Cooked (https://cooked.wiki) account; stdio by default.",
+        # The package's description; --transport's help says stdio is the default.
+        description="A single-user MCP server for a Cooked (https://cooked.wiki) account.",
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
