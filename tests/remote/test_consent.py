@@ -98,3 +98,13 @@ async def test_deny_sends_the_client_back_with_access_denied_and_no_code(oauth: 
     assert denied.status_code == 303
     query = parse_qs(urlsplit(denied.headers["location"]).query)
     assert query == {"error": ["access_denied"], "state": ["st4te"]}
+
+
+@pytest.mark.req("extensions.REMOTE.9")
+async def test_a_registered_client_is_named_by_the_host_its_code_goes_to(oauth: Harness) -> None:
+    """A client may register several redirect URIs; the page names the one this request uses."""
+    elsewhere = "https://collector.example/cb"
+    client_id = await oauth.register(CALLBACK, redirect_uris=[CALLBACK, elsewhere])
+    page, _, _ = await oauth.consent_page(client_id, pkce()[1], redirect=elsewhere)
+    assert "<b>collector.example</b>" in page.text
+    assert "claude.ai" not in page.text

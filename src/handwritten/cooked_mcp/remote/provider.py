@@ -157,7 +157,11 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
             )
         request = secrets.token_urlsafe(24)
         self.pending[request] = Pending(
-            client, params, client_host(client), secrets.token_urlsafe(24), now + self.bounds.consent_seconds
+            client,
+            params,
+            client_host(client, params.redirect_uri),
+            secrets.token_urlsafe(24),
+            now + self.bounds.consent_seconds,
         )
         return f"{self.issuer}/consent?request={request}"
 
@@ -302,13 +306,13 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
         return resource.rstrip("/") == self.resource.rstrip("/")
 
 
-def client_host(client: OAuthClientInformationFull) -> str:
+def client_host(client: OAuthClientInformationFull, redirect_uri: AnyUrl) -> str:
     """Who the consent page says is asking: the host of a CIMD client_id URL, else that of the
-    (first) registered redirect URI; never the self-asserted ``client_name``."""
+    redirect URI this request's code goes to (a client may register several, on other hosts);
+    never the self-asserted ``client_name``."""
     if client.client_id.startswith("https://"):
         return urlsplit(client.client_id).hostname or client.client_id
-    uris = client.redirect_uris or []
-    return (uris[0].host if uris else None) or "an unknown client"
+    return redirect_uri.host or "an unknown client"
 
 
 def _drop_oldest_unused(state: State) -> None:
