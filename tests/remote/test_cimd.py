@@ -117,6 +117,7 @@ async def test_a_slow_server_is_given_up_on(served: tuple[Documents, ssl.SSLCont
         ["fd00::1"],
         ["fe80::1"],
         ["::ffff:127.0.0.1"],
+        ["64:ff9b::a9fe:a9fe"],  # cloud metadata through NAT64
         ["93.184.216.34", "127.0.0.1"],  # one public address does not make the others safe
     ],
 )
@@ -134,7 +135,16 @@ async def test_names_resolving_to_non_public_addresses_are_refused_before_connec
 def test_only_global_unicast_is_public() -> None:
     assert is_public(ipaddress.ip_address("93.184.216.34"))
     assert is_public(ipaddress.ip_address("2606:4700::1111"))
-    for address in ("127.0.0.2", "10.1.2.3", "172.16.0.1", "169.254.169.254", "0.0.0.0", "224.0.0.1", "::"):
+    assert is_public(ipaddress.ip_address("64:ff9b::5db8:d822"))  # NAT64 of 93.184.216.34
+    for address in (
+        *("127.0.0.2", "10.1.2.3", "172.16.0.1", "169.254.169.254", "0.0.0.0", "224.0.0.1", "::"),
+        "64:ff9b::a00:5",  # NAT64 of 10.0.0.5
+        "64:ff9b::a9fe:a9fe",  # NAT64 of 169.254.169.254
+        "64:ff9b:1::a00:5",  # local-use NAT64
+        "::7f00:1",  # IPv4-compatible 127.0.0.1
+        "2002:7f00:1::",  # 6to4 of 127.0.0.1
+        "fec0::1",  # site-local
+    ):
         assert not is_public(ipaddress.ip_address(address)), address
 
 

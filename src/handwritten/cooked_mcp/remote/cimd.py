@@ -41,11 +41,24 @@ async def resolve(host: str, port: int) -> list[str]:
     return [str(info[4][0]) for info in infos]
 
 
+#: RFC 6052's NAT64 prefix: a gateway turns 64:ff9b::a00:5 into 10.0.0.5, so the IPv4 decides.
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+#: IPv6 global unicast; outside it (IPv4-compatible ::a.b.c.d, site-local fec0::/10, ...)
+#: Python's ``is_global`` says True for some ranges that are not.
+_GLOBAL_UNICAST = ipaddress.IPv6Network("2000::/3")
+
+
 def is_public(address: IPAddress) -> bool:
     """Only global unicast: ``is_global`` is False for loopback, private, link-local (cloud
-    metadata at 169.254.169.254), shared (100.64/10) and reserved ranges."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    metadata at 169.254.169.254), shared (100.64/10) and reserved ranges. An IPv6 address
+    carrying an IPv4 one (mapped, NAT64) is judged by it; 6to4 (2002::/16) is refused."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return is_public(address.ipv4_mapped)
+        if address in _NAT64:
+            return is_public(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+        if address not in _GLOBAL_UNICAST or address.sixtofour is not None:
+            return False
     return address.is_global and not address.is_multicast
 
 
