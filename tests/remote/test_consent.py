@@ -91,6 +91,18 @@ async def test_an_expired_consent_page_changes_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.req("extensions.REMOTE.11")
+async def test_open_consent_pages_are_bounded_the_oldest_dropped_for_a_new_one(tmp_path: Path) -> None:
+    async for bounded in harness(tmp_path, bounds=Bounds(open_consents=2)):
+        client_id = await bounded.register()
+        pages = [await bounded.consent_page(client_id, pkce()[1]) for _ in range(3)]
+        assert len(bounded.remote.provider.pending) == 2
+        _, oldest, oldest_csrf = pages[0]
+        assert (await bounded.answer(oldest, oldest_csrf)).status_code == 400
+        _, newest, newest_csrf = pages[2]
+        assert (await bounded.answer(newest, newest_csrf)).status_code == 303
+
+
+@pytest.mark.req("extensions.REMOTE.11")
 async def test_deny_sends_the_client_back_with_access_denied_and_no_code(oauth: Harness) -> None:
     client_id = await oauth.register()
     _, key, csrf = await oauth.consent_page(client_id, pkce()[1])

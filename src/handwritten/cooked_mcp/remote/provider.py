@@ -152,9 +152,9 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
         for key in [key for key, p in self.pending.items() if p.expires < now]:
             del self.pending[key]
         if len(self.pending) >= self.bounds.open_consents:
-            raise AuthorizeError(
-                "temporarily_unavailable", "too many consent pages are open; try again later"
-            )
+            # The oldest page goes rather than the new request: anyone may open pages, and
+            # refusing would let a stranger keeping 20 open keep the owner from connecting.
+            del self.pending[next(iter(self.pending))]
         request = secrets.token_urlsafe(24)
         self.pending[request] = Pending(
             client,
