@@ -7,6 +7,7 @@ there; the refusals run with the fetcher's own address check.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import ssl
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,6 +78,19 @@ async def test_a_document_that_is_not_its_own_public_client_is_refused(
     documents, trust = served
     url = documents.document("/client.json", **fields)
     assert await fetcher(trust)(url) is None
+
+
+@pytest.mark.req("extensions.REMOTE.12")
+async def test_a_refused_client_id_is_logged_on_one_line(
+    served: tuple[Documents, ssl.SSLContext], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The client_id is anyone's text: a line break in it must not forge a log line."""
+    _, trust = served
+    caplog.set_level(logging.WARNING, logger="cooked_mcp.remote.cimd")
+    assert await fetcher(trust)("https://elsewhere.test/c.json\ncooked-mcp WARNING forged") is None
+    (record,) = caplog.records
+    assert "\n" not in record.getMessage()
+    assert "refused the client_id https://elsewhere.test/c.json?cooked-mcp WARNING forged" in record.getMessage()
 
 
 @pytest.mark.req("extensions.REMOTE.13")

@@ -71,7 +71,7 @@ async def test_password_guessing_locks_out_every_client_for_a_while(tmp_path: Pa
 async def test_an_answer_without_or_with_a_stale_csrf_token_changes_nothing(oauth: Harness) -> None:
     client_id = await oauth.register()
     _, key, csrf = await oauth.consent_page(client_id, pkce()[1])
-    for token in (None, "", csrf[:-2] + "xx"):
+    for token in (None, "", csrf[:-2] + "xx", "é"):
         refused = await oauth.answer(key, token)
         assert refused.status_code == 400
         assert "location" not in refused.headers

@@ -24,6 +24,8 @@ import anyio
 import httpcore
 from pydantic import ValidationError
 
+from cooked_mcp.text import printable
+
 from .provider import Client
 
 logger = logging.getLogger(__name__)
@@ -125,7 +127,7 @@ class CimdFetcher:
         try:
             client = await self.fetch(url)
         except Refused as exc:
-            logger.warning("refused the client_id %s: %s", url[:200], exc)
+            logger.warning("refused the client_id %s: %s", printable(url, 200), exc)
             return None
         if len(self._cache) >= self.cache_size:
             del self._cache[min(self._cache, key=lambda key: self._cache[key][0])]

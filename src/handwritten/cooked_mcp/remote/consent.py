@@ -82,7 +82,7 @@ def consent_routes(provider: Provider, owner: OwnerCheck) -> list[Route]:
         if (
             pending is None
             or pending.expires < time.monotonic()
-            or not hmac.compare_digest(csrf, pending.csrf)
+            or not hmac.compare_digest(csrf.encode(), pending.csrf.encode())  # bytes: any text typed
         ):
             return _stale()
         redirect = str(pending.params.redirect_uri)
