@@ -89,8 +89,9 @@ async def test_a_refused_client_id_is_logged_on_one_line(
     caplog.set_level(logging.WARNING, logger="cooked_mcp.remote.cimd")
     assert await fetcher(trust)("https://elsewhere.test/c.json\ncooked-mcp WARNING forged") is None
     (record,) = caplog.records
-    assert "\n" not in record.getMessage()
-    assert "refused the client_id https://elsewhere.test/c.json?cooked-mcp WARNING forged" in record.getMessage()
+    message = record.getMessage()
+    assert "\n" not in message
+    assert "refused the client_id https://elsewhere.test/c.json?cooked-mcp WARNING forged" in message
 
 
 @pytest.mark.req("extensions.REMOTE.13")
