@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from https_support import HOST, Answer, Documents, https_documents
 from remote_support import REDIRECT, harness, pkce
@@ -59,6 +60,23 @@ async def test_a_valid_document_becomes_a_public_client_and_is_cached(
     assert client.client_secret is None
     assert await fetch(url) is client
     assert documents.hits == {"/oauth/client.json": 1}
+
+
+@pytest.mark.req("extensions.REMOTE.13")
+async def test_cached_documents_expire_and_the_cache_is_bounded(
+    served: tuple[Documents, ssl.SSLContext],
+) -> None:
+    documents, trust = served
+    first, second = documents.document("/first.json"), documents.document("/second.json")
+    brief = fetcher(trust, cache_seconds=0.1)
+    assert await brief(first) is not None
+    await anyio.sleep(0.2)
+    assert await brief(first) is not None
+    assert documents.hits == {"/first.json": 2}
+    small = fetcher(trust, cache_size=1)
+    for url in (first, second, first):
+        assert await small(url) is not None
+    assert documents.hits == {"/first.json": 4, "/second.json": 1}
 
 
 @pytest.mark.req("extensions.REMOTE.12")

@@ -204,6 +204,18 @@ async def test_an_expired_access_token_is_refused_and_the_refresh_token_gets_a_n
         assert await short.mcp_status(renewed["access_token"]) == 200
 
 
+@pytest.mark.req("extensions.REMOTE.7", "extensions.REMOTE.14")
+async def test_an_expired_refresh_token_is_refused_and_its_connection_forgotten(tmp_path: Path) -> None:
+    async for short in harness(tmp_path, bounds=Bounds(access_token_seconds=0.3, refresh_token_seconds=0.3)):
+        client_id, tokens = await short.connect()
+        await asyncio.sleep(0.4)
+        answer = await short.refresh(client_id, tokens["refresh_token"])
+        assert answer.status_code == 400
+        assert answer.json()["error"] == "invalid_grant"
+        await short.register()  # any change of the state drops what expired
+        assert Store(short.state).read().grants == {}
+
+
 @pytest.mark.req("extensions.REMOTE.7")
 async def test_access_tokens_live_at_most_an_hour(tmp_path: Path) -> None:
     async for lax in harness(tmp_path, bounds=Bounds(access_token_seconds=86400)):
