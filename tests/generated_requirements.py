@@ -1615,7 +1615,7 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.REMOTE.9",
         "extensions",
         "REMOTE",
-        "The consent page names the client by the host of its client_id URL (or, for a registered client, of the redirect URI the request's code goes to), says it will be able to read and change the account's recipes and shopping list, offers Allow and Deny, carries a CSRF token, is sent with Cache-Control no-store, frame-ancestors 'none' and X-Frame-Options DENY, and has no script.",
+        "The consent page names the client by the host of its client_id URL (or, for a registered client, of the redirect URI the request's code goes to) and, when the code goes to another host, names that host too, says it will be able to read and change the account's recipes and shopping list, offers Allow and Deny, carries a CSRF token, is sent with Cache-Control no-store, frame-ancestors 'none' and X-Frame-Options DENY, and has no script.",
     ),
     "extensions.REMOTE.10": Requirement(
         "extensions.REMOTE.10",

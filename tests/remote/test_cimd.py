@@ -206,6 +206,8 @@ async def test_a_cimd_client_connects_named_by_its_host_with_a_registered_redire
         page, _, _ = await oauth.consent_page(url, challenge)
         assert f"<b>{HOST}</b>" in page.text
         assert "Definitely Claude" not in page.text
+        # Its code goes elsewhere, to whatever listens on 127.0.0.1: the page says so.
+        assert "Your answer is sent to <b>127.0.0.1</b> (a program on this device" in page.text
         # Its redirect URI is on 127.0.0.1, so any port is accepted (RFC 8252 section 7.3).
         port = "http://127.0.0.1:50123/callback"
         answer = await oauth.exchange(url, await oauth.code(url, challenge, redirect=port), verifier, port)

@@ -23,6 +23,7 @@ async def test_the_page_names_the_client_by_host_and_says_what_it_may_do(oauth: 
     assert page.status_code == 200
     text = page.text
     assert "<b>claude.ai</b>" in text
+    assert "Your answer is sent to" not in text  # the host named is where the code goes
     assert "Your Bank" not in text  # the self-asserted name is not who is asking
     assert "read and change this Cooked account's recipes and shopping list" in text
     assert 'value="allow"' in text
