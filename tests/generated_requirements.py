@@ -1615,7 +1615,7 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.REMOTE.9",
         "extensions",
         "REMOTE",
-        "The consent page names the client by the host of its client_id URL (or of a registered client's redirect URI), says it will be able to read and change the account's recipes and shopping list, offers Allow and Deny, carries a CSRF token, is sent with Cache-Control no-store, frame-ancestors 'none' and X-Frame-Options DENY, and has no script.",
+        "The consent page names the client by the host of its client_id URL (or, for a registered client, of the redirect URI the request's code goes to) and, when the code goes to another host, names that host too, says it will be able to read and change the account's recipes and shopping list, offers Allow and Deny, carries a CSRF token, is sent with Cache-Control no-store, frame-ancestors 'none' and X-Frame-Options DENY, and has no script.",
     ),
     "extensions.REMOTE.10": Requirement(
         "extensions.REMOTE.10",
@@ -1633,7 +1633,7 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.REMOTE.12",
         "extensions",
         "REMOTE",
-        "A client_id that is an https URL is a Client ID Metadata Document, fetched and accepted only when its client_id equals the URL and it lists redirect URIs, which must then match exactly; a document claiming a client secret is refused.",
+        "A client_id that is an https URL is a Client ID Metadata Document, fetched and accepted only when its client_id equals the URL and it lists redirect URIs, which are then matched as every client's are; a document claiming a client secret is refused.",
     ),
     "extensions.REMOTE.13": Requirement(
         "extensions.REMOTE.13",
@@ -1651,7 +1651,7 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.REMOTE.15",
         "extensions",
         "REMOTE",
-        "A redirect URI that differs from a registered one by a prefix, a path, a port or an encoded character is refused.",
+        "A redirect URI that differs from a registered one by a prefix, a path, a port or an encoded character is refused, except that a registered redirect URI on the loopback IP literal 127.0.0.1 or [::1] accepts any port (RFC 8252 section 7.3).",
     ),
     "extensions.REMOTE.16": Requirement(
         "extensions.REMOTE.16",
@@ -1664,6 +1664,12 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions",
         "REMOTE",
         "The start-up banner prints the URL to paste into claude.ai or ChatGPT, and the Host and Origin checks accept the public host.",
+    ),
+    "extensions.REMOTE.18": Requirement(
+        "extensions.REMOTE.18",
+        "extensions",
+        "REMOTE",
+        "A bearer token set in remote mode is not used and its command does not run; one start-up warning names where the token came from and what to do.",
     ),
     "extensions.MEMORY.1": Requirement(
         "extensions.MEMORY.1",

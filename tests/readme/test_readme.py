@@ -566,7 +566,7 @@ def test_the_readme_and_make_help_give_the_same_time_for_make_test_and_how_to_pi
 def test_the_readme_is_the_first_ten_minutes_and_links_each_page_once() -> None:
     """The rest lives in docs/: each page one link away, none repeated."""
     text = README.read_text("utf-8")
-    assert len(text.splitlines()) < 256  # 250 before remote mode's section
+    assert len(text.splitlines()) < 250
     for page in [
         *DOCS[1:],
         ROOT / "docs" / "cooked-api.md",

@@ -78,6 +78,7 @@ class Harness:
         _, key, csrf = await self.consent_page(client_id, challenge, redirect=redirect)
         answer = await self.answer(key, csrf)
         assert answer.status_code == 303, answer.text
+        assert answer.headers["location"].startswith(f"{redirect}?"), answer.headers["location"]
         query = parse_qs(urlsplit(answer.headers["location"]).query)
         assert query["state"] == ["st4te"]
         return query["code"][0]

@@ -7,11 +7,13 @@ there; the refusals run with the fetcher's own address check.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import ssl
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from https_support import HOST, Answer, Documents, https_documents
 from remote_support import REDIRECT, harness, pkce
@@ -60,6 +62,23 @@ async def test_a_valid_document_becomes_a_public_client_and_is_cached(
     assert documents.hits == {"/oauth/client.json": 1}
 
 
+@pytest.mark.req("extensions.REMOTE.13")
+async def test_cached_documents_expire_and_the_cache_is_bounded(
+    served: tuple[Documents, ssl.SSLContext],
+) -> None:
+    documents, trust = served
+    first, second = documents.document("/first.json"), documents.document("/second.json")
+    brief = fetcher(trust, cache_seconds=0.1)
+    assert await brief(first) is not None
+    await anyio.sleep(0.2)
+    assert await brief(first) is not None
+    assert documents.hits == {"/first.json": 2}
+    small = fetcher(trust, cache_size=1)
+    for url in (first, second, first):
+        assert await small(url) is not None
+    assert documents.hits == {"/first.json": 4, "/second.json": 1}
+
+
 @pytest.mark.req("extensions.REMOTE.12")
 @pytest.mark.parametrize(
     "fields",
@@ -77,6 +96,20 @@ async def test_a_document_that_is_not_its_own_public_client_is_refused(
     documents, trust = served
     url = documents.document("/client.json", **fields)
     assert await fetcher(trust)(url) is None
+
+
+@pytest.mark.req("extensions.REMOTE.12")
+async def test_a_refused_client_id_is_logged_on_one_line(
+    served: tuple[Documents, ssl.SSLContext], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The client_id is anyone's text: a line break in it must not forge a log line."""
+    _, trust = served
+    caplog.set_level(logging.WARNING, logger="cooked_mcp.remote.cimd")
+    assert await fetcher(trust)("https://elsewhere.test/c.json\ncooked-mcp WARNING forged") is None
+    (record,) = caplog.records
+    message = record.getMessage()
+    assert "\n" not in message
+    assert "refused the client_id https://elsewhere.test/c.json?cooked-mcp WARNING forged" in message
 
 
 @pytest.mark.req("extensions.REMOTE.13")
@@ -117,6 +150,7 @@ async def test_a_slow_server_is_given_up_on(served: tuple[Documents, ssl.SSLCont
         ["fd00::1"],
         ["fe80::1"],
         ["::ffff:127.0.0.1"],
+        ["64:ff9b::a9fe:a9fe"],  # cloud metadata through NAT64
         ["93.184.216.34", "127.0.0.1"],  # one public address does not make the others safe
     ],
 )
@@ -134,7 +168,16 @@ async def test_names_resolving_to_non_public_addresses_are_refused_before_connec
 def test_only_global_unicast_is_public() -> None:
     assert is_public(ipaddress.ip_address("93.184.216.34"))
     assert is_public(ipaddress.ip_address("2606:4700::1111"))
-    for address in ("127.0.0.2", "10.1.2.3", "172.16.0.1", "169.254.169.254", "0.0.0.0", "224.0.0.1", "::"):
+    assert is_public(ipaddress.ip_address("64:ff9b::5db8:d822"))  # NAT64 of 93.184.216.34
+    for address in (
+        *("127.0.0.2", "10.1.2.3", "172.16.0.1", "169.254.169.254", "0.0.0.0", "224.0.0.1", "::"),
+        "64:ff9b::a00:5",  # NAT64 of 10.0.0.5
+        "64:ff9b::a9fe:a9fe",  # NAT64 of 169.254.169.254
+        "64:ff9b:1::a00:5",  # local-use NAT64
+        "::7f00:1",  # IPv4-compatible 127.0.0.1
+        "2002:7f00:1::",  # 6to4 of 127.0.0.1
+        "fec0::1",  # site-local
+    ):
         assert not is_public(ipaddress.ip_address(address)), address
 
 
@@ -152,8 +195,8 @@ async def test_only_https_urls_with_a_path_are_fetched(served: tuple[Documents, 
     assert documents.hits == {}
 
 
-@pytest.mark.req("extensions.REMOTE.12", "extensions.REMOTE.9")
-async def test_a_cimd_client_connects_named_by_its_host_with_its_exact_redirect_uri(
+@pytest.mark.req("extensions.REMOTE.12", "extensions.REMOTE.9", "extensions.REMOTE.15")
+async def test_a_cimd_client_connects_named_by_its_host_with_a_registered_redirect_uri(
     served: tuple[Documents, ssl.SSLContext], tmp_path: Path
 ) -> None:
     documents, trust = served
@@ -163,7 +206,11 @@ async def test_a_cimd_client_connects_named_by_its_host_with_its_exact_redirect_
         page, _, _ = await oauth.consent_page(url, challenge)
         assert f"<b>{HOST}</b>" in page.text
         assert "Definitely Claude" not in page.text
-        answer = await oauth.exchange(url, await oauth.code(url, challenge), verifier)
+        # Its code goes elsewhere, to whatever listens on 127.0.0.1: the page says so.
+        assert "Your answer is sent to <b>127.0.0.1</b> (a program on this device" in page.text
+        # Its redirect URI is on 127.0.0.1, so any port is accepted (RFC 8252 section 7.3).
+        port = "http://127.0.0.1:50123/callback"
+        answer = await oauth.exchange(url, await oauth.code(url, challenge, redirect=port), verifier, port)
         assert answer.status_code == 200, answer.text
         assert await oauth.mcp_status(answer.json()["access_token"]) == 200
         other = await oauth.http.get(

@@ -23,6 +23,7 @@ async def test_the_page_names_the_client_by_host_and_says_what_it_may_do(oauth: 
     assert page.status_code == 200
     text = page.text
     assert "<b>claude.ai</b>" in text
+    assert "Your answer is sent to" not in text  # the host named is where the code goes
     assert "Your Bank" not in text  # the self-asserted name is not who is asking
     assert "read and change this Cooked account's recipes and shopping list" in text
     assert 'value="allow"' in text
@@ -71,7 +72,7 @@ async def test_password_guessing_locks_out_every_client_for_a_while(tmp_path: Pa
 async def test_an_answer_without_or_with_a_stale_csrf_token_changes_nothing(oauth: Harness) -> None:
     client_id = await oauth.register()
     _, key, csrf = await oauth.consent_page(client_id, pkce()[1])
-    for token in (None, "", csrf[:-2] + "xx"):
+    for token in (None, "", csrf[:-2] + "xx", "é"):
         refused = await oauth.answer(key, token)
         assert refused.status_code == 400
         assert "location" not in refused.headers
@@ -91,6 +92,18 @@ async def test_an_expired_consent_page_changes_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.req("extensions.REMOTE.11")
+async def test_open_consent_pages_are_bounded_the_oldest_dropped_for_a_new_one(tmp_path: Path) -> None:
+    async for bounded in harness(tmp_path, bounds=Bounds(open_consents=2)):
+        client_id = await bounded.register()
+        pages = [await bounded.consent_page(client_id, pkce()[1]) for _ in range(3)]
+        assert len(bounded.remote.provider.pending) == 2
+        _, oldest, oldest_csrf = pages[0]
+        assert (await bounded.answer(oldest, oldest_csrf)).status_code == 400
+        _, newest, newest_csrf = pages[2]
+        assert (await bounded.answer(newest, newest_csrf)).status_code == 303
+
+
+@pytest.mark.req("extensions.REMOTE.11")
 async def test_deny_sends_the_client_back_with_access_denied_and_no_code(oauth: Harness) -> None:
     client_id = await oauth.register()
     _, key, csrf = await oauth.consent_page(client_id, pkce()[1])
@@ -98,3 +111,13 @@ async def test_deny_sends_the_client_back_with_access_denied_and_no_code(oauth: 
     assert denied.status_code == 303
     query = parse_qs(urlsplit(denied.headers["location"]).query)
     assert query == {"error": ["access_denied"], "state": ["st4te"]}
+
+
+@pytest.mark.req("extensions.REMOTE.9")
+async def test_a_registered_client_is_named_by_the_host_its_code_goes_to(oauth: Harness) -> None:
+    """A client may register several redirect URIs; the page names the one this request uses."""
+    elsewhere = "https://collector.example/cb"
+    client_id = await oauth.register(CALLBACK, redirect_uris=[CALLBACK, elsewhere])
+    page, _, _ = await oauth.consent_page(client_id, pkce()[1], redirect=elsewhere)
+    assert "<b>collector.example</b>" in page.text
+    assert "claude.ai" not in page.text

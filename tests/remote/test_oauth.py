@@ -73,18 +73,27 @@ async def test_pkce_is_required_s256_only_and_checked(oauth: Harness) -> None:
 
 @pytest.mark.req("extensions.REMOTE.15")
 @pytest.mark.parametrize(
-    "redirect",
+    ("registered", "redirect"),
     [
-        "http://127.0.0.1:9/callback/evil",  # the registered one is a prefix
-        "http://127.0.0.1:9/callbackx",
-        "http://127.0.0.1:9/other",  # another path
-        "http://127.0.0.1:10/callback",  # another port
-        "http://127.0.0.1:9/c%61llback",  # an encoded character
-        "http://127.0.0.1:9/callback?x=1",
+        (REDIRECT, "http://127.0.0.1:9/callback/evil"),  # the registered one is a prefix
+        (REDIRECT, "http://127.0.0.1:9/callbackx"),
+        (REDIRECT, "http://127.0.0.1:9/other"),  # another path
+        (REDIRECT, "http://127.0.0.1:10/other"),  # the loopback port rule frees the port only
+        (REDIRECT, "http://127.0.0.1:9/c%61llback"),  # an encoded character
+        (REDIRECT, "http://127.0.0.1:10/c%61llback"),
+        (REDIRECT, "http://127.0.0.1:9/callback?x=1"),
+        (REDIRECT, "http://127.0.0.2:9/callback"),  # another loopback address is another host
+        (REDIRECT, "http://localhost:9/callback"),
+        (REDIRECT, "https://127.0.0.1:9/callback"),
+        ("https://app.example/callback", "https://app.example:8443/callback"),  # a port
+        ("https://app.example/callback", "https://app.example/callback/x"),
+        ("https://app.example/callback", "https://app.example/c%61llback"),
+        ("https://app.example/callback", "https://app.example.evil/callback"),
+        ("http://localhost:9/callback", "http://localhost:10/callback"),  # localhost is a name
     ],
 )
-async def test_a_redirect_uri_must_match_exactly(oauth: Harness, redirect: str) -> None:
-    client_id = await oauth.register()
+async def test_a_redirect_uri_must_match_exactly(oauth: Harness, registered: str, redirect: str) -> None:
+    client_id = await oauth.register(registered)
     _, challenge = pkce()
     answer = await oauth.http.get(
         "/authorize",
@@ -98,6 +107,29 @@ async def test_a_redirect_uri_must_match_exactly(oauth: Harness, redirect: str) 
     )
     assert answer.status_code == 400  # shown to the person, never sent to the unregistered URI
     assert "location" not in answer.headers
+
+
+@pytest.mark.req("extensions.REMOTE.15")
+@pytest.mark.parametrize(
+    ("registered", "redirect"),
+    [
+        (REDIRECT, "http://127.0.0.1:50123/callback"),
+        ("http://127.0.0.1/callback", "http://127.0.0.1:50123/callback"),
+        ("http://[::1]:9/callback", "http://[::1]:50123/callback"),
+    ],
+)
+async def test_a_loopback_ip_redirect_uri_accepts_any_port(
+    oauth: Harness, registered: str, redirect: str
+) -> None:
+    """RFC 8252 section 7.3: a native client gets its port from the system when it asks."""
+    client_id = await oauth.register(registered)
+    verifier, challenge = pkce()
+    code = await oauth.code(client_id, challenge, redirect=redirect)
+    elsewhere = await oauth.exchange(client_id, code, verifier, redirect=registered)
+    assert elsewhere.status_code == 400  # the token request names the URI the code went to
+    code = await oauth.code(client_id, challenge, redirect=redirect)
+    answer = await oauth.exchange(client_id, code, verifier, redirect=redirect)
+    assert answer.status_code == 200, answer.text
 
 
 @pytest.mark.req("extensions.REMOTE.6")
@@ -170,6 +202,18 @@ async def test_an_expired_access_token_is_refused_and_the_refresh_token_gets_a_n
         assert await short.mcp_status(first["access_token"]) == 401
         renewed = (await short.refresh(client_id, first["refresh_token"])).json()
         assert await short.mcp_status(renewed["access_token"]) == 200
+
+
+@pytest.mark.req("extensions.REMOTE.7", "extensions.REMOTE.14")
+async def test_an_expired_refresh_token_is_refused_and_its_connection_forgotten(tmp_path: Path) -> None:
+    async for short in harness(tmp_path, bounds=Bounds(access_token_seconds=0.3, refresh_token_seconds=0.3)):
+        client_id, tokens = await short.connect()
+        await asyncio.sleep(0.4)
+        answer = await short.refresh(client_id, tokens["refresh_token"])
+        assert answer.status_code == 400
+        assert answer.json()["error"] == "invalid_grant"
+        await short.register()  # any change of the state drops what expired
+        assert Store(short.state).read().grants == {}
 
 
 @pytest.mark.req("extensions.REMOTE.7")

@@ -113,3 +113,33 @@ def test_a_public_url_with_the_stdio_transport_names_the_public_url(tmp_path: Pa
     )
     assert result.returncode == 2
     assert "--public-url needs the http transport: drop --transport stdio or --public-url" in result.stderr
+
+
+@pytest.mark.req("extensions.REMOTE.18")
+def test_a_bearer_token_in_remote_mode_is_named_as_unused_and_its_command_never_runs(
+    tmp_path: Path,
+) -> None:
+    env = _env(tmp_path, COOKED_MCP_OWNER_PASSWORD=OWNER, COOKED_MCP_HTTP_TOKEN="t" * 40)
+    by_env = load_settings(config_path=None, environ=env, transport="http", public_url="https://c.example")
+    assert by_env.http_token is None
+    (warning,) = by_env.warnings
+    assert (
+        "the bearer token from the environment variable COOKED_MCP_HTTP_TOKEN is not used in remote mode"
+        in warning
+    )
+    assert "the --public-url flag" in warning
+    assert "remove the token, or drop the public URL" in warning
+    marker = tmp_path / "ran"
+    config = tmp_path / "config.toml"
+    command = python_command(
+        f"import pathlib; pathlib.Path({str(marker)!r}).write_text('x'); print('t' * 40)"
+    )
+    config.write_text(f"[mcp]\nhttp_token_cmd = {json.dumps(command)}\n")
+    config.chmod(0o600)
+    env = _env(tmp_path, COOKED_MCP_OWNER_PASSWORD=OWNER, COOKED_MCP_PUBLIC_URL="https://c.example")
+    by_file = load_settings(config_path=str(config), environ=env)  # no flag: the public URL implies http
+    assert by_file.http_token is None
+    assert not marker.exists()
+    (warning,) = by_file.warnings
+    assert f"the bearer token from mcp.http_token_cmd in {config}" in warning
+    assert "the environment variable COOKED_MCP_PUBLIC_URL" in warning

@@ -174,7 +174,7 @@ def test_the_extension_features_are_read_beside_the_seed_and_may_not_repeat_an_i
     """features/cooked-mcp-extensions holds cooked-mcp's own requirements; the seed's files stay as copied."""
     seed_ids = {rid for rid in _ids(render_all(FEATURES, TABLE)) if not rid.startswith("extensions.")}
     both = _ids(render_all(FEATURES_DIRS, TABLE))
-    assert len(seed_ids) == 262 and seed_ids < both and len(both) == 262 + 50
+    assert len(seed_ids) == 262 and seed_ids < both and len(both) == 262 + 51
     features, table = workspace
     extra = tmp_path / "extra"
     extra.mkdir()

@@ -71,8 +71,8 @@ def _columns(items: Sequence[str]) -> list[tuple[str, str]]:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cooked-mcp",
-        description="A single-user MCP server for a Cooked (https://cooked.wiki) account.\n"
-        "Serves MCP over stdio by default.",
+        # The package's description; --transport's help says stdio is the default.
+        description="A single-user MCP server for a Cooked (https://cooked.wiki) account.",
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -89,13 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--check",
         action="store_true",
-        help="log in, make read-only requests, report whether Cooked answers as expected, and exit",
+        help="log in, check Cooked with read-only requests, exit",
     )
     parser.add_argument(
         "--write",
         action="store_true",
-        help="with --check: also save, update and delete a test recipe and add, tick, update and remove "
-        "a test shopping-list line, undoing everything (asks first unless --yes)",
+        help="with --check: also change and undo a test recipe and a test shopping-list line "
+        "(asks first unless --yes)",
     )
     parser.add_argument(
         "--yes", action="store_true", help="with --check --write: do not ask for confirmation"

@@ -39,22 +39,20 @@ def load_settings(
     file = read_file(config_path, environ, DECLARED.values())
     flags = layers.flags(Settings, {"transport": transport, "http_addr": http_addr, "public_url": public_url})
     from_file = layers.config_file(Settings, file)
-    if transport != "http":
+    ordered = (flags, layers.environment(Settings, environ), from_file)
+    # A public URL from any source means HTTP (remote mode), whose settings warn of an unused token.
+    http = transport == "http" or any("public_url" in layer.values for layer in ordered)
+    if not http:
         # A stdio server has no use for the file's token: past the checks every transport shares
         # (set once, not empty), its shape is not checked, as the token is never used.
         from_file.values.pop("http_token", None)
-    ordered = (flags, layers.environment(Settings, environ), from_file)
     merged: dict[str, object] = {}
     origins: dict[str, Origin] = {}
     for layer in reversed(ordered):  # the first layer that has a setting wins
         merged.update(layer.values)
         origins.update(layer.origins)
     # A stdio server has no token, so its settings name no source for one.
-    sources = {
-        setting: origin
-        for setting, origin in origins.items()
-        if setting != "http_token" or transport == "http"
-    }
+    sources = {setting: origin for setting, origin in origins.items() if setting != "http_token" or http}
     provenance = {
         "config_file": file.path,
         "sources": sources,

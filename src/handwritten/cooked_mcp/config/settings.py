@@ -223,7 +223,7 @@ class Settings(BaseModel):
                 )
         return self
 
-    # implements: extensions.REMOTE.2
+    # implements: extensions.REMOTE.2, extensions.REMOTE.18
     @model_validator(mode="after")
     def _remote_mode_needs_an_owner(self) -> Self:
         """Remote mode answers the internet through a proxy: its consent page needs the owner password."""
@@ -240,6 +240,14 @@ class Settings(BaseModel):
                 f"remote mode (--public-url) needs an owner password, typed on the consent page to let a "
                 f"client connect: set {owner.env} (or {owner.file_key} / {owner.file_key}_cmd)"
             )
+        if self.http_token is not None:  # never run a command for nothing, but say why it is unused
+            warning = (
+                f"the bearer token from {self.describe_source('http_token')} is not used in remote mode "
+                f"(the public URL from {self.describe_source('public_url')}): clients sign in with OAuth "
+                "and the owner password instead; remove the token, or drop the public URL to use it"
+            )
+            object.__setattr__(self, "warnings", (*self.warnings, warning))
+            object.__setattr__(self, "http_token", None)
         return self
 
     # implements: authentication.CREDENTIALS.15

@@ -5,7 +5,7 @@ https only; every address the name resolves to must be public (no loopback, priv
 link-local, shared or metadata address), checked after resolution and connected to by that
 checked address, so a second lookup cannot swap it; no redirects; at most ``max_bytes`` and
 ``seconds``; a good document is cached. The document must name the URL as its ``client_id``
-and list its redirect URIs, which are then matched exactly; it may not claim a client secret.
+and list its redirect URIs, which are then matched as ``provider.Client`` says; it may not claim a client secret.
 """
 
 from __future__ import annotations
@@ -22,8 +22,11 @@ from urllib.parse import urlsplit
 
 import anyio
 import httpcore
-from mcp.shared.auth import OAuthClientInformationFull
 from pydantic import ValidationError
+
+from cooked_mcp.text import printable
+
+from .provider import Client
 
 logger = logging.getLogger(__name__)
 
@@ -40,11 +43,24 @@ async def resolve(host: str, port: int) -> list[str]:
     return [str(info[4][0]) for info in infos]
 
 
+#: RFC 6052's NAT64 prefix: a gateway turns 64:ff9b::a00:5 into 10.0.0.5, so the IPv4 decides.
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+#: IPv6 global unicast; outside it (IPv4-compatible ::a.b.c.d, site-local fec0::/10, ...)
+#: Python's ``is_global`` says True for some ranges that are not.
+_GLOBAL_UNICAST = ipaddress.IPv6Network("2000::/3")
+
+
 def is_public(address: IPAddress) -> bool:
     """Only global unicast: ``is_global`` is False for loopback, private, link-local (cloud
-    metadata at 169.254.169.254), shared (100.64/10) and reserved ranges."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    metadata at 169.254.169.254), shared (100.64/10) and reserved ranges. An IPv6 address
+    carrying an IPv4 one (mapped, NAT64) is judged by it; 6to4 (2002::/16) is refused."""
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return is_public(address.ipv4_mapped)
+        if address in _NAT64:
+            return is_public(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+        if address not in _GLOBAL_UNICAST or address.sixtofour is not None:
+            return False
     return address.is_global and not address.is_multicast
 
 
@@ -97,28 +113,28 @@ class CimdFetcher:
     ) -> None:
         self.max_bytes, self.seconds = max_bytes, seconds
         self.cache_seconds, self.cache_size = cache_seconds, cache_size
-        self._cache: dict[str, tuple[float, OAuthClientInformationFull]] = {}
+        self._cache: dict[str, tuple[float, Client]] = {}
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=ssl_context or ssl.create_default_context(),
             max_connections=4,
             network_backend=_Backend(resolver, allowed),
         )
 
-    async def __call__(self, url: str) -> OAuthClientInformationFull | None:
+    async def __call__(self, url: str) -> Client | None:
         cached = self._cache.get(url)
         if cached is not None and cached[0] > time.monotonic():
             return cached[1]
         try:
             client = await self.fetch(url)
         except Refused as exc:
-            logger.warning("refused the client_id %s: %s", url[:200], exc)
+            logger.warning("refused the client_id %s: %s", printable(url, 200), exc)
             return None
         if len(self._cache) >= self.cache_size:
             del self._cache[min(self._cache, key=lambda key: self._cache[key][0])]
         self._cache[url] = (time.monotonic() + self.cache_seconds, client)
         return client
 
-    async def fetch(self, url: str) -> OAuthClientInformationFull:
+    async def fetch(self, url: str) -> Client:
         parts = urlsplit(url)
         if parts.scheme != "https" or not parts.hostname or parts.username is not None or parts.fragment:
             raise Refused("a client_id URL must be https, with a host and no user name or fragment")
@@ -143,7 +159,7 @@ class CimdFetcher:
         return _client(url, bytes(body))
 
 
-def _client(url: str, body: bytes) -> OAuthClientInformationFull:
+def _client(url: str, body: bytes) -> Client:
     try:
         document = json.loads(body)
     except ValueError:
@@ -160,7 +176,7 @@ def _client(url: str, body: bytes) -> OAuthClientInformationFull:
     if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
         raise Refused("the document lists no redirect_uris")
     try:
-        return OAuthClientInformationFull.model_validate(
+        return Client.model_validate(
             {
                 **document,
                 "token_endpoint_auth_method": "none",

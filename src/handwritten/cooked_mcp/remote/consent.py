@@ -24,7 +24,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .provider import Provider
+from .provider import Pending, Provider
+from .url import is_loopback
 
 logger = logging.getLogger(__name__)
 
@@ -75,14 +76,14 @@ def consent_routes(provider: Provider, owner: OwnerCheck) -> list[Route]:
             pending = provider.pending.get(request.query_params.get("request", ""))
             if pending is None or pending.expires < time.monotonic():
                 return _stale()
-            return _page(request.query_params["request"], pending.host, pending.csrf)
+            return _page(request.query_params["request"], pending)
         form = await request.form()
         key, csrf = str(form.get("request", "")), str(form.get("csrf", ""))
         pending = provider.pending.get(key)
         if (
             pending is None
             or pending.expires < time.monotonic()
-            or not hmac.compare_digest(csrf, pending.csrf)
+            or not hmac.compare_digest(csrf.encode(), pending.csrf.encode())  # bytes: any text typed
         ):
             return _stale()
         redirect = str(pending.params.redirect_uri)
@@ -94,9 +95,9 @@ def consent_routes(provider: Provider, owner: OwnerCheck) -> list[Route]:
         if wait:
             minutes = max(1, round(wait / 60))
             message = f"Too many wrong passwords: try again in {minutes} minute{'s' * (minutes > 1)}."
-            return _page(key, pending.host, pending.csrf, error=message, status=429)
+            return _page(key, pending, error=message, status=429)
         if not owner.check(str(form.get("password", ""))):
-            return _page(key, pending.host, pending.csrf, error="That password is not right.", status=401)
+            return _page(key, pending, error="That password is not right.", status=401)
         del provider.pending[key]
         code = provider.approve(pending)
         return RedirectResponse(
@@ -108,9 +109,19 @@ def consent_routes(provider: Provider, owner: OwnerCheck) -> list[Route]:
     return [Route(CONSENT_PATH, consent, methods=["GET", "POST"])]
 
 
-def _page(key: str, host: str, csrf: str, *, error: str = "", status: int = 200) -> HTMLResponse:
-    who = html.escape(host)
+def _page(key: str, pending: Pending, *, error: str = "", status: int = 200) -> HTMLResponse:
+    who, csrf = html.escape(pending.host), pending.csrf
     problem = f'<p class="err" role="alert">{html.escape(error)}</p>' if error else ""
+    # Where the code goes, when that is not the host named: a page from the client's own
+    # document may send it to a program on this device, which anyone could have started.
+    goes_to = pending.params.redirect_uri.host or ""
+    if goes_to and goes_to != pending.host:
+        local = (
+            " (a program on this device: allow only if you started it)"
+            if is_loopback(goes_to.strip("[]"))
+            else ""
+        )
+        problem = f"<p>Your answer is sent to <b>{html.escape(goes_to)}</b>{local}.</p>{problem}"
     body = f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1"><title>Connect {who} to Cooked?</title>
 <style>{_STYLE}</style></head><body><h1>Connect <b>{who}</b> to your Cooked account?</h1>

@@ -1,7 +1,7 @@
 """The SDK's ``OAuthAuthorizationServerProvider`` for one owner: codes, tokens, clients.
 
-The SDK's handlers parse the requests and check PKCE (S256 only), the redirect URI (exact match
-with a registered one) and the code's expiry; this provider decides the rest:
+The SDK's handlers parse the requests and check PKCE (S256 only), the redirect URI (``Client``:
+exact match, but any port on a loopback IP) and the code's expiry; this provider decides the rest:
 
 - an authorization code lives ``code_seconds`` (at most 60) and is used once; a second use
   revokes everything the first one issued (RFC 6749 section 4.1.2);
@@ -33,13 +33,38 @@ from mcp.server.auth.provider import (
     TokenError,
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import AnyUrl
 
 from .store import Grant, State, Store, Token, digest
 
 logger = logging.getLogger(__name__)
 
+
+#: RFC 8252 section 7.3: a native client listens on a port the system picks when it asks, so a
+#: registered redirect URI on a loopback IP literal matches the request's on any port. Not
+#: ``localhost``: section 8.3 advises against it, as the name may resolve off the machine.
+LOOPBACK_IPS = ("127.0.0.1", "[::1]")
+
+
+# implements: extensions.REMOTE.15
+class Client(OAuthClientInformationFull):
+    """A client whose redirect URIs match as the SDK matches them (parsed URLs, equal), except
+    that a registered loopback IP one accepts any port; path, query and the rest still must be equal."""
+
+    def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
+        if redirect_uri is not None and redirect_uri.host in LOOPBACK_IPS:
+            for registered in self.redirect_uris or []:
+                if _all_but_port(registered) == _all_but_port(redirect_uri):
+                    return redirect_uri
+        return super().validate_redirect_uri(redirect_uri)
+
+
+def _all_but_port(url: AnyUrl) -> tuple[str | None, ...]:
+    return (url.scheme, url.username, url.password, url.host, url.path, url.query, url.fragment)
+
+
 #: Fetches and validates a Client ID Metadata Document (``cimd.CimdFetcher``); None when refused.
-ClientFetcher = Callable[[str], Awaitable[OAuthClientInformationFull | None]]
+ClientFetcher = Callable[[str], Awaitable[Client | None]]
 
 
 @dataclass(frozen=True)
@@ -97,14 +122,11 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
 
     # --- clients ---------------------------------------------------------------------------
 
-    # implements: extensions.REMOTE.15
-    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
-        """The SDK's handlers match a redirect URI against these clients' ``redirect_uris`` as
-        parsed URLs, so one differing by a prefix, path, port or encoded character is refused."""
+    async def get_client(self, client_id: str) -> Client | None:
         if client_id.startswith("https://"):
             return await self.fetch_client(client_id)
         stored = self.store.read().clients.get(client_id)
-        return None if stored is None else OAuthClientInformationFull.model_validate(stored)
+        return None if stored is None else Client.model_validate(stored)
 
     # implements: extensions.REMOTE.8
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
@@ -130,12 +152,16 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
         for key in [key for key, p in self.pending.items() if p.expires < now]:
             del self.pending[key]
         if len(self.pending) >= self.bounds.open_consents:
-            raise AuthorizeError(
-                "temporarily_unavailable", "too many consent pages are open; try again later"
-            )
+            # The oldest page goes rather than the new request: anyone may open pages, and
+            # refusing would let a stranger keeping 20 open keep the owner from connecting.
+            del self.pending[next(iter(self.pending))]
         request = secrets.token_urlsafe(24)
         self.pending[request] = Pending(
-            client, params, client_host(client), secrets.token_urlsafe(24), now + self.bounds.consent_seconds
+            client,
+            params,
+            client_host(client, params.redirect_uri),
+            secrets.token_urlsafe(24),
+            now + self.bounds.consent_seconds,
         )
         return f"{self.issuer}/consent?request={request}"
 
@@ -280,13 +306,13 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
         return resource.rstrip("/") == self.resource.rstrip("/")
 
 
-def client_host(client: OAuthClientInformationFull) -> str:
+def client_host(client: OAuthClientInformationFull, redirect_uri: AnyUrl) -> str:
     """Who the consent page says is asking: the host of a CIMD client_id URL, else that of the
-    (first) registered redirect URI; never the self-asserted ``client_name``."""
+    redirect URI this request's code goes to (a client may register several, on other hosts);
+    never the self-asserted ``client_name``."""
     if client.client_id.startswith("https://"):
         return urlsplit(client.client_id).hostname or client.client_id
-    uris = client.redirect_uris or []
-    return (uris[0].host if uris else None) or "an unknown client"
+    return redirect_uri.host or "an unknown client"
 
 
 def _drop_oldest_unused(state: State) -> None:
