@@ -36,7 +36,7 @@ export async function conformanceServer(url, { tools, check, out, prefix = "conf
       if (failed.length) throw new Error(failed.map((c) => `${c.id}: ${c.status} ${c.errorMessage ?? ""}`).join("; "));
       if (!sawIt(checks)) throw new Error(`passed without testing what it names: ${JSON.stringify(checks).slice(0, 300)}`);
       if (ran.code !== 0) throw new Error(`exit ${ran.code}`);
-      return `${checks.length} checks passed`;
+      return `checks passed: ${checks.map((c) => c.id).join(", ")}`;
     });
   }
 }
