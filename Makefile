@@ -90,8 +90,9 @@ interop: $(STAMP) $(INTEROP_STAMP)
 
 # Remote mode (OAuth) against outside parts (interop/remote/run.mjs): the TypeScript SDK's OAuth
 # client (DCR and CIMD), the conformance suite's authorization-server scenarios (0.2.0-alpha.12,
-# pinned in interop/remote/), a headless Chromium (Debian's chromium, driven by playwright-core;
-# screenshots in build/remote/) and Caddy (Debian's caddy, tls internal) in front. caddy and
+# pinned in interop/remote/) and make interop's server scenarios through a token-adding proxy,
+# a headless Chromium (Debian's chromium, driven by playwright-core; screenshots in
+# build/remote/) and Caddy (Debian's caddy, tls internal) in front. caddy and
 # chromium are installed with apt-get when missing and possible; a part without them is skipped, said why.
 REMOTE_STAMP := interop/remote/node_modules/.installed
 

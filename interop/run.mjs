@@ -6,7 +6,7 @@
 // Every check asserts the behaviour issue 15 asks for; any failure fails the run.
 
 import { spawn, execFile } from "node:child_process";
-import { mkdtempSync, rmSync, readdirSync, readFileSync, existsSync } from "node:fs";
+import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -18,13 +18,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 
+import { conformanceServer } from "./conformance_server.mjs";
+
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(HERE);
 const PYTHON = join(ROOT, ".venv", "bin", "python");
 const COOKED_MCP = join(ROOT, ".venv", "bin", "cooked-mcp");
 const BIN = join(HERE, "node_modules", ".bin");
-const NODE22 = join(BIN, "node"); // the npm package node@22: the conformance suite needs Node 22
-const CONFORMANCE_JS = join(HERE, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 const INSPECTOR = join(BIN, "inspector");
 
 const LOGIN = "alice@example.com";
@@ -529,34 +529,6 @@ async function oversizedStdio(fake) {
   });
 }
 
-// --- the conformance suite -------------------------------------------------------------------------------
-
-// Scenarios that apply to a server with these five tools, and what each must have really seen.
-const CONFORMANCE = {
-  "server-initialize": (checks) => checks.length === 1,
-  ping: (checks) => checks.length === 1,
-  "tools-list": (checks) =>
-    JSON.stringify([...(checks[0]?.details?.tools ?? [])].sort()) === JSON.stringify([...TOOLS].sort()),
-  "dns-rebinding-protection": (checks) =>
-    ["localhost-host-rebinding-rejected", "localhost-host-valid-accepted"].every((id) => checks.some((c) => c.id === id)),
-};
-
-async function conformanceSuite(url) {
-  for (const [scenario, sawIt] of Object.entries(CONFORMANCE)) {
-    await check(`conformance: ${scenario}`, async () => {
-      const out = join(scratch, "conformance", scenario);
-      const ran = await run(NODE22, [CONFORMANCE_JS, "server", "--url", url, "--scenario", scenario, "-o", out]);
-      const folder = existsSync(out) ? readdirSync(out)[0] : undefined;
-      assert(folder, `no results (exit ${ran.code}): ${(ran.stderr || ran.stdout).slice(-300)}`);
-      const checks = JSON.parse(readFileSync(join(out, folder, "checks.json"), "utf8"));
-      const failed = checks.filter((c) => c.status !== "SUCCESS");
-      assert(failed.length === 0, failed.map((c) => `${c.id}: ${c.status} ${c.errorMessage ?? ""}`).join("; "));
-      assert(sawIt(checks), `passed without testing what it names: ${JSON.stringify(checks).slice(0, 300)}`);
-      assert(ran.code === 0, `exit ${ran.code}`);
-    });
-  }
-}
-
 // --- main ------------------------------------------------------------------------------------------------
 
 async function main() {
@@ -584,7 +556,7 @@ async function main() {
   await confirmationSuite("http elicitation", http, fake);
   await tokenChecks(httpWithToken);
   await inspectorSuite(fake, httpWithToken);
-  await conformanceSuite(httpOpen);
+  await conformanceServer(httpOpen, { tools: TOOLS, check, out: join(scratch, "conformance") });
   await oversizedStdio(fake);
 
   for (const r of results) {

@@ -1,13 +1,13 @@
 // make remote: remote mode (--public-url, OAuth) against parts nobody here wrote - the TypeScript
 // SDK's OAuth client (DCR and CIMD), the conformance suite's authorization-server scenarios and
-// (its server scenarios cannot send a token: skipped, with the reason), a headless Chromium approving and denying on the
+// (through a token-adding proxy) the server scenarios `make interop` runs, a headless Chromium approving and denying on the
 // consent page (screenshots under build/remote/), and Caddy terminating TLS for a whole flow; the
 // TypeScript client also through token expiry, refresh and a server restart without a new consent.
 // A part whose program is not installed is skipped with the reason printed; any failure fails.
 
 import { spawn, execFile } from "node:child_process";
 import { createServer as createHttpsServer } from "node:https";
-import { createServer as createHttpServer } from "node:http";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -16,8 +16,10 @@ import { fileURLToPath } from "node:url";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError, auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Agent, fetch as undiciFetch } from "undici";
+
+import { conformanceServer } from "../conformance_server.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(dirname(HERE));
@@ -287,6 +289,48 @@ async function conformanceAuthorization(issuer, resource) {
   return `${checks.length} checks passed`;
 }
 
+// --- the conformance suite's server scenarios with remote mode on ------------------------------------------
+// The suite's server command cannot send a token, so the TypeScript SDK's OAuth client gets one (DCR,
+// PKCE S256, the consent page) and a proxy on 127.0.0.1 adds it to every request. Host and Origin pass
+// through untouched, so cooked-mcp itself judges the DNS-rebinding scenario; answers stream through.
+
+async function serverScenariosWithToken(issuer) {
+  const serverUrl = `${issuer}/mcp`;
+  let token;
+  await check("conformance with remote mode on: a 401 without a token, one through DCR and consent", async () => {
+    const bare = await fetch(serverUrl, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    assert(bare.status === 401, `/mcp without a token answered ${bare.status}`);
+    const provider = new Provider(undefined, fetch);
+    assert((await auth(provider, { serverUrl })) === "REDIRECT", "the client was not sent to the consent page");
+    const done = await auth(provider, { serverUrl, authorizationCode: provider.code });
+    assert(done === "AUTHORIZED" && provider.tokens()?.access_token, "no access token came back");
+    token = provider.tokens().access_token;
+    tokens.push(token);
+  });
+  if (!token) return;
+  const target = new URL(issuer);
+  const proxy = createHttpServer((request, response) => {
+    const headers = { ...request.headers, authorization: `Bearer ${token}` };
+    const options = { host: target.hostname, port: target.port, method: request.method, path: request.url, headers };
+    const upstream = httpRequest(options, (answer) => {
+      response.writeHead(answer.statusCode, answer.headers);
+      response.flushHeaders(); // an event stream's headers go out before its first event
+      answer.pipe(response);
+    });
+    upstream.once("error", () => response.destroy());
+    request.pipe(upstream);
+  });
+  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  try {
+    const url = `http://127.0.0.1:${proxy.address().port}/mcp`;
+    const out = join(scratch, "conformance-server");
+    await conformanceServer(url, { tools: TOOLS, check, out, prefix: "conformance with remote mode on" });
+  } finally {
+    proxy.closeAllConnections();
+    proxy.close();
+  }
+}
+
 // --- a real browser ----------------------------------------------------------------------------------------
 
 async function browserConsent(issuer) {
@@ -413,10 +457,7 @@ async function main() {
   await check("conformance: authorization-server-metadata-endpoint, authorization-code-grant", () =>
     conformanceAuthorization(issuer, `${issuer}/mcp`),
   );
-  skip(
-    "conformance: server scenarios with remote mode on",
-    "the suite's server command (0.1.16 and 0.2.0-alpha.12) cannot send a token, so every request is a 401",
-  );
+  await serverScenariosWithToken(issuer);
   if (await which("chromium")) {
     await check("headless Chromium approves and denies on the consent page", () => browserConsent(issuer));
   } else {
