@@ -27,7 +27,9 @@ def test_refused_host_and_origin_answers_name_the_settings(tmp_path: Path) -> No
         host = post(Host="kitchen.lan:8123")
         origin = post(Origin="http://kitchen.lan:8123")
         served = post()
-    assert host.status_code == 421 and "mcp.allowed_hosts" in host.text
+    assert (
+        host.status_code == 421 and "mcp.allowed_hosts" in host.text and "pass the Host header" in host.text
+    )
     assert host.headers["content-length"] == str(len(host.content))
     assert origin.status_code == 403 and "mcp.allowed_origins" in origin.text
     assert "Invalid" not in host.text + origin.text

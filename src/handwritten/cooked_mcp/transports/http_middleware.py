@@ -52,8 +52,10 @@ class CloseWhenBodyUnread(HttpMiddleware):
 
 
 HOST_REFUSED = (
-    "Host header not allowed: this server answers to 127.0.0.1, localhost, [::1] and its own address; "
-    "add the name to mcp.allowed_hosts in the config file (as NAME:PORT; it needs a bearer token)"
+    "Host header not allowed: this server answers to 127.0.0.1, localhost, [::1], its own address and "
+    "its public URL's host; behind a reverse proxy, have the proxy pass the Host header it received "
+    "(docs/remote.md); otherwise add the name to mcp.allowed_hosts in the config file (as NAME:PORT; "
+    "it needs a bearer token)"
 )
 ORIGIN_REFUSED = (
     "Origin header not allowed: browsers may call this server only from its local names; add the "
