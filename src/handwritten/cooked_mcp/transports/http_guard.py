@@ -53,6 +53,8 @@ class _Call:
 
 @dataclass
 class _Session:
+    #: Who opened it (remote mode: the OAuth client), the only one the SDK lets end it.
+    user: object
     last: float = field(default_factory=time.monotonic)
     busy: int = 0
 
@@ -122,7 +124,7 @@ class HttpGuard:
             return message
 
         if not isinstance(message, types.JSONRPCRequest):
-            await self.app(scope, replay, self._opening(send) if session is None else send)
+            await self.app(scope, replay, self._opening(scope, send) if session is None else send)
             return
         call = _Call()
         key = (session or "", message.id)
@@ -132,7 +134,9 @@ class HttpGuard:
         try:
             with call.scope:
                 await self.app(
-                    scope, replay, self._watching(call, self._opening(send) if session is None else send)
+                    scope,
+                    replay,
+                    self._watching(call, self._opening(scope, send) if session is None else send),
                 )
         finally:
             self._calls.discard(call)
@@ -178,7 +182,7 @@ class HttpGuard:
 
         return watched
 
-    def _opening(self, send: Send) -> Send:
+    def _opening(self, scope: Scope, send: Send) -> Send:
         """For a request without a session: a refusal names no session, a session opened is kept."""
 
         async def opening(message: Message) -> None:
@@ -188,7 +192,7 @@ class HttpGuard:
                     del headers[_SESSION]
                     message = {**message, "headers": headers.raw}
                 elif _SESSION in headers:
-                    self._sessions[headers[_SESSION]] = _Session()
+                    self._sessions[headers[_SESSION]] = _Session(scope.get("user"))
             await send(message)
 
         return opening
@@ -214,14 +218,15 @@ class HttpGuard:
 
     async def _make_room(self, scope: Scope) -> None:
         """End the longest-idle sessions (a session is idle with no request and no stream open)
-        until a new one fits; one already gone by itself answers 404 and is forgotten too."""
+        until a new one fits, each as the client that opened it; one already gone by itself
+        answers 404 and is forgotten too."""
         while len(self._sessions) >= self.max_sessions:
             idle = [(s.last, sid) for sid, s in self._sessions.items() if s.busy == 0]
             if not idle:
                 return  # the SDK refuses the newcomer with 503
             _, victim = min(idle)
-            del self._sessions[victim]
-            await self._send_inside(scope, "DELETE", victim)
+            owner = self._sessions.pop(victim).user
+            await self._send_inside({**scope, "user": owner}, "DELETE", victim)
             logger.info("closed the longest-idle session to open a new one (%d open)", self.max_sessions)
 
     async def _send_inside(self, scope: Scope, method: str, session: str, body: bytes = b"") -> None:
