@@ -38,8 +38,6 @@ from .http_middleware import CloseWhenBodyUnread, NameTheSetting
 from .http_sockets import listen, raise_open_files_limit, rate_limited_accept_errors
 from .stop_signals import StopSignals
 
-__all__ = ["MCP_PATH", "serve_http", "transport_security"]
-
 # implements: server.TRANSPORT.5
 MCP_PATH = "/mcp"
 EXIT_STARTUP = 2

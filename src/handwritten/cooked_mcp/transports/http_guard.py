@@ -32,8 +32,6 @@ from ..config.limits import Limits
 from .protocol_guard import interrupted, make_answer, read_message, refusal
 from .stop_signals import cancel_when_set
 
-__all__ = ["SESSION_ENDED", "HttpGuard"]
-
 logger = logging.getLogger("cooked_mcp.transports.http")
 
 _SESSION = "mcp-session-id"
