@@ -569,6 +569,22 @@ async def test_a_message_the_parser_refuses_is_a_parse_error_carrying_its_id(
 
 
 @pytest.mark.req("server.TRANSPORT.5")
+async def test_looking_for_the_id_of_a_message_the_parser_refuses_takes_bounded_time(
+    session: RawSession,
+) -> None:
+    """Its last 64 KiB are searched for a top-level ``"id":``, each try parsing up to the end of
+    the message: a tail of 6,000 ``"id": 1`` members, cut off, held the one event loop (every
+    client's calls) for about 3 s per message. Now only the last few are tried."""
+    tail = b', "id": 1' * 6_000  # and no closing brace: no try can succeed
+    body = b'{"jsonrpc": "2.0", "method": "ping", "params": {"pad": "' + b"x" * 100_000 + b'"}' + tail
+    began = time.monotonic()
+    answer = await session.http.post(session.url, content=body)
+    took = time.monotonic() - began
+    assert (answer.json()["error"]["code"], answer.json()["id"]) == (-32700, None)
+    assert took < 1.0, f"{took:.2f} s"
+
+
+@pytest.mark.req("server.TRANSPORT.5")
 async def test_a_second_request_with_the_id_of_one_in_flight_is_refused_and_the_first_answered(
     session: RawSession, fake: FakeCooked
 ) -> None:

@@ -121,7 +121,8 @@ def find_id(head: bytes, tail: bytes) -> types.RequestId | None:
     clients write it near the start (the Python SDK) or at the very end (the TypeScript SDK)."""
     value = _top_level_id(head.decode("utf-8", errors="replace"))
     if value is _MISSING:  # ``{`` plus the rest from a top-level ``"id":`` is a valid object
-        for match in re.finditer(rb'"id"\s*:', tail):
+        # From the end, and only the last few: each try may parse the whole tail.
+        for match in list(re.finditer(rb'"id"\s*:', tail))[-Limits.ID_TRIES :][::-1]:
             with contextlib.suppress(ValueError):
                 value = json.loads(b"{" + tail[match.start() :]).get("id")
                 break
