@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import anyio
 import mcp_types as types
 import pydantic_core
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -35,6 +36,8 @@ from .stop_signals import cancel_when_set
 logger = logging.getLogger("cooked_mcp.transports.http")
 
 _SESSION = "mcp-session-id"
+_VERSION = "mcp-protocol-version"
+_LEGACY = HANDSHAKE_PROTOCOL_VERSIONS[0]  # no version header: the SDK serves the handshake era
 SESSION_ENDED = "Session terminated before the request completed"
 
 
@@ -94,7 +97,10 @@ class HttpGuard:
         if rest is not None:  # nobody is left to answer, and the request was never whole
             logger.debug("a client went away before its request body was complete")
             return
-        if session is None and len(body) > Limits.MAX_INITIALIZE_BYTES:
+        # Without a session, only a handshake-era request (an ``initialize``) opens one: a
+        # 2026-07-28 request carries no session, whatever its size.
+        opens = session is None and Headers(scope=scope).get(_VERSION, _LEGACY) in HANDSHAKE_PROTOCOL_VERSIONS
+        if opens and len(body) > Limits.MAX_INITIALIZE_BYTES:
             logger.info("refused an opening request of %d bytes", len(body))
             too_big = make_answer(None, f"initialize request larger than {Limits.MAX_INITIALIZE_BYTES} bytes")
             await _json(too_big, 413)(scope, receive, send)
@@ -110,7 +116,7 @@ class HttpGuard:
             call = self._running.get((session or "", cancelled)) if isinstance(cancelled, int | str) else None
             if call is not None:
                 call.cancelled = True
-        if session is None:
+        if opens:
             await self._make_room(scope)
         unread: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
         gone = False
