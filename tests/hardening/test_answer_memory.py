@@ -178,3 +178,27 @@ async def test_a_call_holds_what_it_read_until_handed_over_and_a_task_it_leaves_
         assert budget.held == 0
     finally:
         CURRENT_CALL.reset(token)
+
+
+@pytest.mark.req("extensions.MEMORY.1", "extensions.MEMORY.2")
+def test_a_call_whose_client_went_away_mid_read_gives_its_room_back(
+    fake: FakeCooked, big_recipe: str, tmp_path: Path
+) -> None:
+    """The client drops its connection while Cooked's 7 MiB answer trickles in: the call is
+    cancelled after its HTTP response has ended, and what it held must not stay held for ever
+    (it did: every later big read was refused). The next read waits for that room, up to 5 s."""
+    with serve(fake, tmp_path, answers_in_flight_mib=8, answers_wait_seconds=5) as server:
+        opened = httpx.post(server.url, headers=MCP_HEADERS, json=INITIALIZE)
+        headers = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+        fake.fail_with("trickle", path=f"/api/saved/{big_recipe}", seconds=0.05)
+        body = json.dumps(read_call(big_recipe)).encode()
+        request = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Length: {len(body)}\r\n"
+        request += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        with socket.socket() as leaving:
+            leaving.connect(("127.0.0.1", server.port))
+            leaving.sendall(request.encode() + b"\r\n" + body)
+            fake.wait_for_request("GET", f"/api/saved/{big_recipe}")
+            time.sleep(0.5)  # the answer's head is in, its room held, its body trickling
+        fake.clear_faults()
+        again = asyncio.run(read_over_http(server.url, big_recipe))
+    assert not again.get("isError"), again["content"][0]["text"][:300]

@@ -202,6 +202,20 @@ def test_local_origins_are_served(server: HttpServer, origin: str) -> None:
     assert response.status_code == 200 and response.headers.get("mcp-session-id")
 
 
+@pytest.mark.req("server.TRANSPORT.5", "server.TRANSPORT.2-2")
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+async def test_a_call_bigger_than_an_initialize_may_be_is_served_in_either_protocol_era(
+    server: HttpServer, era: str
+) -> None:
+    """A 2026-07-28 request carries no session, as an ``initialize`` does not. Before, each one
+    over 16 KiB was refused as "initialize request larger than 16384 bytes"."""
+    client = http_client(server.url, TOKEN)
+    client.mode = era  # type: ignore[assignment]
+    async with client:
+        result = await client.call_tool("preview_recipe_text", {"title": "Soup", "text": "1. Stir. " * 4000})
+    assert not result.is_error, text_of(result)
+
+
 @pytest.mark.req("server.TRANSPORT.5")
 def test_an_oversized_body_is_refused_with_413(server: HttpServer) -> None:
     body = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * (5 * 1024 * 1024) + b'"}}'
@@ -566,6 +580,22 @@ async def test_a_message_the_parser_refuses_is_a_parse_error_carrying_its_id(
     assert answer.status_code == 400
     assert (answer.json()["error"]["code"], answer.json()["id"]) == (-32700, request_id)
     assert fake.requests == []
+
+
+@pytest.mark.req("server.TRANSPORT.5")
+async def test_looking_for_the_id_of_a_message_the_parser_refuses_takes_bounded_time(
+    session: RawSession,
+) -> None:
+    """Its last 64 KiB are searched for a top-level ``"id":``, each try parsing up to the end of
+    the message: a tail of 6,000 ``"id": 1`` members, cut off, held the one event loop (every
+    client's calls) for about 3 s per message. Now only the last few are tried."""
+    tail = b', "id": 1' * 6_000  # and no closing brace: no try can succeed
+    body = b'{"jsonrpc": "2.0", "method": "ping", "params": {"pad": "' + b"x" * 100_000 + b'"}' + tail
+    began = time.monotonic()
+    answer = await session.http.post(session.url, content=body)
+    took = time.monotonic() - began
+    assert (answer.json()["error"]["code"], answer.json()["id"]) == (-32700, None)
+    assert took < 1.0, f"{took:.2f} s"
 
 
 @pytest.mark.req("server.TRANSPORT.5")

@@ -89,6 +89,33 @@ def test_a_signal_lets_a_call_in_flight_finish_then_exits_128_plus_the_signal(
 
 
 @pytest.mark.req("server.TRANSPORT.1")
+def test_a_stop_ends_serving_a_client_that_stopped_reading(
+    process_env: dict[str, str], fake: FakeCooked
+) -> None:
+    """The client reads no answer, so its pipe fills with big ones. Before: the process waited
+    for it to read for ever, SIGTERM or not; now it exits after the stop's grace and 5 s for
+    the answers left to be taken (twice: those being sent, then those buffered)."""
+    write_limits(process_env, stop_grace_seconds=0.5)
+    recipe = fake.state.add_recipe("Big Pot", "1. Stir the pot slowly. " * 80_000, 2).id
+    stuck = subprocess.Popen(
+        [COOKED_MCP], env=process_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        initialize(stuck)
+        for request_id in range(10, 14):
+            read = {"target": "recipe", "recipe_id": recipe}
+            send(stuck, {**SLOW_READ, "id": request_id, "params": {"name": "read", "arguments": read}})
+        fake.wait_for_request("GET", f"/api/saved/{recipe}")
+        stuck.send_signal(signal.SIGTERM)
+        assert stuck.wait(timeout=20) == 128 + signal.SIGTERM
+        assert "Traceback" not in stderr_of(stuck)
+    finally:
+        if stuck.poll() is None:
+            stuck.kill()
+        stuck.wait()
+
+
+@pytest.mark.req("server.TRANSPORT.1")
 def test_a_signals_grace_is_the_stop_grace_whatever_the_end_of_input_grace(
     process_env: dict[str, str], fake: FakeCooked
 ) -> None:

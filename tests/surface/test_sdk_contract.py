@@ -26,12 +26,16 @@ import mcp_types as types
 import pytest
 import uvicorn
 from mcp.server import Server
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel
 from servers import INITIALIZE, MCP_HEADERS
+from starlette.datastructures import Headers
+from starlette.types import Receive, Scope, Send
 
 from cooked_mcp.config.limits import Limits
 from cooked_mcp.transports.connection_guard import bounded_protocol
@@ -197,6 +201,31 @@ async def test_the_longest_idle_session_makes_room_for_a_new_one() -> None:
         async with serving(tools, guarded, max_sessions=2) as (_, http):
             opened = [(await http.post("/mcp", json=INITIALIZE)).status_code for _ in range(3)]
         assert opened == expected, guarded
+
+
+async def test_a_session_of_another_oauth_client_makes_room_too() -> None:
+    """Remote mode: the SDK lets only the credential that opened a session end it (any other is
+    told 404), so the guard ends the longest-idle one as its own client; it used the newcomer's,
+    whose DELETE the SDK ignored, and the newcomer got 503 while idle sessions were open."""
+    tools = Tools()
+    manager = StreamableHTTPSessionManager(tools.server, security_settings=_OPEN, max_sessions=2)
+    guard = HttpGuard(StreamableHTTPASGIApp(manager), 2)
+
+    async def as_client(scope: Scope, receive: Receive, send: Send) -> None:
+        client = Headers(scope=scope)["x-client"]
+        token = AccessToken(token=f"t-{client}", client_id=client, scopes=[])
+        await guard({**scope, "user": AuthenticatedUser(token)}, receive, send)
+
+    transport = httpx.ASGITransport(app=as_client)
+    async with (
+        manager.run(),
+        httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", headers=MCP_HEADERS) as http,
+    ):
+        opened = [
+            (await http.post("/mcp", json=INITIALIZE, headers={"x-client": client})).status_code
+            for client in ("claude", "claude", "chatgpt")
+        ]
+    assert opened == [200, 200, 200]
 
 
 @pytest.mark.parametrize(

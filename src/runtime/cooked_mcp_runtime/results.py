@@ -76,9 +76,20 @@ class ToolCall:
 #: The tool call the running task serves, set by the dispatcher: what ``AnswerBudget.hold`` charges.
 CURRENT_CALL: ContextVar[ToolCall | None] = ContextVar("CURRENT_CALL", default=None)
 
-#: A key of the ASGI scope of an HTTP request: a list the HTTP layer (transports.answers_in_flight)
-#: puts there, of the tool calls whose holds it frees once the response has been written.
+#: A key of the ASGI scope of an HTTP request: the ``HandedOver`` the HTTP layer
+#: (transports.answers_in_flight) puts there.
 HANDED_OVER = "cooked_mcp.handed_over"
+
+
+@dataclass
+class HandedOver:
+    """The tool calls an HTTP response carries, whose holds are freed once it is written. A call
+    handed over after that (its client went away and the call was cancelled later) is freed at
+    once: nobody would free it any more."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    written: bool = False
+
 
 _MIB = 1024 * 1024
 _M_MMAP_THRESHOLD = -3  # glibc's malloc.h
@@ -138,8 +149,9 @@ class AnswerBudget:
     def hand_over(self, call: ToolCall | None, scope: object) -> None:
         """The dispatcher handed ``call``'s answer to the SDK, or gave up on it. Over HTTP, what it
         holds stays held until its response is written (``HANDED_OVER``); otherwise it is freed."""
-        if isinstance(scope, dict) and isinstance(scope.get(HANDED_OVER), list):
-            scope[HANDED_OVER].append(call)
+        handed = scope.get(HANDED_OVER) if isinstance(scope, dict) else None
+        if call is not None and isinstance(handed, HandedOver) and not handed.written:
+            handed.calls.append(call)
         else:
             self.release(call)
 

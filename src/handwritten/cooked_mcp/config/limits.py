@@ -71,6 +71,9 @@ class Limits(BaseModel):
     #: Of a stdio line or HTTP body too long to read whole, how much of each end is kept to find
     #: its ``id`` (the rest is discarded as it arrives).
     PEEK_BYTES: ClassVar[int] = 64 * 1024
+    #: How many ``"id":`` in such a message's last bytes are tried, from the end (each try parses
+    #: up to the end: bounded CPU for a hostile message).
+    ID_TRIES: ClassVar[int] = 8
     #: A request head (h11's default, set explicitly).
     MAX_HEAD_BYTES: ClassVar[int] = 16 * 1024
     #: HTTP connections open at once (fewer if the open-files limit is low): one user's clients

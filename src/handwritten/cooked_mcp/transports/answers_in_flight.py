@@ -3,16 +3,16 @@
 ``cooked_mcp_runtime.results.ANSWERS`` bounds the bytes of Cooked's answers that tool calls hold.
 Handing an answer to the SDK does not free its memory yet: it becomes JSON on its way to the
 client, and a client that reads slowly keeps it in this process. So each HTTP request gets a
-list in its ASGI scope where the dispatcher leaves the calls it answered; they are freed when
-the request's response has been written, or the client went away. Pure ASGI: it works whatever
-serves the endpoint underneath.
+``HandedOver`` in its ASGI scope where the dispatcher leaves the calls it answered; they are
+freed when the request's response has been written, or the client went away (a call ending
+after that is freed at once). Pure ASGI: it works whatever serves the endpoint underneath.
 """
 
 from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from cooked_mcp_runtime.results import ANSWERS, HANDED_OVER, ToolCall
+from cooked_mcp_runtime.results import ANSWERS, HANDED_OVER, HandedOver
 
 
 # implements: extensions.MEMORY.1
@@ -21,12 +21,12 @@ class AnswersInFlight:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        calls: list[ToolCall] = []
+        handed = HandedOver()
         if scope["type"] == "http":
-            scope[HANDED_OVER] = calls
+            scope[HANDED_OVER] = handed
 
         async def written(message: Message) -> None:
-            if not calls or message["type"] != "http.response.body" or message.get("more_body"):
+            if not handed.calls or message["type"] != "http.response.body" or message.get("more_body"):
                 await send(message)
                 return
             # The server waits for a slow client before each part it sends, not after the last:
@@ -37,5 +37,6 @@ class AnswersInFlight:
         try:
             await self.app(scope, receive, written)
         finally:
-            for call in calls:
+            handed.written = True
+            for call in handed.calls:
                 ANSWERS.release(call)

@@ -1,4 +1,5 @@
-"""The one reach into uvicorn (and the h11 it drives): deadlines and a cap for HTTP connections.
+"""The reaches into uvicorn (and the h11 it drives): deadlines and a cap for HTTP connections,
+and serving without uvicorn's signal handlers.
 
 uvicorn keeps a silent connection, or a request head or body trickling in, open for ever, and
 its only cap (``limit_concurrency``) answers 503 to everyone once silent sockets fill it: about
@@ -8,6 +9,10 @@ a thousand of them (the usual open-files limit) stop it serving the user
 ``shutdown``: pyproject.toml bounds uvicorn and h11 to the minors checked. Goes when uvicorn
 has request-start and request-complete timeouts (encode/uvicorn issue #157, open) and a cap
 that closes an idle connection for a new one (no upstream issue).
+
+``ServerWithoutSignals`` overrides ``Server.capture_signals`` (no option turns it off): the
+stop is ``StopSignals``', and uvicorn's handlers would turn a second signal into a forced exit
+that skips the application's shutdown, and raise each signal again once serving ends.
 """
 
 from __future__ import annotations
@@ -16,9 +21,11 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import h11
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..config.limits import Limits
@@ -137,3 +144,11 @@ def bounded_protocol(open_files: int, limits: Limits) -> type[BoundedH11Protocol
     """The protocol class to serve with, its cap fitted to ``open_files``."""
     fitted = {"cap": connection_cap(open_files), "limits": limits}
     return type("BoundedH11Protocol", (BoundedH11Protocol,), fitted)
+
+
+class ServerWithoutSignals(uvicorn.Server):
+    """uvicorn's server, leaving SIGINT and SIGTERM to ``StopSignals`` (see the module docstring)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield

@@ -14,7 +14,7 @@ import ipaddress
 import math
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
 import anyio
@@ -32,13 +32,11 @@ from ..exceptions import ListenError
 from ..remote import remote_mode
 from .answers_in_flight import AnswersInFlight
 from .auth import BearerTokenMiddleware
-from .connection_guard import bounded_protocol
+from .connection_guard import ServerWithoutSignals, bounded_protocol
 from .http_guard import HttpGuard
 from .http_middleware import CloseWhenBodyUnread, NameTheSetting
 from .http_sockets import listen, raise_open_files_limit, rate_limited_accept_errors
 from .stop_signals import StopSignals
-
-__all__ = ["MCP_PATH", "serve_http", "transport_security"]
 
 # implements: server.TRANSPORT.5
 MCP_PATH = "/mcp"
@@ -75,7 +73,7 @@ async def _serve(application: Application, open_files: int) -> int:
             return EXIT_STARTUP
         try:
             app, guard = build_app(application)
-            server = _Server(
+            server = ServerWithoutSignals(
                 uvicorn.Config(
                     app,
                     log_config=None,
@@ -104,15 +102,6 @@ async def _serve(application: Application, open_files: int) -> int:
                 sock.close()
         signals.cancel_scope.cancel()
     return 0
-
-
-class _Server(uvicorn.Server):
-    """uvicorn without its signal handlers: ``StopSignals`` has them (and a second signal must
-    not make uvicorn skip the application's shutdown)."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
 
 
 async def _stop_when_asked(

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import anyio
 import mcp_types as types
 import pydantic_core
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -32,11 +33,11 @@ from ..config.limits import Limits
 from .protocol_guard import interrupted, make_answer, read_message, refusal
 from .stop_signals import cancel_when_set
 
-__all__ = ["SESSION_ENDED", "HttpGuard"]
-
 logger = logging.getLogger("cooked_mcp.transports.http")
 
 _SESSION = "mcp-session-id"
+_VERSION = "mcp-protocol-version"
+_LEGACY = HANDSHAKE_PROTOCOL_VERSIONS[0]  # no version header: the SDK serves the handshake era
 SESSION_ENDED = "Session terminated before the request completed"
 
 
@@ -53,6 +54,8 @@ class _Call:
 
 @dataclass
 class _Session:
+    #: Who opened it (remote mode: the OAuth client), the only one the SDK lets end it.
+    user: object
     last: float = field(default_factory=time.monotonic)
     busy: int = 0
 
@@ -94,7 +97,10 @@ class HttpGuard:
         if rest is not None:  # nobody is left to answer, and the request was never whole
             logger.debug("a client went away before its request body was complete")
             return
-        if session is None and len(body) > Limits.MAX_INITIALIZE_BYTES:
+        # Without a session, only a handshake-era request (an ``initialize``) opens one: a
+        # 2026-07-28 request carries no session, whatever its size.
+        opens = session is None and Headers(scope=scope).get(_VERSION, _LEGACY) in HANDSHAKE_PROTOCOL_VERSIONS
+        if opens and len(body) > Limits.MAX_INITIALIZE_BYTES:
             logger.info("refused an opening request of %d bytes", len(body))
             too_big = make_answer(None, f"initialize request larger than {Limits.MAX_INITIALIZE_BYTES} bytes")
             await _json(too_big, 413)(scope, receive, send)
@@ -110,7 +116,7 @@ class HttpGuard:
             call = self._running.get((session or "", cancelled)) if isinstance(cancelled, int | str) else None
             if call is not None:
                 call.cancelled = True
-        if session is None:
+        if opens:
             await self._make_room(scope)
         unread: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
         gone = False
@@ -122,7 +128,7 @@ class HttpGuard:
             return message
 
         if not isinstance(message, types.JSONRPCRequest):
-            await self.app(scope, replay, self._opening(send) if session is None else send)
+            await self.app(scope, replay, self._opening(scope, send) if session is None else send)
             return
         call = _Call()
         key = (session or "", message.id)
@@ -132,7 +138,9 @@ class HttpGuard:
         try:
             with call.scope:
                 await self.app(
-                    scope, replay, self._watching(call, self._opening(send) if session is None else send)
+                    scope,
+                    replay,
+                    self._watching(call, self._opening(scope, send) if session is None else send),
                 )
         finally:
             self._calls.discard(call)
@@ -178,7 +186,7 @@ class HttpGuard:
 
         return watched
 
-    def _opening(self, send: Send) -> Send:
+    def _opening(self, scope: Scope, send: Send) -> Send:
         """For a request without a session: a refusal names no session, a session opened is kept."""
 
         async def opening(message: Message) -> None:
@@ -188,7 +196,7 @@ class HttpGuard:
                     del headers[_SESSION]
                     message = {**message, "headers": headers.raw}
                 elif _SESSION in headers:
-                    self._sessions[headers[_SESSION]] = _Session()
+                    self._sessions[headers[_SESSION]] = _Session(scope.get("user"))
             await send(message)
 
         return opening
@@ -214,14 +222,15 @@ class HttpGuard:
 
     async def _make_room(self, scope: Scope) -> None:
         """End the longest-idle sessions (a session is idle with no request and no stream open)
-        until a new one fits; one already gone by itself answers 404 and is forgotten too."""
+        until a new one fits, each as the client that opened it; one already gone by itself
+        answers 404 and is forgotten too."""
         while len(self._sessions) >= self.max_sessions:
             idle = [(s.last, sid) for sid, s in self._sessions.items() if s.busy == 0]
             if not idle:
                 return  # the SDK refuses the newcomer with 503
             _, victim = min(idle)
-            del self._sessions[victim]
-            await self._send_inside(scope, "DELETE", victim)
+            owner = self._sessions.pop(victim).user
+            await self._send_inside({**scope, "user": owner}, "DELETE", victim)
             logger.info("closed the longest-idle session to open a new one (%d open)", self.max_sessions)
 
     async def _send_inside(self, scope: Scope, method: str, session: str, body: bytes = b"") -> None:

@@ -121,7 +121,8 @@ def find_id(head: bytes, tail: bytes) -> types.RequestId | None:
     clients write it near the start (the Python SDK) or at the very end (the TypeScript SDK)."""
     value = _top_level_id(head.decode("utf-8", errors="replace"))
     if value is _MISSING:  # ``{`` plus the rest from a top-level ``"id":`` is a valid object
-        for match in re.finditer(rb'"id"\s*:', tail):
+        # From the end, and only the last few: each try may parse the whole tail.
+        for match in list(re.finditer(rb'"id"\s*:', tail))[-Limits.ID_TRIES :][::-1]:
             with contextlib.suppress(ValueError):
                 value = json.loads(b"{" + tail[match.start() :]).get("id")
                 break
@@ -231,10 +232,13 @@ async def guarded_streams(
                         unanswered.cut_off()  # none can be delivered: stop waiting for them
                         return
 
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(serve_input)
-        tasks.start_soon(serve_output)
-        yield read_stream, write_stream
+    async with anyio.create_task_group() as stopping:
+        stopping.start_soon(_end_after_stop, stop, limits.stop_grace_seconds, stopping.cancel_scope)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(serve_input)
+            tasks.start_soon(serve_output)
+            yield read_stream, write_stream
+        stopping.cancel_scope.cancel()
 
 
 class Unanswered:
@@ -294,6 +298,17 @@ class Unanswered:
         self.ids.discard(request_id)
         if not self.ids and self._none_left is not None:
             self._none_left.set()
+
+
+async def _end_after_stop(stop: StopSignals, grace: float, scope: anyio.CancelScope) -> None:
+    """A stop ends serving at the latest ``Limits.FLUSH_SECONDS`` after its grace: the answers
+    still unwritten then are for a client that stopped reading, and would hold the process."""
+    await stop.requested.wait()
+    with anyio.move_on_after(grace):
+        await stop.now.wait()
+    await anyio.sleep(Limits.FLUSH_SECONDS)
+    logger.warning("a stop ended serving: the client did not read the answers left")
+    scope.cancel()
 
 
 async def _cancel_after_grace(stop: StopSignals, grace: float, scope: anyio.CancelScope) -> None:

@@ -37,8 +37,6 @@ from .protocol_guard import (
 )
 from .stop_signals import StopSignals
 
-__all__ = ["serve_stdio"]
-
 logger = logging.getLogger("cooked_mcp.transports.stdio")
 
 
