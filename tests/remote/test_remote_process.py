@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import socket
 import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import anyio
+import httpx
 import httpx2
 import pytest
 from canaries import assert_no_canary
@@ -228,3 +230,27 @@ async def test_a_cimd_client_connects_uses_every_tool_and_revokes_its_grant(
     assert_no_canary(
         [OWNER, storage.tokens.access_token, str(storage.tokens.refresh_token), *person.seen], server.stderr()
     )
+
+
+@pytest.mark.req("extensions.REMOTE.1", "extensions.REMOTE.8")
+def test_a_stranger_cannot_make_the_server_hold_big_bodies(fake: FakeCooked, tmp_path: Path) -> None:
+    """Before a client has a token only a form's 64 KiB is read (Limits.MAX_FORM_BYTES), and /mcp
+    answers 401 before reading a body it was promised 3 MiB of: the SDK's body limit alone would
+    read the whole body first, 4 MiB per connection for anyone who asks."""
+    home, port = tmp_path / "home", free_port()
+    with _remote(home, fake, port):
+        huge = httpx.post(
+            f"http://127.0.0.1:{port}/register",
+            json={"redirect_uris": [REDIRECT], "client_name": "x" * (100 * 1024)},
+            timeout=10,
+        )
+        assert huge.status_code == 413, huge.text[:200]
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as connection:
+            connection.sendall(
+                b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                b"Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n"
+                % (port, 3 * 1024 * 1024)
+            )
+            connection.sendall(b"{" + b" " * 1024)
+            head = connection.recv(4096)  # answered while 3 MiB are still owed (timeout: 5 s)
+        assert head.startswith(b"HTTP/1.1 401"), head[:200]

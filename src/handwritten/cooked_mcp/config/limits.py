@@ -65,6 +65,9 @@ class Limits(BaseModel):
 
     #: One HTTP request body or one stdio line (the SDK's own HTTP default).
     MAX_MESSAGE_BYTES: ClassVar[int] = 4 * 1024 * 1024
+    #: Remote mode: a body sent to the OAuth endpoints or the consent page (registrations and
+    #: forms of a few KiB), read before anyone has proved who they are.
+    MAX_FORM_BYTES: ClassVar[int] = 64 * 1024
     #: An ``initialize`` request: real clients send about 1 KB, and parsed capability keys cost
     #: memory for the whole life of a session.
     MAX_INITIALIZE_BYTES: ClassVar[int] = 16 * 1024

@@ -24,6 +24,7 @@ from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportS
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..app import Application
 from ..config import Settings
@@ -156,7 +157,12 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
     middleware = [Middleware(AnswersInFlight), Middleware(CloseWhenBodyUnread), Middleware(NameTheSetting)]
     if settings.http_token is not None and remote is None:
         middleware.append(Middleware(BearerTokenMiddleware, token=settings.http_token, served_path=MCP_PATH))
-    middleware.append(Middleware(RequestBodyLimitMiddleware, max_body_size=Limits.MAX_MESSAGE_BYTES))
+    if remote is None:
+        middleware.append(Middleware(RequestBodyLimitMiddleware, max_body_size=Limits.MAX_MESSAGE_BYTES))
+    else:
+        # The SDK's limit reads a body whole before the app sees it: a stranger's is a form of a few
+        # KiB, and /mcp reads its 4 MiB only once the access token let it through.
+        middleware.append(Middleware(_StrangersBodies))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -165,13 +171,30 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
             await guard.drained()  # uvicorn shuts the app down once no connection is left
 
     routes = [
-        Route(MCP_PATH, endpoint=remote.guard(guard) if remote else guard),
+        Route(
+            MCP_PATH,
+            endpoint=remote.guard(RequestBodyLimitMiddleware(guard, Limits.MAX_MESSAGE_BYTES))
+            if remote
+            else guard,
+        ),
         *(remote.routes if remote else []),
     ]
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     # /mcp is the one endpoint: /mcp/ is a 404 like any other path, not a redirect to /mcp.
     app.router.redirect_slashes = False
     return app, guard
+
+
+class _StrangersBodies:
+    """Remote mode: every path but /mcp (the OAuth endpoints, the consent form) reads at most
+    ``Limits.MAX_FORM_BYTES``; /mcp is limited inside its token check."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app, self.limited = app, RequestBodyLimitMiddleware(app, Limits.MAX_FORM_BYTES)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        served = self.app if scope["type"] != "http" or scope["path"] == MCP_PATH else self.limited
+        await served(scope, receive, send)
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
