@@ -19,6 +19,7 @@ import { ElicitRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.j
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 
 import { conformanceServer } from "./conformance_server.mjs";
+import { startFake } from "./fake.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(HERE);
@@ -70,20 +71,6 @@ function freePort() {
       const { port } = server.address();
       server.close(() => resolve(port));
     });
-  });
-}
-
-function startFake() {
-  const child = spawn(PYTHON, ["-m", "cooked_fake"], { stdio: ["ignore", "pipe", "inherit"] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (chunk) => {
-      seen += chunk;
-      const match = /fake Cooked at (http:\/\/\S+)/.exec(seen);
-      if (match) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`the fake Cooked exited with ${code}`)));
   });
 }
 
@@ -534,7 +521,7 @@ async function oversizedStdio(fake) {
 async function main() {
   const began = Date.now();
   assert(existsSync(COOKED_MCP), `${COOKED_MCP} is missing: run make install`);
-  const fake = await startFake();
+  const fake = await startFake(PYTHON, children);
   const httpWithToken = await startHttp(fake, TOKEN);
   const httpOpen = await startHttp(fake, null); // the conformance suite cannot send a token
 

@@ -20,6 +20,7 @@ import { UnauthorizedError, auth } from "@modelcontextprotocol/sdk/client/auth.j
 import { Agent, fetch as undiciFetch } from "undici";
 
 import { conformanceServer } from "../conformance_server.mjs";
+import { startFake } from "../fake.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(dirname(HERE));
@@ -81,20 +82,6 @@ async function which(program) {
 }
 
 // --- the processes ------------------------------------------------------------------------------------
-
-function startFake() {
-  const child = spawn(PYTHON, ["-m", "cooked_fake"], { stdio: ["ignore", "pipe", "inherit"] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    child.stdout.on("data", (chunk) => {
-      seen += chunk;
-      const match = /fake Cooked at (http:\/\/\S+)/.exec(seen);
-      if (match) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`the fake Cooked exited with ${code}`)));
-  });
-}
 
 /** cooked-mcp in remote mode on 127.0.0.1:port, answering as publicUrl; its stderr is kept. */
 async function startRemote(fakeUrl, port, publicUrl, extra = {}) {
@@ -420,7 +407,7 @@ async function throughCaddy(fakeUrl) {
 async function main() {
   const began = Date.now();
   assert(existsSync(PYTHON), `${PYTHON} is missing: run make install`);
-  const fake = await startFake();
+  const fake = await startFake(PYTHON, children);
   const documents = await documentServer();
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;

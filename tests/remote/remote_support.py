@@ -43,11 +43,11 @@ class Harness:
         assert answer.status_code == 201, answer.text
         return str(answer.json()["client_id"])
 
-    async def consent_page(
-        self, client_id: str, challenge: str, *, redirect: str = REDIRECT, **extra: str
-    ) -> tuple[httpx.Response, str, str]:
-        """The authorization request's redirect followed: the page, its request key and CSRF token."""
-        params = {
+    async def authorize(
+        self, client_id: str, challenge: str, *, redirect: str = REDIRECT, **extra: str | None
+    ) -> httpx.Response:
+        """An S256 authorization request; ``extra`` adds or replaces parameters (None leaves one out)."""
+        params: dict[str, str | None] = {
             "response_type": "code",
             "client_id": client_id,
             "redirect_uri": redirect,
@@ -57,7 +57,13 @@ class Harness:
             "resource": RESOURCE,
             **extra,
         }
-        answer = await self.http.get("/authorize", params=params)
+        return await self.http.get("/authorize", params={k: v for k, v in params.items() if v is not None})
+
+    async def consent_page(
+        self, client_id: str, challenge: str, *, redirect: str = REDIRECT, **extra: str
+    ) -> tuple[httpx.Response, str, str]:
+        """The authorization request's redirect followed: the page, its request key and CSRF token."""
+        answer = await self.authorize(client_id, challenge, redirect=redirect, **extra)
         assert answer.status_code == 302, answer.text
         location = answer.headers["location"]
         assert location.startswith(f"{PUBLIC}/consent?request="), location

@@ -95,15 +95,8 @@ async def test_pkce_is_required_s256_only_and_checked(oauth: Harness) -> None:
 async def test_a_redirect_uri_must_match_exactly(oauth: Harness, registered: str, redirect: str) -> None:
     client_id = await oauth.register(registered)
     _, challenge = pkce()
-    answer = await oauth.http.get(
-        "/authorize",
-        params={
-            "response_type": "code",
-            "client_id": client_id,
-            "redirect_uri": redirect,
-            "code_challenge": challenge,
-            "state": "x",
-        },
+    answer = await oauth.authorize(
+        client_id, challenge, redirect=redirect, state="x", code_challenge_method=None, resource=None
     )
     assert answer.status_code == 400  # shown to the person, never sent to the unregistered URI
     assert "location" not in answer.headers
@@ -227,16 +220,8 @@ async def test_access_tokens_live_at_most_an_hour(tmp_path: Path) -> None:
 async def test_an_authorization_for_another_resource_is_refused(oauth: Harness) -> None:
     client_id = await oauth.register()
     _, challenge = pkce()
-    answer = await oauth.http.get(
-        "/authorize",
-        params={
-            "response_type": "code",
-            "client_id": client_id,
-            "redirect_uri": REDIRECT,
-            "code_challenge": challenge,
-            "state": "x",
-            "resource": "https://other.example/mcp",
-        },
+    answer = await oauth.authorize(
+        client_id, challenge, state="x", code_challenge_method=None, resource="https://other.example/mcp"
     )
     assert answer.status_code == 302
     assert parse_qs(urlsplit(answer.headers["location"]).query)["error"] == ["invalid_target"]
