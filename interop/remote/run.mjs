@@ -30,6 +30,7 @@ const NODE22 = join(ROOT, "interop", "node_modules", ".bin", "node");
 const CONFORMANCE = join(HERE, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 const SHOTS = join(ROOT, "build", "remote");
 const OWNER = "remote-check-owner-5d2a";
+const COOKED_PASSWORD = "correct horse battery staple";
 const TOOLS = ["read", "preview_recipe_text", "save_recipe", "delete_recipe", "change_shopping_list"];
 
 const results = [];
@@ -46,7 +47,7 @@ async function check(name, body) {
     results.push({ name, ok: true, ms: Date.now() - started, note });
   } catch (error) {
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    results.push({ name, ok: false, ms: Date.now() - started, note: text.slice(0, 400) });
+    results.push({ name, ok: false, ms: Date.now() - started, note: text.slice(0, 4000) });
   }
 }
 
@@ -168,35 +169,47 @@ class Provider {
   }
 }
 
-async function everyTool(url, provider, fetchImpl) {
+async function everyTool(url, provider, fetchImpl, { timeout = 60_000 } = {}) {
   const transport = () => new StreamableHTTPClientTransport(new URL(url), { authProvider: provider, fetch: fetchImpl });
-  let client = new Client({ name: "remote-check", version: "1.0.0" });
-  const first = transport();
+  const options = { timeout };
+  let step = "connect";
   try {
-    await client.connect(first);
+    let client = new Client({ name: "remote-check", version: "1.0.0" });
+    const first = transport();
+    try {
+      await client.connect(first, options);
+    } catch (error) {
+      assert(error instanceof UnauthorizedError, `connect failed: ${error}`);
+      assert(provider.code, "no code came back from the consent page");
+      step = "token";
+      await first.finishAuth(provider.code);
+      step = "connect with the token";
+      client = new Client({ name: "remote-check", version: "1.0.0" });
+      await client.connect(transport(), options);
+    }
+    step = "tools/list";
+    const names = (await client.listTools(undefined, options)).tools.map((tool) => tool.name).sort();
+    assert(JSON.stringify(names) === JSON.stringify([...TOOLS].sort()), `tools: ${names}`);
+    const call = async (name, args) => {
+      step = `${name} ${JSON.stringify(args).slice(0, 60)}`;
+      const result = await client.callTool({ name, arguments: args }, undefined, options);
+      assert(!result.isError, `${name} failed: ${JSON.stringify(result.content).slice(0, 200)}`);
+      return result;
+    };
+    await call("read", { target: "recipes" });
+    await call("read", { target: "shopping_list" });
+    await call("preview_recipe_text", { title: "Toast", text: "Toast the bread." });
+    const saved = await call("save_recipe", { source: "raw_text", title: "Toast", text: "Toast the bread." });
+    await call("read", { target: "recipe", recipe_id: saved.structuredContent.recipe_id });
+    await call("change_shopping_list", { action: "add", ingredients: "1 lemon" });
+    await call("delete_recipe", { recipe_id: saved.structuredContent.recipe_id });
+    step = "close";
+    await client.close();
+    return provider.saved.tokens.access_token;
   } catch (error) {
-    assert(error instanceof UnauthorizedError, `connect failed: ${error}`);
-    assert(provider.code, "no code came back from the consent page");
-    await first.finishAuth(provider.code);
-    client = new Client({ name: "remote-check", version: "1.0.0" });
-    await client.connect(transport());
+    if (error instanceof Error) error.message = `at ${step}: ${error.message}`;
+    throw error;
   }
-  const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
-  assert(JSON.stringify(names) === JSON.stringify([...TOOLS].sort()), `tools: ${names}`);
-  const call = async (name, args) => {
-    const result = await client.callTool({ name, arguments: args });
-    assert(!result.isError, `${name} failed: ${JSON.stringify(result.content).slice(0, 200)}`);
-    return result;
-  };
-  await call("read", { target: "recipes" });
-  await call("read", { target: "shopping_list" });
-  await call("preview_recipe_text", { title: "Toast", text: "Toast the bread." });
-  const saved = await call("save_recipe", { source: "raw_text", title: "Toast", text: "Toast the bread." });
-  await call("read", { target: "recipe", recipe_id: saved.structuredContent.recipe_id });
-  await call("change_shopping_list", { action: "add", ingredients: "1 lemon" });
-  await call("delete_recipe", { recipe_id: saved.structuredContent.recipe_id });
-  await client.close();
-  return provider.saved.tokens.access_token;
 }
 
 // --- a client metadata document over https (its CA made by openssl, trusted by the server's launcher) -----
@@ -367,11 +380,19 @@ async function browserConsent(issuer) {
 
 // --- Caddy in front ------------------------------------------------------------------------------------------
 
-async function throughCaddy(fakeUrl) {
+/** The last lines of a log, every secret known here masked: shown only when a check fails. */
+function tail(text, lines = 12) {
+  let shown = text.split("\n").slice(-lines).join("\n");
+  for (const secret of [OWNER, COOKED_PASSWORD, ...tokens]) shown = shown.split(secret).join("[secret]");
+  return shown;
+}
+
+async function throughCaddy(fakeUrl, attempt) {
   const caddyPort = await freePort();
-  const port = await freePort();
+  let port = await freePort();
+  while (port === caddyPort) port = await freePort();
   const publicUrl = `https://localhost:${caddyPort}`;
-  const data = join(scratch, "caddy");
+  const data = join(scratch, `caddy-${attempt}`);
   mkdirSync(data);
   const caddyfile = join(data, "Caddyfile");
   writeFileSync(
@@ -386,20 +407,44 @@ async function throughCaddy(fakeUrl) {
   children.push(caddy);
   let caddyLog = "";
   caddy.stderr.on("data", (chunk) => (caddyLog += chunk));
-  await startRemote(fakeUrl, port, publicUrl);
-  const root = join(data, "pki", "authorities", "local", "root.crt");
-  for (let i = 0; i < 100 && !existsSync(root); i += 1) await sleep(100);
-  assert(existsSync(root), `Caddy made no local CA: ${caddyLog.slice(-300)}`);
-  const agent = new Agent({ connect: { ca: readFileSync(root) } });
-  const viaCaddy = (url, init = {}) => undiciFetch(url, { ...init, dispatcher: agent });
-  let ready = false;
-  for (let i = 0; i < 100 && !ready; i += 1) {
-    ready = await viaCaddy(`${publicUrl}/.well-known/oauth-protected-resource/mcp`).then((r) => r.ok, () => false);
-    if (!ready) await sleep(100);
+  const server = await startRemote(fakeUrl, port, publicUrl);
+  let provider;
+  try {
+    const root = join(data, "pki", "authorities", "local", "root.crt");
+    for (let i = 0; i < 100 && !existsSync(root); i += 1) await sleep(100);
+    assert(existsSync(root), "Caddy made no local CA");
+    const agent = new Agent({ connect: { ca: readFileSync(root) } });
+    const viaCaddy = (url, init = {}) => undiciFetch(url, { ...init, dispatcher: agent });
+    provider = new Provider(undefined, viaCaddy);
+    let ready = false;
+    for (let i = 0; i < 100 && !ready; i += 1) {
+      ready = await viaCaddy(`${publicUrl}/.well-known/oauth-protected-resource/mcp`).then((r) => r.ok, () => false);
+      if (!ready) await sleep(100);
+    }
+    assert(ready, "Caddy did not serve the metadata");
+    tokens.push(await everyTool(`${publicUrl}/mcp`, provider, viaCaddy, { timeout: 20_000 }));
+    return `${publicUrl} (tls internal) -> 127.0.0.1:${port}`;
+  } catch (error) {
+    const got = provider?.saved.tokens;
+    if (got) tokens.push(...[got.access_token, got.refresh_token].filter(Boolean));
+    error.message += `\n--- caddy's log:\n${tail(caddyLog)}\n--- cooked-mcp's log:\n${tail(server.text)}`;
+    throw error;
+  } finally {
+    caddy.kill("SIGTERM");
+    server.child.kill("SIGTERM");
   }
-  assert(ready, `Caddy did not serve the metadata: ${caddyLog.slice(-300)}`);
-  tokens.push(await everyTool(`${publicUrl}/mcp`, new Provider(undefined, viaCaddy), viaCaddy));
-  return `${publicUrl} (tls internal) -> 127.0.0.1:${port}`;
+}
+
+/** One flow through Caddy; a second on a fresh pair only after a timed-out request, the first failure
+ * printed in full either way (it happened once in CI and never here: the log says where). */
+async function caddyCheck(fakeUrl) {
+  try {
+    return await throughCaddy(fakeUrl, 1);
+  } catch (error) {
+    if (!String(error.message).includes("timed out")) throw error;
+    console.log(`remote: the first flow through Caddy timed out; trying once more. ${error.message}`);
+    return `${await throughCaddy(fakeUrl, 2)} (second attempt: the first timed out, its logs printed above)`;
+  }
 }
 
 // --- main ----------------------------------------------------------------------------------------------------
@@ -451,7 +496,7 @@ async function main() {
     skip("headless Chromium", "chromium is not installed (apt-get install chromium)");
   }
   if (await which("caddy")) {
-    await check("Caddy terminating TLS: DCR flow and every tool", () => throughCaddy(fake));
+    await check("Caddy terminating TLS: DCR flow and every tool", () => caddyCheck(fake));
   } else {
     skip("Caddy", "caddy is not installed (apt-get install caddy)");
   }
