@@ -259,8 +259,9 @@ class Writes:
         kept.told_unknown = next(self._events)
 
     def _promising(self, kept: _Kept) -> bool:
-        """An answer told the agent that identical calls send nothing: still running, or unknown."""
-        return (kept.promised or kept.told_unknown is not None) and self._binding(kept)
+        """An answer told the agent that identical calls send nothing (still running, or unknown), or
+        no call received the outcome yet (a timed-out call's retry must get it, not make it again)."""
+        return (kept.promised or not kept.received) and self._binding(kept)
 
     def _forget_ended(self) -> None:
         """Expired outcomes go; then, beyond a bound, the oldest kept under no promise."""
