@@ -57,9 +57,9 @@ class Key:
 class Query:
     """Query parameter names."""
 
-    PAGE: Final = "page"
-    PAGE_COUNT: Final = "page-count"
-    QUERY: Final = "query"
+    PAGE: Final = "page"  # list recipes, search recipes
+    PAGE_COUNT: Final = "page-count"  # list recipes
+    QUERY: Final = "query"  # search recipes
 
 
 @dataclass(frozen=True)
@@ -86,14 +86,13 @@ RECONSTRUCTED: Final = Provenance(
 class Endpoint:
     """One Cooked operation. ``name`` is what logs call it (never the filled path, which may hold the
     username); ``slow`` selects the long read timeout; ``changes``: a lost answer may hide a made change.
-    """
+    The query parameters each takes are in ``Query``'s comments."""
 
     name: str
     method: str
     path_template: str
     provenance: Provenance
     slow: bool = False
-    query: tuple[str, ...] = ()
     changes: bool = False
 
     @functools.cached_property  # parsing the template costs more than the rest of path()
@@ -124,13 +123,9 @@ class Endpoint:
 
 
 LOGIN: Final = Endpoint("login", "POST", "/api/public/login", CONFIRMED)
-LIST_RECIPES: Final = Endpoint(
-    "list recipes", "GET", "/api/user/{username}/recipes", RECONSTRUCTED, query=(Query.PAGE, Query.PAGE_COUNT)
-)
+LIST_RECIPES: Final = Endpoint("list recipes", "GET", "/api/user/{username}/recipes", RECONSTRUCTED)
 # The path, ``query`` and ``{items}`` are public; ``page`` is not.
-SEARCH_RECIPES: Final = Endpoint(
-    "search recipes", "GET", "/api/user/recipes/search", CONFIRMED, query=(Query.QUERY, Query.PAGE)
-)
+SEARCH_RECIPES: Final = Endpoint("search recipes", "GET", "/api/user/recipes/search", CONFIRMED)
 GET_RECIPE: Final = Endpoint("get recipe", "GET", "/api/saved/{recipe_id}", RECONSTRUCTED)
 PREVIEW_RECIPE: Final = Endpoint("preview recipe", "POST", "/api/recipes/preview", RECONSTRUCTED)
 SAVE_RECIPE: Final = Endpoint("save recipe", "POST", "/api/recipes", RECONSTRUCTED, changes=True)

@@ -1,7 +1,6 @@
-"""One HTTP exchange with Cooked: the only module that touches httpx. It owns the one
-``httpx.AsyncClient`` (built at the first request: loading the trust store is costly), and applies
-every bound against a misbehaving Cooked or proxy: one deadline per exchange, bounded reads, no
-compressed bodies, no redirects, a bounded cookie jar (figures in ``bounds``).
+"""One HTTP exchange with Cooked: the only module that touches httpx. Every bound against a
+misbehaving Cooked or proxy is applied here: one deadline per exchange, bounded reads, no compressed
+bodies, no redirects, a bounded cookie jar (figures in ``bounds``).
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from cooked_mcp.cooked.bounds import (
     MAX_SUCCESS_BODY_BYTES,
     CookieKey,
     bound_jar,
-    compression,
     read_bounded,
 )
 from cooked_mcp.cooked.endpoints import Endpoint
@@ -68,10 +66,15 @@ class Answer:
 
     @property
     def session_lost(self) -> bool:
-        """A 401, or a size refusal (431, a proxy's 400) of a request carrying cookies, which only a grown
-        jar explains: log in afresh with an empty jar and retry once.
-        """
-        return self.status == 401 or (self.carried_cookies and _refused_for_size(self.status, self.body))
+        """A 401, or a size refusal of a request carrying cookies, which only a grown jar explains: log in
+        afresh with an empty jar and retry once. A size refusal is a 431, or a 400 that is not Cooked's JSON
+        error but a server's page about headers or cookies."""
+        if self.status == 401 or not self.carried_cookies or self.status not in (400, 431):
+            return self.status == 401
+        text = self.body.lower()
+        return self.status == 431 or (
+            not self.body.lstrip().startswith(b"{") and (b"cookie" in text or b"header" in text)
+        )
 
 
 class Sender:
@@ -87,22 +90,16 @@ class Sender:
     ) -> None:
         """``base_url_from`` is where the base URL was set, for the messages that ask to check it."""
         self.base_url = base_url.rstrip("/")
-        #: The base URL and its source, as messages that point at the setting name it.
         self.base_url_setting = base_url_setting(self.base_url, base_url_from)
         self.timeouts = timeouts or Timeouts()
         self._given_transport = transport
         #: The cookies kept after the last answer that set any: they come first when the jar is bounded.
         self._held: set[CookieKey] = set()
         # implements: api-client.REQUESTS.2
-        self._headers = httpx.Headers(  # normalised once; each request copies the list
-            {
-                "Accept": "application/json",
-                # identity: the bounds on how much of a body is read are then bounds on bytes received,
-                # not on what a small compressed answer could expand to.
-                "Accept-Encoding": "identity",
-                "User-Agent": f"cooked-mcp/{__version__}",
-            }
-        )
+        # identity: the bounds on how much of a body is read are then bounds on bytes received, not on
+        # what a small compressed answer could expand to. Normalised once; each request copies the list.
+        headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
+        self._headers = httpx.Headers({**headers, "User-Agent": f"cooked-mcp/{__version__}"})
 
     @functools.cached_property
     def _http(self) -> httpx.AsyncClient:
@@ -143,12 +140,8 @@ class Sender:
         body: Mapping[str, Any] | None = None,
     ) -> Answer:
         """Send one request within the endpoint's deadline; an error body is read only up to its bound."""
-        unknown = set(params or {}) - set(endpoint.query)
-        if unknown:
-            raise ValueError(f"{endpoint.name} takes no query parameters {sorted(unknown)}")
-        seconds = self.timeouts.deadline(endpoint)
         try:
-            async with asyncio.timeout(seconds):
+            async with asyncio.timeout(self.timeouts.deadline(endpoint)):
                 url = httpx.URL(self.base_url + path, params=params or None)
                 if url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):  # no dot segment resolved away
                     raise ValueError(f"{endpoint.name}: the request path was rewritten")
@@ -186,9 +179,8 @@ class Sender:
         )
 
     def _client(self, endpoint: Endpoint) -> httpx.AsyncClient:
-        """The client, built now if this is the first request; a proxy variable httpx cannot use,
-        or CA settings (``SSL_CERT_FILE``, ``SSL_CERT_DIR``) it cannot load, fail here, on every
-        call until fixed, as an error that says which setting to fix."""
+        """The client, built at the first request (loading the trust store is costly); a proxy variable
+        httpx cannot use, or CA settings it cannot load, fail here, on every call until fixed."""
         try:
             return self._http
         except ValueError:  # httpx.Proxy: an unknown scheme or a malformed URL; its text may hold the URL
@@ -217,10 +209,10 @@ class Sender:
             ) from None
 
     async def _read_body(self, endpoint: Endpoint, response: httpx.Response) -> tuple[bytes, bool]:
-        """The raw body, bounded; a compressed one (asked for ``identity`` anyway) could expand without bound,
-        so a success is refused unread and an error keeps only its status.
-        """
-        encoding = compression(response)
+        """The raw body, bounded; a compressed one could expand without bound, so a success is refused
+        unread and an error keeps only its status."""
+        encoding = response.headers.get("content-encoding", "").strip().lower()
+        encoding = None if encoding in ("", "identity") else encoding
         if not response.is_success:  # a compressed error body is not read at all: its status is kept
             limit = MAX_ERROR_BODY_BYTES
             return (b"", False) if encoding else await read_bounded(response.aiter_bytes(), limit)
@@ -288,11 +280,3 @@ class Sender:
 def _log(endpoint: Endpoint, outcome: str) -> None:
     """Method, path template and outcome only: never the filled path (it holds the username)."""
     logger.debug("Cooked %s %s (%s) -> %s", endpoint.method, endpoint.path_template, endpoint.name, outcome)
-
-
-def _refused_for_size(status: int, body: bytes) -> bool:
-    """431, or a 400 that is not Cooked's JSON error but a server's page about headers or cookies."""
-    if status == 431:
-        return True
-    text = body.lower()
-    return status == 400 and not body.lstrip().startswith(b"{") and (b"cookie" in text or b"header" in text)
