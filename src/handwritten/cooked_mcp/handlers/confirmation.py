@@ -1,14 +1,7 @@
-"""The person confirms, in their own client, each change that loses data, before it is sent.
-
-Exactly four changes are asked about: delete_recipe, change_shopping_list remove and clear, and
-save_recipe source=existing (it replaces a recipe's content). Nothing else is. The question names
-what would be lost as the person knows it (the recipe's title and ID, the entries' names), read
-from Cooked just before asking, and ends saying what each answer does; a change that would lose
-nothing (no listed entry, an empty list) is not asked about. A question without a usable answer
-(none in time, one that does not parse, none possible) ends not confirmed, like a no. A client
-that does not declare elicitation, or a server with the setting off, is never asked and behaves
-as without this module. Runs inside writes.Writes.run, before a change starts, so an accepted
-change is still made once.
+"""The person confirms, in their own client, each change that loses data, before it is sent: the
+question names what would be lost as Cooked has it now and says what each answer does. No usable
+answer ends not confirmed, like a no; a client without elicitation, or the setting off, is never
+asked. Runs inside writes.Writes.run, before a change starts, so an accepted change is made once.
 """
 
 from __future__ import annotations

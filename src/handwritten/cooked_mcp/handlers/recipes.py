@@ -9,8 +9,7 @@ import json
 import logging
 import re
 import string
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from urllib.parse import urlsplit, urlunsplit
@@ -108,30 +107,27 @@ class RecipeTools:
                 items = await self._client.list_recipes(args.page, args.limit)
             result = recipe_page(items, args.page, args.limit, None, more=len(items) == args.limit)
         else:
-            result = await self._search(args.query, args.page, args.limit)
+            # implements: recipes.PAGINATION.1, recipes.PAGINATION.3
+            # Tool page N is results (N-1)*L+1 to N*L cut from Cooked's 20-result pages, so following
+            # ``next_page`` with one ``limit`` sees each result once; a short Cooked page ends the results.
+            query, page, limit = args.query, args.page, args.limit
+            start = (page - 1) * limit
+            first = start // SEARCH_PAGE_SIZE + 1
+            last = (start + limit - 1) // SEARCH_PAGE_SIZE + 1
+            fetched: list[CookedRecipeSummary] = []
+            with cooked_errors():
+                for cooked_page in range(first, last + 1):
+                    items = await self._client.search_recipes(query, cooked_page)
+                    fetched.extend(items)
+                    if len(items) < SEARCH_PAGE_SIZE:
+                        break
+            skip = start - (first - 1) * SEARCH_PAGE_SIZE
+            # More exist for sure when the last Cooked page read goes on past the window; they may
+            # exist when the window ends exactly where a full Cooked page does.
+            more = len(fetched) > skip + limit or len(fetched) == (last - first + 1) * SEARCH_PAGE_SIZE
+            result = recipe_page(fetched[skip : skip + limit], page, limit, query, more)
         call.when_answered(looked)
         return result
-
-    # implements: recipes.PAGINATION.1, recipes.PAGINATION.3
-    async def _search(self, query: str, page: int, limit: int) -> ToolResult[tool.ReadOutput]:
-        """Tool page N is results (N-1)*L+1 to N*L cut from Cooked's 20-result pages, so following
-        ``next_page`` with one ``limit`` sees each result once; a short Cooked page ends the results.
-        """
-        start = (page - 1) * limit
-        first = start // SEARCH_PAGE_SIZE + 1
-        last = (start + limit - 1) // SEARCH_PAGE_SIZE + 1
-        fetched: list[CookedRecipeSummary] = []
-        with cooked_errors():
-            for cooked_page in range(first, last + 1):
-                items = await self._client.search_recipes(query, cooked_page)
-                fetched.extend(items)
-                if len(items) < SEARCH_PAGE_SIZE:
-                    break
-        skip = start - (first - 1) * SEARCH_PAGE_SIZE
-        # More exist for sure when the last Cooked page read goes on past the window; they may
-        # exist when the window ends exactly where a full Cooked page does.
-        more = len(fetched) > skip + limit or len(fetched) == (last - first + 1) * SEARCH_PAGE_SIZE
-        return recipe_page(fetched[skip : skip + limit], page, limit, query, more)
 
     # implements: recipes.PREVIEW_TEXT.1, recipes.PREVIEW_TEXT.2, recipes.PREVIEW_TEXT.3, recipes.PREVIEW_TEXT.4
     async def preview_recipe_text(
@@ -190,7 +186,10 @@ class RecipeTools:
             case tool.SaveRecipeUrl():
                 # Progress ticks while this call waits, at most the answer deadline; the import
                 # itself may outlive the call (writes.py), and then "still running" is the answer.
-                async with ticking(call.report_progress, IMPORTING):
+                # A plain task, not a task group (which would wrap the body's ToolError), cancelled
+                # without awaiting so the call's own cancellation passes.
+                ticker = asyncio.create_task(_tick(call.report_progress))
+                try:
                     return await self._writes.run(
                         replace(write, reported_again=True),
                         call,
@@ -198,6 +197,8 @@ class RecipeTools:
                         answer_seconds=self._import_answer_seconds,
                         still_running=still_running,
                     )
+                finally:
+                    ticker.cancel()
             # implements: recipes.SAVE.7, recipes.SAFETY.1
             case tool.SaveRecipeDraft():
                 write = replace(write, saves_draft=args.draft_id)
@@ -318,26 +319,13 @@ def recipe_result(recipe: CookedRecipe, writable: bool) -> ToolResult[tool.ReadO
     # says so and names the way out (an edited copy), and a suggested call would only get a 403.
     next_step = None
     if writable and recipe.can_edit is not False:
-        update = tool_call(
-            "save_recipe",
-            source="existing",
-            recipe_id=recipe.id,
-            markdown="<markdown>",
-            portions="<portions or null>",
-        )
+        arguments = {"recipe_id": recipe.id, "markdown": "<markdown>", "portions": "<portions or null>"}
         next_step = (
-            f"To change it: {update} (send the whole new markdown). "
+            f"To change it: {tool_call('save_recipe', source='existing', **arguments)} (send the whole new markdown). "
             f"To delete it: {tool_call('delete_recipe', recipe_id=recipe.id)}."
         )
         lines.append(next_step)
-    output = tool.Recipe(
-        id=recipe.id,
-        title=recipe.title,
-        owner=recipe.owner,
-        can_edit=recipe.can_edit,
-        markdown=recipe.description,
-        portions=recipe.portions,
-    )
+    output = tool.Recipe(markdown=recipe.description, **recipe.model_dump(exclude={"description"}))
     data = ["recipe.title", "recipe.markdown", "recipe.owner"]
     read = tool.ReadOutput(target="recipe", recipe=output, next_step=next_step, data_from_cooked=data)
     return ToolResult("\n".join(lines), read)
@@ -495,26 +483,15 @@ def _unescaped(text: str) -> str:
     return _ESCAPE.sub(one, text)
 
 
-@asynccontextmanager
-async def ticking(report: ProgressReporter, message: str) -> AsyncIterator[None]:
-    """Report progress every few seconds while the body runs. A plain task, not a task group (which would
-    wrap the body's ToolError), cancelled without awaiting so the call's own cancellation passes.
-    """
-
-    async def tick() -> None:
-        elapsed = 0.0
-        while True:
-            try:
-                await report(elapsed, None, f"{message}; {elapsed:.0f} s so far")
-            except Exception:
-                # Progress is a courtesy: a client that cannot take it must not fail the import.
-                logger.debug("progress report failed; no more progress for this call", exc_info=True)
-                return
-            await asyncio.sleep(PROGRESS_INTERVAL_SECONDS)
-            elapsed += PROGRESS_INTERVAL_SECONDS
-
-    ticker = asyncio.create_task(tick())
-    try:
-        yield
-    finally:
-        ticker.cancel()
+async def _tick(report: ProgressReporter) -> None:
+    """Report progress every few seconds until cancelled."""
+    elapsed = 0.0
+    while True:
+        try:
+            await report(elapsed, None, f"{IMPORTING}; {elapsed:.0f} s so far")
+        except Exception:
+            # Progress is a courtesy: a client that cannot take it must not fail the import.
+            logger.debug("progress report failed; no more progress for this call", exc_info=True)
+            return
+        await asyncio.sleep(PROGRESS_INTERVAL_SECONDS)
+        elapsed += PROGRESS_INTERVAL_SECONDS
