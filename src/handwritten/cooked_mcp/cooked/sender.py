@@ -238,8 +238,9 @@ class Sender:
     ) -> CookedUnavailable:
         """``answer_lost``: the request may have reached Cooked, so a change it asked for may have happened."""
         _log(endpoint, f"failed: {what}")
-        if next_step is None:
-            next_step = f"retry later; if it keeps failing, check that {self.base_url_setting} is right"
+        next_step = (
+            next_step or f"retry later; if it keeps failing, check that {self.base_url_setting} is right"
+        )
         if endpoint.slow:
             next_step = (
                 "the import may still finish on Cooked's side: list the recipes before retrying; " + next_step
@@ -257,18 +258,14 @@ class Sender:
 
     def _redirected(self, endpoint: Endpoint, response: httpx.Response) -> CookedUnavailable:
         _log(endpoint, f"{response.status_code}, redirect not followed")
-        target = ""
-        location = response.headers.get("location")
-        if location:
-            try:
-                url = response.request.url.join(location)
-            except httpx.InvalidURL:
-                url = None
-            if url is not None and url.host and url.host != response.request.url.host:
-                target = f" to {url.scheme}://{url.host}"
+        try:
+            url = response.request.url.join(response.headers.get("location", ""))
+        except httpx.InvalidURL:
+            url = response.request.url
+        host = url.host if url.host != response.request.url.host else ""
         return CookedUnavailable(
-            f"The {endpoint.name} request failed: Cooked at {self.base_url} redirected it{target} "
-            "instead of answering it",
+            f"The {endpoint.name} request failed: Cooked at {self.base_url} redirected it"
+            f"{f' to {url.scheme}://{host}' if host else ''} instead of answering it",
             status=response.status_code,
             next_step=(
                 f"change {self.base_url_setting} to the address Cooked answers at directly "
