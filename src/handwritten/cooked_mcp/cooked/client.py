@@ -66,10 +66,6 @@ class CookedClient:
             secrets=settings.secret_values(),
         )
 
-    @property
-    def base_url(self) -> str:
-        return self._sender.base_url
-
     async def __aenter__(self) -> CookedClient:
         return self
 

@@ -19,10 +19,11 @@ from cooked_mcp_runtime.results import ProgressReporter, ToolCall, ToolResult
 
 from ..cooked.client import CookedClient
 from ..cooked.models import CookedDraft, CookedRecipe, CookedRecipeSummary, Preview
+from ..exceptions import CookedNotFound
 from ..text import one_line
 from .confirmation import MAX_NAME_CHARS, Confirmation, Question
 from .formatting import fence, portions_phrase, tool_call
-from .tool_errors import RecipeGone, cooked_errors
+from .tool_errors import cooked_errors
 from .writes import KEEP_SECONDS, Write, Writes
 
 logger = logging.getLogger("cooked_mcp.handlers")
@@ -93,12 +94,12 @@ class RecipeTools:
         so is a recipe read that finds the recipe gone, which is what a deletion looks like."""
         looked = partial(self._writes.looked, "recipes")
         if isinstance(args, tool.ReadRecipe):
-            try:
-                with cooked_errors(not_found=RECIPE_NOT_FOUND, gone=RecipeGone):
+            with cooked_errors(not_found=RECIPE_NOT_FOUND):
+                try:
                     recipe = await self._client.get_recipe(args.recipe_id)
-            except RecipeGone:
-                call.when_answered(looked)
-                raise
+                except CookedNotFound:
+                    call.when_answered(looked)
+                    raise
             result = recipe_result(recipe, self._writable)
         elif args.query is None:
             # implements: recipes.PAGINATION.1, recipes.PAGINATION.2

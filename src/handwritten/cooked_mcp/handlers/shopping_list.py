@@ -35,11 +35,6 @@ READ_CALL: Final = tool_call("read", target="shopping_list")
 READ_HINT: Final = f"{READ_CALL} for the current product group and aisle IDs"
 
 Output = tool.ChangeShoppingListOutput
-Selection = (
-    tool.ChangeShoppingListReplaceSelection
-    | tool.ChangeShoppingListAddSelection
-    | tool.ChangeShoppingListRemoveSelection
-)
 
 
 class ShoppingListTools:
@@ -299,7 +294,7 @@ class ShoppingListTools:
         )
 
     # implements: shopping-list.SELECTION.5
-    async def _select(self, args: Selection, wanted: list[str]) -> ToolResult[Output]:
+    async def _select(self, args: tool.ChangeShoppingListArguments, wanted: list[str]) -> ToolResult[Output]:
         invalid = f"every ID must be a product group on the list; {READ_HINT}"
         with cooked_errors(invalid=invalid):
             now = await self._client.set_selected(wanted)

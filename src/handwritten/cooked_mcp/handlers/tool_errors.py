@@ -19,10 +19,6 @@ class AnswerLost(ToolError):
         self.summary = summary
 
 
-class RecipeGone(ToolError):
-    """Cooked has no recipe with the ID read: an answer in itself, for a deletion (writes.py)."""
-
-
 # implements: api-client.ERRORS.1, api-client.ERRORS.5, tools.RESPONSES.6
 @contextmanager
 def cooked_errors(
@@ -31,10 +27,8 @@ def cooked_errors(
     forbidden: str | None = None,
     invalid: str | None = None,
     unprocessable: str | None = None,
-    gone: type[ToolError] = ToolError,
 ) -> Iterator[None]:
-    """Raise a ToolError for any CookedError inside, with this call's next step for its kind
-    (a 404 as ``gone``, for a caller that tells it apart)."""
+    """Raise a ToolError for any CookedError inside, with this call's next step for its kind."""
     try:
         yield
     except errors.CookedUnavailable as exc:
@@ -49,5 +43,4 @@ def cooked_errors(
             errors.CookedUnprocessable: unprocessable,
         }
         hint = next((hint for kind, hint in hints.items() if isinstance(exc, kind) and hint), None)
-        error = gone if isinstance(exc, errors.CookedNotFound) else ToolError
-        raise error(str(exc if hint is None else exc.with_next_step(hint))) from None
+        raise ToolError(str(exc if hint is None else exc.with_next_step(hint))) from None
