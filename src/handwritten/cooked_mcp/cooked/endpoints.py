@@ -22,13 +22,10 @@ USERNAME_PARAM: Final = "username"
 class Key:
     """JSON keys as Cooked spells them (models also accept a boolean key with a trailing ``?``)."""
 
-    # login
     USERNAME: Final = "username"
     PASSWORD: Final = "password"
-    # errors
     CODE: Final = "code"
     MESSAGE: Final = "message"
-    # recipes
     ITEMS: Final = "items"
     ID: Final = "id"
     TITLE: Final = "title"
@@ -42,7 +39,6 @@ class Key:
     #: The draft ID's other spelling, which Cooked's app reads in answers other than /api/new.
     EXTRACT_ID: Final = "extract-id"
     URL: Final = "url"
-    # shopping list
     AISLES: Final = "aisles"
     NAME: Final = "name"
     PRODUCT_GROUPS: Final = "product-groups"
