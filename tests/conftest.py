@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
+import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -81,6 +82,16 @@ def one_trust_store_and_one_schema_check_per_test_run() -> Iterator[None]:
         patch.setattr(ssl, "create_default_context", shared_context)
         patch.setattr(validator, "check_schema", check_once)
         yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hardening_figures() -> Iterator[None]:
+    """Write what the hardening and transport suites counted (hardening_support.FIGURES) to
+    build/hardening.json once the run is over; a run that imported none of them writes nothing."""
+    yield
+    support = sys.modules.get("hardening_support")
+    if support is not None:
+        support.FIGURES.write()
 
 
 @pytest.fixture(scope="module")

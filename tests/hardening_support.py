@@ -27,7 +27,7 @@ from sessions import cooked_session, text_of
 
 from cooked_fake import DRAFT_ID, SEED_USERNAME, FakeCooked
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 FIGURES_FILE = ROOT / "build" / "hardening.json"
 LOGIN_PATH = "/api/public/login"
 
@@ -75,7 +75,7 @@ FIGURES = Figures()
 
 
 class Guard:
-    """What the package's network guard (conftest.network_guard) refused, for assertions."""
+    """What the hardening package's network guard (hardening/conftest.py) refused, for assertions."""
 
     def __init__(self) -> None:
         self.refused: list[str] = []

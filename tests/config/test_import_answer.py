@@ -2,7 +2,7 @@
 
 The server here is the application the process builds from its environment, run in this process:
 the deadline is a setting's effect, not the process boundary. tests/recipes/test_import_once_stories.py
-and tests/stdio/test_signals.py run the real process with a shortened deadline too."""
+and tests/transports/test_signals.py run the real process with a shortened deadline too."""
 
 from __future__ import annotations
 

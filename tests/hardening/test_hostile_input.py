@@ -71,7 +71,7 @@ nasty_text = st.lists(
 ).map("".join)
 #: The most a huge value may take on the wire. Three of them (the most one example bends)
 #: stay well inside the 4 MiB message limit: these tests are about what the tools do with
-#: huge values, not about the transport's limit, which tests/stdio tests. (A million emoji,
+#: huge values, not about the transport's limit, which tests/transports tests. (A million emoji,
 #: 4 MB each, used to push a message past it, and the client waited for ever: issue 15 item 9.)
 HUGE_TEXT_BYTES = 1_000_000
 

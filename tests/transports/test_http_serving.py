@@ -542,7 +542,7 @@ async def test_what_is_not_a_json_rpc_message_gets_the_spec_error(
 async def test_a_message_that_is_not_utf8_is_a_parse_error_as_over_stdio(
     session: RawSession, fake: FakeCooked
 ) -> None:
-    """The same bytes as tests/stdio/test_stdio_transport.py::NOT_UTF8: not JSON, so -32700 with
+    """The same bytes as tests/transports/test_stdio_transport.py::NOT_UTF8: not JSON, so -32700 with
     its readable id on both transports, and nothing reaches Cooked."""
     fake.clear_requests()
     body = (
@@ -574,7 +574,7 @@ async def test_a_message_the_parser_refuses_is_a_parse_error_carrying_its_id(
     session: RawSession, fake: FakeCooked, request_id: object, body: bytes
 ) -> None:
     """Valid JSON that the JSON parser refuses (issue 41 item 6), as over stdio
-    (tests/stdio/test_stdio_transport.py::UNPARSED). Before: -32700 with a null id."""
+    (tests/transports/test_stdio_transport.py::UNPARSED). Before: -32700 with a null id."""
     fake.clear_requests()
     answer = await session.http.post(session.url, content=body)
     assert answer.status_code == 400
@@ -620,7 +620,7 @@ async def test_a_second_request_with_the_id_of_one_in_flight_is_refused_and_the_
     assert answers["second"].status_code == 400
     assert answers["second"].json()["id"] == first["id"]
     assert answers["second"].json()["error"]["code"] == -32600
-    # Worded as over stdio (tests/stdio/test_stdio_transport.py): one rule, protocol_guard.duplicate.
+    # Worded as over stdio (tests/transports/test_stdio_transport.py): one rule, protocol_guard.duplicate.
     assert "is still running; use a new id" in answers["second"].json()["error"]["message"]
     assert tool_result(last_message(answers["first"]), first)["structuredContent"]["saved"] is True  # type: ignore[index]
 

@@ -1,6 +1,6 @@
 """An endless MCP request body over HTTP is refused without being read whole.
 
-tests/http already shows that a body declared too large, or a 5 MiB chunked one, gets 413
+test_http_serving.py already shows that a body declared too large, or a 5 MiB chunked one, gets 413
 and that an unauthenticated one gets 401. What is added here is the resource side: the
 client streams a chunked body that would go on for 256 MiB, and the server must answer (or
 drop the connection) long before that, having read only a bounded prefix: the bytes the

@@ -275,7 +275,7 @@ def test_over_http_in_a_terminal_it_prints_its_url_and_one_ctrl_c_ends_it_quietl
     process_env: dict[str, str], fake: FakeCooked
 ) -> None:
     """The banner a person reads names the account itself, as the stdio banner does (stderr is
-    a terminal here; tests/http/test_http_startup.py reads it from a file)."""
+    a terminal here; tests/transports/test_http_startup.py reads it from a file)."""
     port = free_port()
     terminal = Terminal(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{port}")
     try:
