@@ -275,6 +275,14 @@ INITIALIZE = {
 }
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
+#: The bearer token of the transport tests' HTTP server (tests/transports/conftest.py): a canary.
+HTTP_TOKEN = "CANARY-serving-Token_0123456789"
+
+
+def bearer(token: str = HTTP_TOKEN) -> dict[str, str]:
+    """The MCP request headers with ``Authorization: Bearer token``."""
+    return {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
+
 
 def write_limits(env: Mapping[str, str], **seconds: float) -> None:
     """Shorten the transports' time bounds (``[mcp.limits]``) for the server ``env`` starts."""

@@ -1,6 +1,5 @@
-"""One real ``cooked-mcp --transport http`` process with a bearer token, shared by the module.
-
-It logs at debug level, so that the secrecy test sees everything the server can log.
+"""One real ``cooked-mcp --transport http`` process with a bearer token, shared by the module
+(the ``server`` fixture, tests/transports/conftest.py).
 
 MCP traffic goes through the mcp SDK's Streamable HTTP client; the refusals are raw HTTP
 so that status codes and headers can be asserted exactly.
@@ -13,34 +12,17 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from functools import partial
-from pathlib import Path
 
 import anyio
 import httpx
 import pytest
-from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env, write_limits
+from servers import HTTP_TOKEN as TOKEN
+from servers import INITIALIZE, MCP_HEADERS, HttpServer, bearer, http_client
 from sessions import text_of
 
 from cooked_fake import FakeCooked
 
 pytestmark = pytest.mark.anyio
-
-TOKEN = "CANARY-serving-Token_0123456789"
-
-
-@pytest.fixture(scope="module")
-def server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
-    home: Path = tmp_path_factory.mktemp("home")
-    env = server_env(
-        home,
-        running_fake.base_url,
-        COOKED_MCP_HTTP_TOKEN=TOKEN,
-        COOKED_MCP_LOG_LEVEL="debug",  # the most talkative level, for the secrecy test
-    )
-    # The imports some tests leave running at Cooked would hold the stop for the whole grace.
-    write_limits(env, stop_grace_seconds=0.5)
-    with http_server(env) as server:
-        yield server
 
 
 def post(
@@ -56,10 +38,6 @@ def wait_for_log(server: HttpServer, text: str, after: int = 0, timeout: float =
     while text not in server.stderr()[after:]:
         assert time.monotonic() < deadline, f"no {text!r} in the log within {timeout} s"
         time.sleep(0.02)
-
-
-def bearer(token: str = TOKEN) -> dict[str, str]:
-    return {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
 
 
 @pytest.mark.req(
