@@ -22,6 +22,7 @@ from cooked_fake import FakeCooked
 
 if TYPE_CHECKING:
     from mcp import Client
+    from servers import HttpServer
 
 _TRACE = pytest.StashKey[traceability.Trace]()
 
@@ -118,6 +119,25 @@ def process_env(tmp_path: Path, fake: FakeCooked) -> dict[str, str]:
     from servers import server_env
 
     return server_env(tmp_path / "home", fake.base_url)
+
+
+@pytest.fixture(scope="module")
+def server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    """One real ``cooked-mcp --transport http`` process per module, on the module's fake, with the
+    bearer token ``HTTP_TOKEN``. It logs at debug level, so that a secrecy test sees everything the
+    server can log, and stops within 0.5 s, as the imports some tests leave running at Cooked would
+    otherwise hold the stop for the whole grace."""
+    from servers import HTTP_TOKEN, http_server, server_env, write_limits
+
+    env = server_env(
+        tmp_path_factory.mktemp("home"),
+        running_fake.base_url,
+        COOKED_MCP_HTTP_TOKEN=HTTP_TOKEN,
+        COOKED_MCP_LOG_LEVEL="debug",
+    )
+    write_limits(env, stop_grace_seconds=0.5)
+    with http_server(env) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

@@ -275,7 +275,7 @@ INITIALIZE = {
 }
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
-#: The bearer token of the transport tests' HTTP server (tests/transports/conftest.py): a canary.
+#: The bearer token of the transport tests' HTTP server (the ``server`` fixture, tests/conftest.py): a canary.
 HTTP_TOKEN = "CANARY-serving-Token_0123456789"
 
 

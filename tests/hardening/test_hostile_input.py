@@ -31,7 +31,6 @@ from hardening_support import (
     FIGURES,
     MAX_ERROR_CHARS,
     TOOL_NAMES,
-    call,
     path_is_contained,
     session,
     succeeded,
@@ -41,7 +40,7 @@ from hypothesis import strategies as st
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from servers import server_env, stdio_client
-from sessions import text_of
+from sessions import call, text_of
 from strategies import ANY_CHARACTER, SPECS, properties, valid_arguments
 
 from cooked_fake import FakeCooked

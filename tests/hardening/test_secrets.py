@@ -44,7 +44,6 @@ from hardening_support import (
     FIGURES,
     LOGIN_PATH,
     OPERATIONS,
-    call,
     find_canaries,
     non_json_rpc_lines,
     succeeded,
@@ -54,7 +53,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import SecretStr
 from servers import http_client, http_server, python_command, run_main, run_server, server_env
-from sessions import text_of
+from sessions import call, text_of
 
 from cooked_fake import FakeCooked
 from cooked_mcp import logging_setup

@@ -1,5 +1,5 @@
 """One real ``cooked-mcp --transport http`` process with a bearer token, shared by the module
-(the ``server`` fixture, tests/transports/conftest.py).
+(the ``server`` fixture, tests/conftest.py).
 
 MCP traffic goes through the mcp SDK's Streamable HTTP client; the refusals are raw HTTP
 so that status codes and headers can be asserted exactly.
