@@ -64,6 +64,21 @@ def stdio_client(env: Mapping[str, str], *args: str) -> Client:
     )
 
 
+def patched(*statements: str) -> tuple[str, ...]:
+    """The command starting cooked-mcp after the Python ``statements``: how a test shortens a time
+    bound no setting reaches, for a process it would otherwise wait for (its own test proves it
+    at its real value)."""
+    main = "import sys; from cooked_mcp.cli import main; sys.exit(main(sys.argv[1:]))"
+    return (sys.executable, "-c", "; ".join([*statements, main]))
+
+
+#: Credential commands (``*_cmd``) bounded at 0.5 s instead of 5 s (test_credential_command.py).
+SHORT_COMMAND_TIMEOUT = (
+    "import functools, cooked_mcp.credential_command as c; "
+    "c.run_secret_command = functools.partial(c.run_secret_command, timeout=0.5)"
+)
+
+
 def run_server(
     env: Mapping[str, str], *args: str, command: Sequence[str] = (COOKED_MCP,), timeout: float = 30
 ) -> subprocess.CompletedProcess[str]:
