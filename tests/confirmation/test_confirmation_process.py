@@ -15,18 +15,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
 
 import mcp_types as types
 import pytest
 from confirm_support import ANSWERS, ERAS, LOSSES, Loss, Person
-from mcp import Client, StdioServerParameters
-from servers import COOKED_MCP, HTTP_TOKEN, HttpServer, http_client, server_env
+from mcp import Client
+from servers import HTTP_TOKEN, HttpServer, era_client, http_client, server_env
 from sessions import text_of
 
 from cooked_fake import FakeCooked
-from cooked_mcp.app import build_application
-from cooked_mcp.config import load_settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("era", ERAS)]
 LOSS_CASES = [pytest.param(loss, id=loss.label) for loss in LOSSES]
@@ -45,12 +42,8 @@ async def process(
     the process would build from the same environment, in this process)."""
     env = {"COOKED_MCP_CONFIRM_CHANGES": "false"} if kind == SETTING_OFF else {}
     environment = server_env(home, fake.base_url, **env)
-    served: Any = StdioServerParameters(command=COOKED_MCP, env=environment)
-    if (era, kind) in IN_MEMORY:
-        settings = load_settings(config_path=None, environ=environment)
-        served = (await stack.enter_async_context(build_application(settings))).server
-    client = Client(served, mode=era, read_timeout_seconds=30, elicitation_callback=person)
-    return await stack.enter_async_context(client)
+    in_memory = (era, kind) in IN_MEMORY
+    return await era_client(stack, environment, era, in_memory=in_memory, elicitation_callback=person)
 
 
 @pytest.fixture(scope="module")
