@@ -11,14 +11,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from . import __version__, docs_url
-from .config import (
-    DECLARED,
-    Settings,
-    environment_variables,
-    load_settings,
-    schema_keys,
-    variable,
-)
+from .config import DECLARED, Settings, environment_variables, load_settings, schema_keys, variable
 from .exceptions import ConfigError
 from .logging_setup import configure_logging
 
@@ -87,9 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="TOML configuration file (default: $XDG_CONFIG_HOME/cooked-mcp/config.toml)",
     )
     parser.add_argument(
-        "--check",
-        action="store_true",
-        help="log in, check Cooked with read-only requests, exit",
+        "--check", action="store_true", help="log in, check Cooked with read-only requests, exit"
     )
     parser.add_argument(
         "--write",

@@ -40,10 +40,7 @@ def flags(settings_cls: type[BaseModel], given: Mapping[str, str | None]) -> Lay
     """``given``: each flag's value (None when not given) by setting name."""
     chosen = {setting: value for setting, value in given.items() if value is not None}
     settings = declared(settings_cls)
-    return Layer(
-        chosen,
-        {setting: Origin(str(settings[setting].flag), "flag") for setting in chosen},
-    )
+    return Layer(chosen, {setting: Origin(str(settings[setting].flag), "flag") for setting in chosen})
 
 
 # implements: server.CONFIG.3
