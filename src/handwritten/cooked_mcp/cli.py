@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from . import __version__, docs_url
-from .config import DECLARED, Settings, environment_variables, load_settings, schema_keys, variable
+from .config import DECLARED, Settings, environment_variables, load_settings, schema_keys
 from .exceptions import ConfigError
 from .logging_setup import configure_logging
 
@@ -35,7 +35,7 @@ def _epilog() -> str:
             *_lines(_pairs(environment_variables())),
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
             *_lines(_columns(schema_keys())),
-            f"{variable('confirm_changes')}=false: no questions before changes that lose data",
+            f"{DECLARED['confirm_changes'].env}=false: no questions before changes that lose data",
             "Each setting explained:",
             f"  {docs_url('configuration.md')}",
         ]

@@ -17,16 +17,7 @@ __all__ = [
     "how_to_set",
     "load_settings",
     "schema_keys",
-    "variable",
 ]
-
-
-def variable(setting: str) -> str:
-    """The environment variable of ``setting`` (a ``Settings`` field name)."""
-    name = DECLARED[setting].env
-    if name is None:
-        raise KeyError(f"{setting} is not set by an environment variable")
-    return name
 
 
 def default(setting: str) -> Any:

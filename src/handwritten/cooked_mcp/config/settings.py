@@ -1,11 +1,15 @@
 """The settings of one process, for exactly one Cooked account: a pydantic model whose validators
-hold the value shapes (``values``), the rules between settings and the ``*_cmd`` commands (last).
+check each value (raising ``ValueError`` with the problem alone: ``loading`` words it), then the
+rules between settings, then run the ``*_cmd`` commands (last).
 """
 
 from __future__ import annotations
 
+import ipaddress
+import unicodedata
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal, Self, get_args
+from typing import Final, Literal, NamedTuple, Self, get_args
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -20,19 +24,39 @@ from pydantic import (
     model_validator,
 )
 
+from cooked_mcp import credential_command
 from cooked_mcp.remote.url import public_url
 from cooked_mcp.text import ASCII_WHITESPACE, printable
 
-from . import values
-from .layers import Command
 from .limits import Limits
 from .table import DEFAULT, Declared, Origin, declared, setting
-from .values import Address, is_loopback
 
 Transport = Literal["stdio", "http"]
 LogLevel = Literal["debug", "info", "warning", "error"]
 #: save_recipe source=url answers by at most this many seconds (the default is on the field).
 MAX_IMPORT_ANSWER_SECONDS = 600.0
+
+
+# implements: authentication.CREDENTIALS.5, authentication.CREDENTIALS.6, authentication.CREDENTIALS.15
+@dataclass(frozen=True)
+class Command:
+    """A ``*_cmd`` key's command: it passes the static checks untouched and runs after all of them."""
+
+    origin: Origin
+    line: str = field(repr=False)
+
+    def run(self) -> str:
+        return credential_command.run_secret_command(self.origin.name, self.line, where=self.origin.where)
+
+
+class Address(NamedTuple):
+    """Where the HTTP transport listens; ``host`` is bare (``::1``, not ``[::1]``)."""
+
+    host: str
+    port: int
+
+    def shown(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
 
 
 # implements: server.SINGLE_USER.1, server.SINGLE_USER.3
@@ -64,7 +88,7 @@ class Settings(BaseModel):
         False, env="COOKED_ALLOW_INSECURE_HTTP", file="cooked.allow_insecure_http"
     )
     http_addr: Address = setting(
-        values.http_addr("127.0.0.1:8123"),
+        Address("127.0.0.1", 8123),
         env="COOKED_MCP_HTTP_ADDR",
         file="mcp.http_addr",
         flag="--http-addr",
@@ -139,17 +163,61 @@ class Settings(BaseModel):
 
     # --- each value on its own -------------------------------------------------------------
 
-    # implements: server.CONFIG.4, server.CONFIG.4-1, server.CONFIG.4-2
+    # implements: server.CONFIG.4, server.CONFIG.4-1, server.CONFIG.4-2, server.CONFIG.5
     @field_validator("base_url")
     @classmethod
-    def _base_url(cls, value: str) -> str:
-        return values.base_url(value)
+    def _base_url(cls, url: str) -> str:
+        """Only ``http(s)://host[:port]`` (API paths are appended verbatim); never echoed: it may hold a password."""
+        if _has_space_or_control(url):
+            raise ValueError("it contains whitespace or control characters")
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in ("http", "https"):
+            raise ValueError("the scheme must be http or https")
+        if "@" in parts.netloc:
+            raise ValueError("it must not contain a user name or password")
+        if not parts.hostname:
+            raise ValueError("it has no host")
+        try:
+            parts.port  # noqa: B018 - parsing the port is the check
+        except ValueError:
+            raise ValueError("the port is not a number between 0 and 65535") from None
+        if "?" in url:
+            raise ValueError("it must not have a query (?...)")
+        if "#" in url:
+            raise ValueError("it must not have a fragment (#...)")
+        if parts.path not in ("", "/"):
+            raise ValueError("it must not have a path (Cooked's API paths are added automatically)")
+        return f"{parts.scheme.lower()}://{parts.netloc}"
 
     # implements: server.CONFIG.8, server.CONFIG.8-1, server.CONFIG.8-2, server.TRANSPORT.3, server.TRANSPORT.3-1
     @field_validator("http_addr", mode="before")
     @classmethod
-    def _http_addr(cls, value: object) -> object:
-        return values.http_addr(value) if isinstance(value, str) else value
+    def _http_addr(cls, addr: object) -> object:
+        """``HOST:PORT`` with IPv6 hosts in brackets (``[::1]:8123``)."""
+        if not isinstance(addr, str):
+            return addr
+        if "://" in addr:
+            raise ValueError("leave out the scheme (http://): the address is only where to listen")
+        host, sep, port_text = addr.rpartition(":")
+        if not sep or not host:
+            raise ValueError("it must be HOST:PORT")
+        if host.startswith("["):
+            if not host.endswith("]"):
+                raise ValueError("an IPv6 address needs a closing bracket")
+            host = host[1:-1]
+            try:
+                ipaddress.IPv6Address(host)
+            except ValueError:
+                raise ValueError("the bracketed host is not an IPv6 address") from None
+        elif ":" in host:
+            raise ValueError("write an IPv6 host in brackets")
+        elif any(char.isspace() or char in "[]/@" for char in host):
+            raise ValueError("the host is not a valid host name or address")
+        if not port_text.isascii() or not port_text.isdigit():
+            raise ValueError("the port must be a number")
+        if not 1 <= int(port_text) <= 65535:
+            raise ValueError("the port must be between 1 and 65535")
+        return Address(host, int(port_text))
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -159,12 +227,36 @@ class Settings(BaseModel):
     @field_validator("read_only", "allow_insecure_http", "confirm_changes", mode="before")
     @classmethod
     def _boolean(cls, value: object) -> object:
-        return values.boolean(value) if isinstance(value, str) else value
+        """The words the refusal names and no others (pydantic alone would also take ``t``, ``n``…)."""
+        if not isinstance(value, str):
+            return value
+        word = value.strip().lower()
+        if word not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            raise ValueError("not a boolean word")
+        return word in ("1", "true", "yes", "on")
 
     @field_validator("allowed_hosts", "allowed_origins")
     @classmethod
-    def _allowed(cls, value: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-        return values.allowed(value, origins=info.field_name == "allowed_origins")
+    def _allowed(cls, values: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        """Checked for the shape the DNS-rebinding defence compares against: a typo would otherwise
+        fail every request with 421/403 and no hint."""
+        origins = info.field_name == "allowed_origins"
+        for value in values:
+            if not value or _has_space_or_control(value):
+                form = "http://NAME:PORT" if origins else "NAME:PORT"
+                raise ValueError(f"has an empty entry or one with whitespace: write each as {form}")
+            scheme, sep, rest = value.partition("://")
+            if origins and (not sep or scheme not in ("http", "https") or not rest or "/" in rest):
+                raise ValueError(
+                    f"entry {printable(value)!r} is not an origin: "
+                    "write it as http://NAME:PORT or https://NAME (no path), as browsers send it"
+                )
+            if not origins and ("/" in value or "@" in value):
+                raise ValueError(
+                    f"entry {printable(value)!r} is not a Host value: "
+                    "write it as NAME:PORT, NAME:* or [IPv6]:PORT (no scheme, no path)"
+                )
+        return values
 
     @field_validator("public_url")
     @classmethod
@@ -186,7 +278,7 @@ class Settings(BaseModel):
     def _token(cls, value: object, handler: ValidatorFunctionWrapHandler) -> object:
         if isinstance(value, Command) or value is None:
             return value
-        return SecretStr(values.token(handler(value).get_secret_value()))
+        return SecretStr(_token(handler(value).get_secret_value()))
 
     # --- the rules between settings, then the commands --------------------------------------
 
@@ -265,7 +357,7 @@ class Settings(BaseModel):
             output = pending.run()
             if name == "http_token":
                 try:
-                    output = values.token(output)
+                    output = _token(output)
                 except ValueError as exc:
                     raise ValueError(f"{pending.origin} {exc}") from None
             object.__setattr__(self, name, output if name == "username" else SecretStr(output))
@@ -289,13 +381,13 @@ class Settings(BaseModel):
 
     def describe_account(self) -> list[str]:
         """Which account and where each setting came from, for ``--check`` on the user's terminal."""
-        values = {
+        shown = {
             "base URL": ("base_url", self.base_url),
             "username": ("username", "the account above"),
             "password": ("password", "set, not shown"),
             "read-only": ("read_only", "on" if self.read_only else "off"),
         }
-        width = max(map(len, values)) + 1
+        width = max(map(len, shown)) + 1
 
         def source(name: str) -> str:
             shadowed = self.overridden.get(name)
@@ -305,10 +397,7 @@ class Settings(BaseModel):
 
         return [
             f"account: {self.username}",
-            *(
-                f"  {label + ':':<{width}} {value} ({source(name)})"
-                for label, (name, value) in values.items()
-            ),
+            *(f"  {label + ':':<{width}} {value} ({source(name)})" for label, (name, value) in shown.items()),
         ]
 
     # implements: authentication.SECRETS.1, server.SECURITY.2
@@ -350,3 +439,28 @@ def how_to_set(setting: str, env_value: str, file_value: str, where: str = "") -
 def _needs_a_token() -> str:
     token = DECLARED["http_token"]
     return f"set {token.env} (or {token.file_key} / {token.file_key}_cmd)"
+
+
+def _has_space_or_control(text: str) -> bool:
+    return any(char.isspace() or unicodedata.category(char) == "Cc" for char in text)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether only this machine can reach a listener on ``host``; anything unsure counts as no."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+# implements: server.SECURITY.11
+def _token(value: str) -> str:
+    """A bearer token travels in an HTTP header: it must be visible ASCII, and never empty."""
+    stripped = value.strip(ASCII_WHITESPACE)
+    if not stripped:
+        raise ValueError("is empty: set a non-empty HTTP bearer token or unset it")
+    if not all(0x21 <= ord(char) <= 0x7E for char in stripped):
+        raise ValueError("must contain only visible ASCII characters (no spaces), as HTTP headers require")
+    return stripped

@@ -55,17 +55,18 @@ def schema(settings: Iterable[Declared]) -> dict[str, type[BaseModel]]:
     }
 
 
+#: The strict TOML type a setting of each Python type takes, named as a message names it.
+_TOML_TYPES: dict[object, tuple[Any, str]] = {
+    bool: (bool, "a boolean (true or false)"),
+    float: (float, "a number of seconds"),
+    int: (int, "a whole number"),
+    tuple: (list[str], "a list of strings"),
+}
+
+
 def _toml_type(annotation: Any) -> tuple[Any, None]:
-    """The strict TOML type a setting of this Python type takes, named as a message names it."""
-    if annotation is bool:
-        return Annotated[bool | None, Field(description="a boolean (true or false)")], None
-    if annotation is float:
-        return Annotated[float | None, Field(description="a number of seconds")], None
-    if annotation is int:
-        return Annotated[int | None, Field(description="a whole number")], None
-    if getattr(annotation, "__origin__", None) is tuple:
-        return Annotated[list[str] | None, Field(description="a list of strings")], None
-    return Annotated[str | None, Field(description="a string")], None
+    toml, description = _TOML_TYPES.get(getattr(annotation, "__origin__", annotation), (str, "a string"))
+    return Annotated[toml | None, Field(description=description)], None
 
 
 @dataclass(frozen=True)
@@ -144,14 +145,13 @@ def read_file(config_path: str | None, environ: Mapping[str, str], settings: Ite
 
 def _syntax_message(path: Path, message: str) -> str:
     """tomllib (3.11) puts the position in the message: move it up front as ``path:line:col``."""
-    match = re.search(r"\s*\(at line (\d+), column (\d+)\)\s*$", message)
-    if match:
-        reason = message[: match.start()]
-        where = f"{path}:{match.group(1)}:{match.group(2)}"
-    else:
-        match_eof = re.search(r"\s*\(at end of document\)\s*$", message)
-        reason = message[: match_eof.start()] if match_eof else message
-        where = f"{path} (at the end)" if match_eof else str(path)
+    match = re.search(r"\s*\(at (?:line (\d+), column (\d+)|(end of document))\)\s*$", message)
+    reason = message[: match.start()] if match else message
+    where = str(path)
+    if match and match.group(3):
+        where += " (at the end)"
+    elif match:
+        where += f":{match.group(1)}:{match.group(2)}"
     return f"{where}: invalid TOML: {printable(reason)}; fix the syntax there"
 
 
