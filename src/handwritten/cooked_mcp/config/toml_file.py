@@ -36,23 +36,16 @@ def schema(settings: Iterable[Declared]) -> dict[str, type[BaseModel]]:
             name = f"{d.table}.{d.key}"
             nested[name] = type(f"_{d.annotation.__name__}", (d.annotation,), {"model_config": _STRICT})
             holding = ", ".join(d.annotation.model_fields)
-            keys[d.key] = (
-                Annotated[
-                    dict[str, object] | None, Field(description=f"a table ([{name}]) holding {holding}")
-                ],
-                None,
-            )
-            continue
-        keys[d.key] = _toml_type(d.annotation)
+            keys[d.key] = _typed(dict[str, object], f"a table ([{name}]) holding {holding}")
+        else:
+            origin = getattr(d.annotation, "__origin__", d.annotation)
+            keys[d.key] = _typed(*_TOML_TYPES.get(origin, (str, "a string")))
         if d.command:
-            keys[f"{d.key}_cmd"] = _toml_type(str)
-    return {
-        **{
-            table: create_model(f"_{table.title()}", __base__=_Table, **keys)
-            for table, keys in tables.items()
-        },
-        **nested,
+            keys[f"{d.key}_cmd"] = _typed(str, "a string")
+    models = {
+        table: create_model(f"_{table.title()}", __base__=_Table, **keys) for table, keys in tables.items()
     }
+    return models | nested
 
 
 #: The strict TOML type a setting of each Python type takes, named as a message names it.
@@ -64,8 +57,7 @@ _TOML_TYPES: dict[object, tuple[Any, str]] = {
 }
 
 
-def _toml_type(annotation: Any) -> tuple[Any, None]:
-    toml, description = _TOML_TYPES.get(getattr(annotation, "__origin__", annotation), (str, "a string"))
+def _typed(toml: Any, description: str) -> tuple[Any, None]:
     return Annotated[toml | None, Field(description=description)], None
 
 
@@ -122,14 +114,12 @@ def read_file(config_path: str | None, environ: Mapping[str, str], settings: Ite
             return TomlFile(path=None)
         path = default
     try:
-        raw = path.read_bytes()
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise ConfigError(
             f"cannot read config file {path}: {reason}; check the path and its permissions"
         ) from None
-    try:
-        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"config file {path} is not valid UTF-8 text: save it as UTF-8") from None
     import tomllib  # here, not at the top: most starts have no file (start-up time)
@@ -206,31 +196,21 @@ def _find_line(text: str, table: str | None, key: str | None) -> int | None:
     """Where ``[table] key =``, ``table.key =`` or the table is written: tomllib gives no positions, so scan."""
     current: str | None = None
     for number, line in enumerate(text.split("\n"), 1):
-        header = _HEADER.match(line)
-        if header:
+        if header := _HEADER.match(line):
             current = ".".join(part.strip().strip("\"'") for part in header.group(1).split("."))
             if key is None and current == table:
                 return number
-            continue
-        if key is None:
-            if current is None and table is not None and _assigns(line, f"{_key(table)}\\s*[=.]"):
+        elif key is None:
+            if current is None and table is not None and _assigns(line, table, then="[=.]"):
                 return number
-            continue
-        if current == table and _assigns(line, f"{_key(key)}\\s*="):
-            return number
-        if (
-            current is None
-            and table is not None
-            and _assigns(line, f"{_key(table)}\\s*\\.\\s*{_key(key)}\\s*=")
+        elif (current == table and _assigns(line, key)) or (
+            current is None and table is not None and _assigns(line, table, key)
         ):
             return number
     return None
 
 
-def _key(name: str) -> str:
-    escaped = re.escape(name)
-    return f"(?:{escaped}|\"{escaped}\"|'{escaped}')"
-
-
-def _assigns(line: str, pattern: str) -> bool:
-    return re.match(f"^\\s*{pattern}", line) is not None
+def _assigns(line: str, *names: str, then: str = "=") -> bool:
+    """Whether ``line`` starts with the dotted key ``names`` (each bare or quoted), then ``then``."""
+    keys = "\\s*\\.\\s*".join(f"(?:{re.escape(n)}|\"{re.escape(n)}\"|'{re.escape(n)}')" for n in names)
+    return re.match(f"^\\s*{keys}\\s*{then}", line) is not None
