@@ -9,19 +9,18 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import anyio
 
 from cooked_mcp.config import Settings
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
-from cooked_mcp.cooked.models import CookedRecipeSummary, ShoppingList
-from cooked_mcp.exceptions import CookedAuthError, CookedError
+from cooked_mcp.cooked.models import CookedRecipeSummary
+from cooked_mcp.exceptions import CookedError
 
-from .report import print_endpoints, verdicts, write_report
 from .roundtrip import RoundTrip, line_name, new_token, recipe_title
-from .steps import Outcome, Steps, for_a_person, safe_code, step
+from .steps import Outcome, Steps, login_problem, print_endpoints, step, verdicts, write_report
 
 #: The only answer that starts ``--write``: exactly what the question asks for.
 CONFIRMATION = "yes"
@@ -50,11 +49,6 @@ class CheckResult:
     @property
     def logged_in(self) -> bool:
         return bool(self.outcomes) and self.outcomes[0].ok
-
-    def undo_summary(self) -> dict[str, Any] | None:
-        if self.roundtrip is None:
-            return None
-        return {"complete": self.roundtrip.undo_complete, "needed": bool(self.roundtrip.undo_notes)}
 
 
 async def check_account(
@@ -102,19 +96,20 @@ def run_check(
                 write=write,
                 steps=Steps(out),
                 token=token,
-                explain_login=lambda error: _login_problem(error, settings),
+                explain_login=lambda error: login_problem(error, settings),
             )
             return result, client.secret_values()
 
     result, secrets = anyio.run(run)
     _summarise(result, out, reported=report is not None)
     if report is not None:
+        trip = result.roundtrip
         write_report(
             report,
             mode="write" if write else "read-only",
             base_url=settings.base_url,
             outcomes=result.outcomes,
-            undo=result.undo_summary(),
+            undo=trip and {"complete": trip.undo_complete, "needed": bool(trip.undo_notes)},
             secrets=secrets,
         )
         _say(out, f"Report written to {report}: attach it to a bug report (it holds no secrets or recipes).")
@@ -123,8 +118,7 @@ def run_check(
 
 def _say(out: TextIO, *lines: str) -> None:
     """Lines the user reads while the check goes on: flushed at once, even into a pipe."""
-    for line in lines:
-        print(line, file=out, flush=True)
+    print(*lines, sep="\n", file=out, flush=True)
 
 
 def _confirmed(token: str, out: TextIO, answer: TextIO) -> bool:
@@ -141,18 +135,6 @@ def _confirmed(token: str, out: TextIO, answer: TextIO) -> bool:
     if not answer.isatty():  # a piped answer is not echoed: end the question's line for it
         print(file=out)
     return reply.strip() == CONFIRMATION
-
-
-# implements: authentication.LOGIN.4
-def _login_problem(error: CookedError, settings: Settings) -> str:
-    """A rejected login is the user's to fix here and now: no restart to mention, the code said once."""
-    if not isinstance(error, CookedAuthError):
-        return for_a_person(error)  # a connection problem says what failed and what to check
-    answered = " ".join(str(p) for p in (error.status, safe_code(error.code)) if p is not None)
-    return (
-        f"Cooked rejected the username or password ({answered}): check {settings.describe_credentials()}; "
-        "social-login and passwordless Cooked accounts are not supported"
-    )
 
 
 def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
@@ -220,7 +202,11 @@ async def read_checks(
         remember(f"first page of the search for '{SEARCH_QUERY}'", "matches"),
     )
     await step(
-        outcomes, "read the shopping list", endpoints.GET_SHOPPING_LIST, client.get_shopping_list, _sizes
+        outcomes,
+        "read the shopping list",
+        endpoints.GET_SHOPPING_LIST,
+        client.get_shopping_list,
+        lambda s: f"{len(s.aisles)} aisles, {sum(len(a.product_groups) for a in s.aisles)} product groups",
     )
     if found:
         await step(outcomes, "read one recipe", endpoints.GET_RECIPE, lambda: client.get_recipe(found[0]))
@@ -231,8 +217,3 @@ async def read_checks(
             Outcome("read one recipe", endpoints.GET_RECIPE, none, f"skipped: {why}", skipped=True)
         )
     return True
-
-
-def _sizes(shopping: ShoppingList) -> str:
-    groups = sum(len(a.product_groups) for a in shopping.aisles)
-    return f"{len(shopping.aisles)} aisles, {groups} product groups"

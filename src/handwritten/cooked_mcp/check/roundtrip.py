@@ -15,7 +15,7 @@ from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.models import Preview, ShoppingList
 from cooked_mcp.exceptions import CookedError, CookedNotFound
 
-from .steps import Failed, Mismatch, Outcome, Steps, safe_code, step
+from .steps import Failed, Mismatch, Outcome, Steps, answered, safe_code, step
 
 #: What Cooked must answer for a recipe that no longer exists.
 _GONE_STATUS = 404
@@ -133,7 +133,7 @@ class RoundTrip:
             if isinstance(exc, CookedNotFound) and exc.code in (None, _GONE_CODE):
                 return
             code = safe_code(exc.code)
-            shown = " ".join(str(p) for p in (exc.status, code) if p is not None) or "an error"
+            shown = answered(exc.status, code) or "an error"
             expected = f"{_GONE_STATUS} {_GONE_CODE}"
             raise Failed(Mismatch(f"answered {shown}, expected {expected}", exc.status, code)) from None
         raise Failed(
