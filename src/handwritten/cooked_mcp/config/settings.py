@@ -25,7 +25,7 @@ from pydantic import (
 )
 
 from cooked_mcp import credential_command
-from cooked_mcp.remote.url import public_url
+from cooked_mcp.remote.url import is_loopback, public_url
 from cooked_mcp.text import ASCII_WHITESPACE, printable
 
 from .limits import Limits
@@ -443,16 +443,6 @@ def _needs_a_token() -> str:
 
 def _has_space_or_control(text: str) -> bool:
     return any(char.isspace() or unicodedata.category(char) == "Cc" for char in text)
-
-
-def is_loopback(host: str) -> bool:
-    """Whether only this machine can reach a listener on ``host``; anything unsure counts as no."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 # implements: server.SECURITY.11
