@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__, docs_url
-from .config import DECLARED, Settings, environment_variables, load_settings, schema_keys
+from .config import DECLARED, Settings, environment_variables, load_settings, schema_keys, variable
 from .exceptions import ConfigError
 from .logging_setup import configure_logging
 
@@ -32,32 +31,22 @@ def _epilog() -> str:
     return "\n".join(
         [
             "environment variables (they win over the config file):",
-            *_lines(_pairs(environment_variables())),
+            *_two_columns(environment_variables(), down=False),  # no order of their own: read across
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
-            *_lines(_columns(schema_keys())),
-            f"{DECLARED['confirm_changes'].env}=false: no questions before changes that lose data",
+            *_two_columns(schema_keys(), down=True),  # read down, so keys of one table stay together
+            f"{variable('confirm_changes')}=false: no questions before changes that lose data",
             "Each setting explained:",
             f"  {docs_url('configuration.md')}",
         ]
     )
 
 
-def _lines(rows: list[tuple[str, str]]) -> list[str]:
-    width = max(len(left) for left, _ in rows) + 2
-    return [f"  {left:<{width}}{right}".rstrip() for left, right in rows]
-
-
-def _pairs(items: Sequence[str]) -> list[tuple[str, str]]:
-    """Two columns read across, for names with no order of their own."""
+def _two_columns(items: Sequence[str], *, down: bool) -> list[str]:
     padded = [*items, ""] if len(items) % 2 else list(items)
-    return list(zip(padded[::2], padded[1::2], strict=True))
-
-
-def _columns(items: Sequence[str]) -> list[tuple[str, str]]:
-    """Two columns read down, so keys of one table stay together."""
-    half = (len(items) + 1) // 2
-    second = [*items[half:], *([""] * (half - len(items[half:])))]
-    return list(zip(items[:half], second, strict=True))
+    half = len(padded) // 2
+    left, right = (padded[:half], padded[half:]) if down else (padded[::2], padded[1::2])
+    width = max(map(len, left)) + 2
+    return [f"  {one:<{width}}{two}".rstrip() for one, two in zip(left, right, strict=True)]
 
 
 # implements: server.IDENTITY.2, server.TRANSPORT.2, server.CONFIG.6, server.CONFIG.8
@@ -151,8 +140,12 @@ def _transport(transport: str | None, implied_by: str | None) -> str | None:
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2
 def serve(settings: Settings) -> int:
     """Run the configured transport until the client goes away or a signal arrives (a Ctrl-C while starting too)."""
+    # Start-up makes many long-lived objects and next to no garbage: the cyclic collector is off
+    # meanwhile, and what start-up made is frozen (``gc.freeze``) so later collections skip it.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
-        with _start_up_without_collecting():
+        try:
             from .app import build_application
 
             application = build_application(settings)
@@ -160,22 +153,10 @@ def serve(settings: Settings) -> int:
                 from .transports.http import serve_http as serve_transport
             else:
                 from .transports.stdio import serve_stdio as serve_transport
+        finally:
+            if collecting:
+                gc.freeze()
+                gc.enable()
         return serve_transport(application)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
-
-
-@contextlib.contextmanager
-def _start_up_without_collecting() -> Iterator[None]:
-    """Start-up makes many long-lived objects and next to no garbage: the cyclic collector is off
-    meanwhile, and what start-up made is frozen (``gc.freeze``) so later collections skip it.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()

@@ -23,3 +23,11 @@ __all__ = [
 def default(setting: str) -> Any:
     """The value ``setting`` has when nothing sets it."""
     return DECLARED[setting].default
+
+
+def variable(setting: str) -> str:
+    """The environment variable of ``setting`` (a ``Settings`` field name)."""
+    name = DECLARED[setting].env
+    if name is None:
+        raise KeyError(f"{setting} is not set by an environment variable")
+    return name
