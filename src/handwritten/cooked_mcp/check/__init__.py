@@ -109,7 +109,7 @@ def run_check(
             mode="write" if write else "read-only",
             base_url=settings.base_url,
             outcomes=result.outcomes,
-            undo=trip and {"complete": trip.undo_complete, "needed": bool(trip.undo_notes)},
+            undo=None if trip is None else {"complete": trip.undo_complete, "needed": bool(trip.undo_notes)},
             secrets=secrets,
         )
         _say(out, f"Report written to {report}: attach it to a bug report (it holds no secrets or recipes).")
