@@ -133,6 +133,8 @@ def redact(text: str, secrets: Iterable[str]) -> str:
 
 #: New text and the span (relative to a match) it replaces.
 _Piece = tuple[str, int, int]
+#: A match's new text, or pieces of it each from its own span of the match.
+_Rewrite = Callable[[str], str | list[_Piece]]
 
 
 @dataclass(frozen=True)
@@ -147,7 +149,7 @@ class _View:
     def of(cls, text: str) -> _View:
         return cls(text, list(range(len(text))), list(range(1, len(text) + 1)))
 
-    def rewritten(self, found: re.Pattern[str], rewrite: Callable[[str], list[_Piece]]) -> _View:
+    def rewritten(self, found: re.Pattern[str], rewrite: _Rewrite) -> _View:
         """Each match of ``found`` replaced by the pieces ``rewrite`` makes of it: new text, and
         the span of the match (relative to it) that text comes from."""
         text: list[str] = []
@@ -155,7 +157,8 @@ class _View:
         ends: list[int] = []
         done = 0
         for match in found.finditer(self.text):
-            pieces = rewrite(match.group())
+            made = rewrite(match.group())
+            pieces = [(made, 0, len(match.group()))] if isinstance(made, str) else made
             if len(pieces) == 1 and pieces[0][0] == match.group():
                 continue
             start = match.start()
@@ -226,38 +229,22 @@ def _normalised(text: str) -> _View:
     return view
 
 
-def _steps(text: str) -> list[tuple[re.Pattern[str], Callable[[str], list[_Piece]]]]:
+def _steps(text: str) -> list[tuple[re.Pattern[str], _Rewrite]]:
     """The rewrites that would change ``text``, in order."""
-    steps: list[tuple[re.Pattern[str], Callable[[str], list[_Piece]]]] = []
+    steps: list[tuple[re.Pattern[str], _Rewrite]] = []
     if not text.isascii():
         format_chars, any_format_char = _format_chars()
         if not format_chars.isdisjoint(text):
-            steps.append((any_format_char, _dropped))
+            steps.append((any_format_char, lambda found: ""))
         if not unicodedata.is_normalized("NFKC", text):
             steps.append((_NON_ASCII, _nfkc))
     if "%" in text and _PERCENT.search(text):
-        steps.append((_PERCENT, _percent_decoded))
+        steps.append((_PERCENT, lambda found: unquote(found, errors="replace")))
     if "&" in text and _ENTITY.search(text):
-        steps.append((_ENTITY, _unescaped))
+        steps.append((_ENTITY, html.unescape))
     if "\\" in text and _ESCAPE.search(text):
-        steps.append((_ESCAPE, _backslash_decoded))
+        steps.append((_ESCAPE, _unescaped_chars))
     return steps
-
-
-def _dropped(found: str) -> list[_Piece]:
-    return [("", 0, len(found))]
-
-
-def _percent_decoded(found: str) -> list[_Piece]:
-    return [(unquote(found, errors="replace"), 0, len(found))]
-
-
-def _unescaped(found: str) -> list[_Piece]:
-    return [(html.unescape(found), 0, len(found))]
-
-
-def _backslash_decoded(found: str) -> list[_Piece]:
-    return [(_unescaped_chars(found), 0, len(found))]
 
 
 def _unescaped_chars(found: str) -> str:
