@@ -80,9 +80,7 @@ def _server(
 
 class ToolsOnFirstCall:
     """The tool handlers and the Cooked client, built at the first tool call: listing tools needs
-    neither, and importing them is most of cooked-mcp's own start-up (bench/startup.py). Only the
-    tool methods are looked up here, so a stray attribute builds nothing.
-    """
+    neither, and importing them is most of cooked-mcp's start-up (bench/startup.py)."""
 
     _HANDLER_METHODS = frozenset(spec.name for spec in TOOLS)
 
@@ -127,9 +125,7 @@ class ToolsOnFirstCall:
 
 @dataclass(frozen=True)
 class Application:
-    """What a transport serves. Building it opens nothing (the client is built at the first call), so
-    a transport may still refuse to start; entering it in the serving loop closes the client after.
-    """
+    """What a transport serves: building it opens nothing, and leaving it closes the client."""
 
     settings: Settings
     tools: ToolsOnFirstCall

@@ -1,6 +1,5 @@
-"""Run the shell commands behind ``*_cmd`` settings. Their output is a secret: it is returned and
-nowhere else, stderr is discarded unread, failures name only the setting; runtime and size are bounded.
-"""
+"""Run the shell commands behind ``*_cmd`` settings: the output, a secret, is only returned; stderr
+is discarded unread, failures name only the setting; runtime and size are bounded."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Every exception cooked-mcp's hand-written code raises, in one tree.
-
-A Cooked error's kind is its class (a handler catches ``CookedNotFound``, never compares
-statuses); ``with_next_step`` is the one way to give it a better next step. The generated code's
-errors live in ``cooked_mcp_runtime``. No message here ever holds a secret or request body.
+"""Every exception cooked-mcp's hand-written code raises, in one tree: a Cooked error's kind is its
+class, so handlers catch ``CookedNotFound`` rather than compare statuses. No message holds a secret.
 """
 
 from __future__ import annotations
@@ -61,9 +58,6 @@ class CookedError(Exception):
             parts.append(f"Next step: {self.next_step}")
         return ". ".join(part.rstrip(".") for part in parts) + "."
 
-    def __str__(self) -> str:
-        return self._compose()
-
     def with_next_step(self, next_step: str) -> Self:
         """A new error of the same kind with ``next_step`` (new, so no traceback is shared between tasks)."""
         twin = type(self).__new__(type(self))
@@ -82,8 +76,7 @@ class CookedAuthError(CookedError):
 
 
 class CookedUnavailable(CookedError):
-    """Cooked was not reached, did not answer in time, or redirected. ``may_have_changed``: a change
-    reached Cooked but its answer was lost."""
+    """Cooked was not reached, did not answer in time, or redirected (``may_have_changed``: after a change)."""
 
     def __init__(self, summary: str, *, may_have_changed: bool = False, **details: Any) -> None:
         self.may_have_changed = may_have_changed

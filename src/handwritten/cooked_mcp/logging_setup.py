@@ -1,7 +1,5 @@
-"""Logging to stderr only (stdout is the stdio transport's), with a redaction filter on the
-handler, so records of every logger, libraries included, are scrubbed of the registered secrets.
-Libraries that log URLs, raw headers or whole messages are held at WARNING.
-"""
+"""Logging to stderr only (stdout is the stdio transport's), through a filter that scrubs the
+registered secrets from every logger's records, libraries included."""
 
 from __future__ import annotations
 
@@ -24,11 +22,8 @@ _active: RedactionFilter | None = None
 
 # implements: authentication.SECRETS.1, server.SECURITY.2
 class RedactionFilter(logging.Filter):
-    """Replaces registered secrets, in every spelling ``redaction`` knows, in every record.
-
-    Filtering takes no lock (secrets and sources are immutable values replaced whole), so a record
-    logged from a signal handler never waits for a lock its own thread holds.
-    """
+    """Replaces registered secrets in every record. Filtering takes no lock (the values are replaced
+    whole), so a record logged from a signal handler never waits for a lock its own thread holds."""
 
     def __init__(self, secrets: Iterable[str] = (), sources: Iterable[SecretSource] = ()) -> None:
         super().__init__()

@@ -1,8 +1,6 @@
-"""Finds every spelling of a secret in text and replaces it (SECURITY.md lists the spellings
-covered and those not). Matching runs on the text as it is (parts raw, percent-encoded or
-JSON-escaped, joined by any whitespace; whole base64/base32/hex encodings), then, only when the
-text could hold another spelling, on a normalised view (format characters out, NFKC, escapes and
-entities decoded until stable) whose matches are mapped back over the original characters.
+"""Finds every spelling of a secret in text (SECURITY.md lists them) and replaces it: in the text
+as it is, then, when it could hold another spelling, in a normalised view (format characters out,
+NFKC, escapes decoded until stable) whose matches are mapped back over the original characters.
 """
 
 from __future__ import annotations
@@ -25,9 +23,7 @@ MIN_SECRET_LENGTH = 3
 
 @cache
 def _format_chars() -> tuple[frozenset[str], re.Pattern[str]]:
-    """Invisible (category Cf) characters and a pattern for them, scanned on the first redaction rather
-    than at import, so start-up does not pay for ~130,000 lookups.
-    """
+    """Invisible (Cf) characters and a pattern for them: found at the first redaction, not at import."""
     chars = frozenset(
         char
         for plane in (range(0x20000), range(0xE0000, 0xE1000))
@@ -94,9 +90,7 @@ def _encoded_forms(secret: str) -> set[str]:
 
 @lru_cache(maxsize=64)
 def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
-    """One cached pattern for all secrets, each also in its NFKC form and any letter case; encodings only
-    in ``_encoded_forms``' cases (case-insensitive, they would cost most of a log line's time).
-    """
+    """One cached pattern for all secrets, also NFKC and in any letter case (encodings only in their own)."""
     spelt = secrets | {unicodedata.normalize("NFKC", secret) for secret in secrets}
     # Longest first, so a secret that contains another is replaced whole.
     patterns = [

@@ -1,7 +1,5 @@
-"""``cooked-mcp --check``: does this Cooked account answer as the server expects? Part of the
-contract is reconstructed, so a user needs one command that finds what we guessed wrong and a
-report to send (docs/check.md). ``--write`` adds a round trip that changes the account back.
-"""
+"""``cooked-mcp --check``: does this Cooked account answer as the (partly reconstructed) contract
+says? One command finds what we guessed wrong, with a report to send (docs/check.md)."""
 
 from __future__ import annotations
 
@@ -77,9 +75,7 @@ def run_check(
     out: TextIO = sys.stdout,
     answer: TextIO = sys.stdin,
 ) -> int:
-    """Print each line as soon as it is known (and write ``report``); exit 0 only when all matched.
-    What needs no network comes first, so a Cooked that never answers leaves the user reading.
-    """
+    """Print each line as soon as it is known (no network first); exit 0 only when all matched."""
     mode = "with --write" if write else "read-only"
     _say(out, f"cooked-mcp --check ({mode}) against {settings.base_url}", *settings.describe_account())
     token = new_token()
@@ -138,8 +134,7 @@ def _confirmed(token: str, out: TextIO, answer: TextIO) -> bool:
 
 
 def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
-    """What was checked and what was not; a failed login ends it, as nothing else could run.
-    A failure after the login is what a bug report needs: ``reported`` says a report is on its way."""
+    """What was checked and what was not; ``reported``: a report is on its way."""
     if not result.logged_in:
         _say(out, "Nothing else was checked: every other request needs a logged-in session.")
         login = result.outcomes[0].mismatch if result.outcomes else None

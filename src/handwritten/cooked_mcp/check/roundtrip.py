@@ -1,7 +1,5 @@
-"""``--check --write``: change the account and change it back, one endpoint at a time, on one
-recipe and one shopping-list line marked by a random token. ``undo`` finds them by that token, not
-by returned IDs: a step can fail after Cooked acted, and then the ID is unknown.
-"""
+"""``--check --write``: change the account and back, on one recipe and one shopping-list line marked
+by a random token, by which ``undo`` finds them: a step can fail after Cooked acted, the ID unknown."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The steps of ``--check`` and their per-endpoint verdicts, printed and written as a file for a bug
-report. A ``Mismatch`` holds only what is safe in a report (status, a code-like error code, our own
-sentence, the answer's shape): never a value from an answer, a credential, the username, a custom
-base URL or any recipe text; Cooked's free text stays on the terminal.
-"""
+"""The steps of ``--check`` and their per-endpoint verdicts, printed and written for a bug report.
+A ``Mismatch`` holds only what is safe in a report (status, a code-like code, our sentence, the
+answer's shape); Cooked's free text stays on the terminal."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""Startup settings: flags over environment over a TOML file over defaults, checked before serving;
-each mistake is one line naming its source, never a credential (docs/architecture.md, "Adding a setting").
-"""
+"""Startup settings, checked before serving (docs/architecture.md, "Adding a setting")."""
 
 from __future__ import annotations
 

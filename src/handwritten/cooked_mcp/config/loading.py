@@ -38,9 +38,7 @@ def load_settings(
     http_addr: str | None = None,
     public_url: str | None = None,
 ) -> Settings:
-    """Build the settings from flags, ``environ`` and the TOML file, or raise ``ConfigError``. Without
-    ``config_path`` the XDG default file is read when it exists; ``environ`` is the caller's to choose.
-    """
+    """The settings, or ``ConfigError``; without ``config_path`` the XDG default file, if any, is read."""
     file = read_file(config_path, environ, DECLARED.values())
     given = {"transport": transport, "http_addr": http_addr, "public_url": public_url}
     chosen: dict[str, object] = {setting: value for setting, value in given.items() if value is not None}

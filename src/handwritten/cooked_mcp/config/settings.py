@@ -1,7 +1,5 @@
-"""The settings of one process, for exactly one Cooked account: a pydantic model whose validators
-check each value (raising ``ValueError`` with the problem alone: ``loading`` words it), then the
-rules between settings, then run the ``*_cmd`` commands (last).
-"""
+"""The settings of one process, for one Cooked account: validators check each value (a ``ValueError``
+names the problem alone: ``loading`` words it), then the rules between settings, then run commands."""
 
 from __future__ import annotations
 
@@ -61,14 +59,11 @@ class Address(NamedTuple):
 
 # implements: server.SINGLE_USER.1, server.SINGLE_USER.3
 class Settings(BaseModel):
-    """Everything the process needs; each ``setting(...)`` field is one setting (``table``). Secrets are
-    ``SecretStr`` and the username stays out of the repr. Extra allowed hosts/origins need a bearer token.
-    """
+    """Each ``setting(...)`` field is one setting (``table``); secrets are ``SecretStr``, the username out of the repr."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
-    # In the order the checks run: of several mistakes, the first field's is reported. The
-    # config file lists its keys in this order too, table by table (table.TABLES).
+    # In the order the checks run: of several mistakes, the first field's is reported.
     # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2, server.TRANSPORT.4
     transport: Transport = setting(
         "stdio",
@@ -238,8 +233,7 @@ class Settings(BaseModel):
     @field_validator("allowed_hosts", "allowed_origins")
     @classmethod
     def _allowed(cls, values: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-        """Checked for the shape the DNS-rebinding defence compares against: a typo would otherwise
-        fail every request with 421/403 and no hint."""
+        """In the shape the DNS-rebinding defence compares: a typo would fail every request with no hint."""
         origins = info.field_name == "allowed_origins"
         for value in values:
             if not value or _has_space_or_control(value):
@@ -345,9 +339,7 @@ class Settings(BaseModel):
     # implements: authentication.CREDENTIALS.15
     @model_validator(mode="after")
     def _commands_run_last(self) -> Self:
-        """The ``*_cmd`` commands run only once every other check passed (a typo never runs a password
-        manager). The token's command runs only for the http transport, the one that uses it.
-        """
+        """Only once every other check passed (a typo never runs a password manager); the token's only for http."""
         if self.transport != "http":
             object.__setattr__(self, "http_token", None)  # frozen to everyone else: this is construction
         for name in (d.name for d in DECLARED.values() if d.command):
@@ -369,13 +361,11 @@ class Settings(BaseModel):
         return self.sources.get(setting, DEFAULT)
 
     def describe_source(self, setting: str) -> str:
-        """Where a setting (a field name) came from: an environment variable, ``table.key in
-        path:line`` (a ``*_cmd`` key when a command produced it), a flag, or ``the default``."""
+        """Where a setting came from: a variable, ``table.key in path:line``, a flag or ``the default``."""
         return self.origin(setting).describe()
 
     def describe_origin(self, setting: str) -> str:
-        """``describe_source``, plus the file value it beat if any: a forgotten ``export`` in the
-        shell beating the config file is the usual cause of a setting the user cannot explain."""
+        """``describe_source``, plus the file value it beat (a forgotten ``export`` is a usual surprise)."""
         shadowed = self.overridden.get(setting)
         return self.describe_source(setting) + (f" (overriding {shadowed})" if shadowed else "")
 
@@ -402,8 +392,7 @@ class Settings(BaseModel):
 
     # implements: authentication.SECRETS.1, server.SECURITY.2
     def secret_values(self) -> list[str]:
-        """What no log line, error text or report may show: the login name and every secret
-        setting (a ``SecretStr`` field: the password, the bearer token)."""
+        """What no log line, error or report may show: the login name and every ``SecretStr`` setting."""
         secrets = (getattr(self, d.name) for d in DECLARED.values() if d.secret)
         return [self.username, *(secret.get_secret_value() for secret in secrets if secret is not None)]
 

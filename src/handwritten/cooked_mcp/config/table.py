@@ -1,7 +1,5 @@
-"""How a setting is declared once (a ``Settings`` field whose default is ``setting(...)``) and the
-one reading of those declarations (``declared``) that every layer, message and ``--help`` uses.
-docs/architecture.md, "Adding a setting", shows one.
-"""
+"""A setting declared once, as a ``Settings`` field whose default is ``setting(...)``, and the one
+reading of those declarations that every layer, message and ``--help`` uses."""
 
 from __future__ import annotations
 
