@@ -208,6 +208,7 @@ async def read_checks(
     else:
         none = all(o.ok for o in outcomes)  # else listing failed: no ID could be had
         why = "the account has no saved recipes" if none else "no recipe ID could be listed or found"
+        outcomes.started("read one recipe")
         outcomes.append(
             Outcome("read one recipe", endpoints.GET_RECIPE, none, f"skipped: {why}", skipped=True)
         )

@@ -73,22 +73,17 @@ class Outcome:
 
 
 class Steps(list[Outcome]):
-    """The outcomes so far; given ``out``, each step's name is shown while Cooked is waited for."""
+    """The outcomes so far; given ``out``, each step's name is shown (``started``) while Cooked is waited for."""
 
     def __init__(self, out: TextIO | None = None) -> None:
         super().__init__()
         self._out = out
-        self._shown: str | None = None
 
     def started(self, name: str) -> None:
         self._show(f"  {name} ... ")
-        self._shown = name
 
     def append(self, outcome: Outcome) -> None:
         super().append(outcome)
-        if self._shown != outcome.step:  # recorded without a request: no line was started for it
-            self._show(f"  {outcome.step} ... ")
-        self._shown = None
         # The line already says FAILED: the client's "The log in request failed: " would say it twice.
         detail = _REQUEST_FAILED.sub("", outcome.detail)
         self._show(f"{'OK' if outcome.ok else 'FAILED'}{' - ' + detail if detail else ''}\n")
