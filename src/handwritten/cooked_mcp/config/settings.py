@@ -297,14 +297,14 @@ class Settings(BaseModel):
         if not is_loopback(self.http_host):
             raise ValueError(
                 f"refusing to serve HTTP on non-loopback address {printable(self.http_addr.shown())} "
-                f"without a bearer token: {_needs_a_token()}, or listen on 127.0.0.1"
+                f"without a bearer token: set {_ways('http_token')}, or listen on 127.0.0.1"
             )
         for key in ("allowed_hosts", "allowed_origins"):
             if getattr(self, key):
                 where = self.origin(key).where
                 raise ValueError(
                     f"{where + ': ' if where else ''}mcp.{key} needs a bearer token: without one, any web "
-                    f"page the browser lets reach such a name could drive the server; {_needs_a_token()}, "
+                    f"page the browser lets reach such a name could drive the server; set {_ways('http_token')}, "
                     f"or remove mcp.{key}"
                 )
         return self
@@ -321,10 +321,9 @@ class Settings(BaseModel):
         if self.transport != "http":
             raise ValueError("--public-url needs the http transport: drop --transport stdio")
         if self.owner_password is None:
-            owner = DECLARED["owner_password"]
             raise ValueError(
                 f"remote mode (--public-url) needs an owner password, typed on the consent page to let a "
-                f"client connect: set {owner.env} (or {owner.file_key} / {owner.file_key}_cmd)"
+                f"client connect: set {_ways('owner_password')}"
             )
         if self.http_token is not None:  # never run a command for nothing, but say why it is unused
             warning = (
@@ -425,9 +424,10 @@ def how_to_set(setting: str, env_value: str, file_value: str, where: str = "") -
     return f"{declaration.env}={env_value} (or {declaration.file_key} = {file_value}{where})"
 
 
-def _needs_a_token() -> str:
-    token = DECLARED["http_token"]
-    return f"set {token.env} (or {token.file_key} / {token.file_key}_cmd)"
+def _ways(setting: str) -> str:
+    """``VARIABLE (or table.key / table.key_cmd)``: every way to set a secret, for messages."""
+    d = DECLARED[setting]
+    return f"{d.env} (or {d.file_key} / {d.file_key}_cmd)"
 
 
 def _has_space_or_control(text: str) -> bool:
