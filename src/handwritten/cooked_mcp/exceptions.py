@@ -48,15 +48,13 @@ class CookedError(Exception):
 
     # implements: api-client.ERRORS.2, api-client.ERRORS.3, api-client.ERRORS.4, api-client.ERRORS.5
     def _compose(self) -> str:
-        parts = [self.summary]
         details = " ".join(str(item) for item in (self.status, self.code) if item is not None)
-        if details:
-            parts[0] = f"{self.summary} ({details})"
-        if self.cooked_message:
-            parts.append(f"Cooked says: {self.cooked_message}")
-        if self.next_step:
-            parts.append(f"Next step: {self.next_step}")
-        return ". ".join(part.rstrip(".") for part in parts) + "."
+        parts = (
+            f"{self.summary} ({details})" if details else self.summary,
+            self.cooked_message and f"Cooked says: {self.cooked_message}",
+            self.next_step and f"Next step: {self.next_step}",
+        )
+        return ". ".join(part.rstrip(".") for part in parts if part) + "."
 
     def with_next_step(self, next_step: str) -> Self:
         """A new error of the same kind with ``next_step`` (new, so no traceback is shared between tasks)."""
