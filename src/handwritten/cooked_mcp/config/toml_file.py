@@ -76,14 +76,17 @@ class TomlFile:
         """``path:line`` of a key (or, failing that, its table, as for an inline ``limits = {...}``)."""
         line = _find_line(self.text, table, key)
         if line is None and table is not None:
+            # A sub-table's own header, the sub-table inline in its parent, the table, the parent.
             parent, _, name = table.rpartition(".")
-            candidates: list[tuple[str, str | None]] = [(table, None)]
-            if key is not None:
-                candidates.insert(0, (f"{table}.{key}", None))  # a sub-table's own header
-            if parent:
-                candidates.insert(-1, (parent, name))  # a sub-table written inline in its parent
-                candidates.append((parent, None))  # or as dotted keys there
-            line = next((n for t, k in candidates if (n := _find_line(self.text, t, k)) is not None), None)
+            candidates = [
+                (f"{table}.{key}" if key else "", None),
+                (parent, name),
+                (table, None),
+                (parent, None),
+            ]
+            line = next(
+                (n for t, k in candidates if t and (n := _find_line(self.text, t, k)) is not None), None
+            )
         return f"{self.path}:{line}" if line is not None else str(self.path)
 
     def origin(self, table: str, key: str) -> Origin:
