@@ -100,14 +100,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .remote import manage
 
         return manage(os.environ, revoke=args.revoke)
+    # --http-addr or --public-url alone means HTTP (nothing else listens); with --transport stdio, a contradiction.
+    implied = "--http-addr" if args.http_addr else "--public-url" if args.public_url else None
+    transport = "http" if implied and args.transport is None else args.transport
     try:
+        if implied and transport == "stdio":
+            raise ConfigError(f"{implied} needs the http transport: drop --transport stdio or {implied}")
         settings = load_settings(
             config_path=args.config,
             environ=os.environ,
-            transport=_transport(
-                args.transport,
-                "--http-addr" if args.http_addr else "--public-url" if args.public_url else None,
-            ),
+            transport=transport,
             http_addr=args.http_addr,
             public_url=args.public_url,
         )
@@ -120,21 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.check:
         from .check import run_check
 
-        report = Path(args.report) if args.report else None
-        return run_check(settings, write=args.write, yes=args.yes, report=report)
+        return run_check(
+            settings, write=args.write, yes=args.yes, report=Path(args.report) if args.report else None
+        )
     return serve(settings)
-
-
-def _transport(transport: str | None, implied_by: str | None) -> str | None:
-    """``--http-addr`` or ``--public-url`` (``implied_by``) alone means HTTP (nothing else listens);
-    with ``--transport stdio`` it is a contradiction."""
-    if implied_by is None:
-        return transport
-    if transport is None:
-        return "http"
-    if transport == "stdio":
-        raise ConfigError(f"{implied_by} needs the http transport: drop --transport stdio or {implied_by}")
-    return transport
 
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2
