@@ -202,12 +202,9 @@ def register_prompts(server: Server[Any], client: Callable[[], CookedClient], *,
     async def complete(
         ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
     ) -> types.CompleteResult:
-        ref = params.ref
+        ref, name = params.ref, params.argument.name
         journey = journeys.get(ref.name) if isinstance(ref, types.PromptReference) else None
-        argument = (
-            next((a for a in journey.arguments if a.name == params.argument.name), None) if journey else None
-        )
-        if argument is None or not argument.recipe:
+        if journey is None or not any(a.recipe and a.name == name for a in journey.arguments):
             return types.CompleteResult(completion=types.Completion(values=[], has_more=False))
         found = await titles.matching(params.argument.value)
         return types.CompleteResult(
