@@ -136,7 +136,7 @@ class Settings(BaseModel):
     owner_password: SecretStr | None = setting(
         None, env="COOKED_MCP_OWNER_PASSWORD", file="mcp.owner_password", command=True
     )
-    #: File only; the file's schema checks each key of ``[mcp.limits]`` at its own line (toml_file).
+    #: File only; the file's schema checks each key of ``[mcp.limits]`` at its own line (loading).
     limits: Limits = setting(Limits(), file="mcp.limits")
     username: str = setting(env="COOKED_LOGIN_USERNAME", file="user.name", command=True, repr=False)
     password: SecretStr = setting(env="COOKED_LOGIN_PASSWORD", file="user.password", command=True)
