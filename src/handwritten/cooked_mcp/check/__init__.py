@@ -4,6 +4,7 @@ says? One command finds what we guessed wrong, with a report to send (docs/check
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,10 +144,9 @@ def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
         return
     if result.roundtrip is not None:
         _say(out, *(f"  undo: {note}" for note in result.roundtrip.undo_notes))
-    rows = verdicts(result.outcomes)
+    rows, outcomes = verdicts(result.outcomes), result.outcomes
     print_endpoints(rows, out)
-    outcomes = result.outcomes
-    counts = {status: sum(row.status == status for row in rows) for status in ("ok", "mismatch")}
+    counts = Counter(row.status for row in rows)
     unchecked = len(rows) - counts["ok"] - counts["mismatch"]
     checked = (
         f"{counts['ok']} of the {len(rows)} endpoints answered as cooked-mcp expects"
