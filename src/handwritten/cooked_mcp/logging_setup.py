@@ -40,21 +40,19 @@ class RedactionFilter(logging.Filter):
         with self._adding:
             self._sources = (*self._sources, source)
 
-    def redact(self, text: str) -> str:
-        return redact(text, self._current())
-
     def filter(self, record: logging.LogRecord) -> bool:
+        secrets = self._current()
         try:
             message = record.getMessage()
         except Exception:  # a broken %-format must not lose the record, nor print its arguments
             message = f"{record.msg} (log arguments could not be formatted)"
-        record.msg, record.args = self.redact(message), None
+        record.msg, record.args = redact(message, secrets), None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = self.redact(record.exc_text)
+            record.exc_text = redact(record.exc_text, secrets)
         if record.stack_info:
-            record.stack_info = self.redact(record.stack_info)
+            record.stack_info = redact(record.stack_info, secrets)
         return True
 
     def _current(self) -> frozenset[str]:
