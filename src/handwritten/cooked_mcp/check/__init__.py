@@ -19,7 +19,7 @@ from cooked_mcp.cooked.models import CookedRecipeSummary
 from cooked_mcp.exceptions import CookedError
 
 from .roundtrip import RoundTrip, line_name, new_token, recipe_title
-from .steps import Outcome, Steps, login_problem, print_endpoints, step, verdicts, write_report
+from .steps import Outcome, Steps, login_problem, print_endpoints, verdicts, write_report
 
 #: The only answer that starts ``--write``: exactly what the question asks for.
 CONFIRMATION = "yes"
@@ -169,7 +169,7 @@ async def read_checks(
     client: CookedClient, outcomes: Steps, explain_login: Callable[[CookedError], str] = str
 ) -> bool:
     """Append the read steps' outcomes; False when the login failed (nothing else can work)."""
-    await step(outcomes, "log in", endpoints.LOGIN, client.ensure_session, explain=explain_login)
+    await outcomes.step("log in", endpoints.LOGIN, client.ensure_session, explain=explain_login)
     if not outcomes[-1].ok:
         return False
     found: list[str] = []  # a recipe ID to read: from the list, or from the search when listing failed
@@ -182,29 +182,26 @@ async def read_checks(
 
         return describe
 
-    await step(
-        outcomes,
+    await outcomes.step(
         "list recipes",
         endpoints.LIST_RECIPES,
         lambda: client.list_recipes(1, LIST_PAGE),
         remember(f"page of {LIST_PAGE}", "recipes"),
     )
-    await step(
-        outcomes,
+    await outcomes.step(
         "search recipes",
         endpoints.SEARCH_RECIPES,
         lambda: client.search_recipes(SEARCH_QUERY, 1),
         remember(f"first page of the search for '{SEARCH_QUERY}'", "matches"),
     )
-    await step(
-        outcomes,
+    await outcomes.step(
         "read the shopping list",
         endpoints.GET_SHOPPING_LIST,
         client.get_shopping_list,
         lambda s: f"{len(s.aisles)} aisles, {sum(len(a.product_groups) for a in s.aisles)} product groups",
     )
     if found:
-        await step(outcomes, "read one recipe", endpoints.GET_RECIPE, lambda: client.get_recipe(found[0]))
+        await outcomes.step("read one recipe", endpoints.GET_RECIPE, lambda: client.get_recipe(found[0]))
     else:
         none = all(o.ok for o in outcomes)  # else listing failed: no ID could be had
         why = "the account has no saved recipes" if none else "no recipe ID could be listed or found"

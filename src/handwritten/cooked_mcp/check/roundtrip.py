@@ -13,7 +13,7 @@ from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.models import Preview, ShoppingList
 from cooked_mcp.exceptions import CookedError, CookedNotFound
 
-from .steps import Failed, Mismatch, Outcome, Steps, answered, safe_code, step
+from .steps import Failed, Mismatch, Outcome, Steps, answered, safe_code
 
 #: What Cooked must answer for a recipe that no longer exists.
 _GONE_STATUS = 404
@@ -65,8 +65,7 @@ class RoundTrip:
     async def _recipe(self) -> None:
         c, out = self.client, self.outcomes
         text = "1 cup red lentils\n2 cups water\nSimmer the lentils in the water for 20 minutes."
-        preview = await step(
-            out,
+        preview = await out.step(
             "preview a recipe from raw text",
             endpoints.PREVIEW_RECIPE,
             lambda: c.preview_recipe(self.title, text),
@@ -74,8 +73,7 @@ class RoundTrip:
         if preview is None:
             return
         self._recipe_pending = True
-        recipe_id = await step(
-            out,
+        recipe_id = await out.step(
             "save the previewed recipe",
             endpoints.SAVE_RECIPE,
             lambda: c.save_recipe(preview.title, preview.description, preview.portions),
@@ -85,16 +83,14 @@ class RoundTrip:
         self._recipe_id = recipe_id
         # Steps that find a difference do not stop the round trip: later endpoints still get checked.
         await self._read_back(recipe_id, preview)
-        await step(
-            out,
+        await out.step(
             "update the recipe",
             endpoints.UPDATE_RECIPE,
             lambda: self._same_id(
                 c.update_recipe(recipe_id, preview.description + "\n\nUpdated.", 1), recipe_id
             ),
         )
-        await step(
-            out,
+        await out.step(
             "delete the recipe",
             endpoints.DELETE_RECIPE,
             lambda: self._same_id(c.delete_recipe(recipe_id), recipe_id),
@@ -102,8 +98,7 @@ class RoundTrip:
         if not out[-1].ok:
             return
         self._recipe_pending = False
-        await step(
-            out,
+        await out.step(
             "read the deleted recipe (expect not found)",
             endpoints.GET_RECIPE,
             lambda: self._gone(recipe_id),
@@ -122,7 +117,7 @@ class RoundTrip:
                     Mismatch("the recipe read back differs from what was saved (description or portions)")
                 )
 
-        await step(self.outcomes, "read the saved recipe", endpoints.GET_RECIPE, read)
+        await self.outcomes.step("read the saved recipe", endpoints.GET_RECIPE, read)
 
     async def _gone(self, recipe_id: str) -> None:
         try:
@@ -149,44 +144,42 @@ class RoundTrip:
 
     async def _shopping_line(self) -> None:
         c, out = self.client, self.outcomes
-        before = await step(
-            out, "read the shopping list before", endpoints.GET_SHOPPING_LIST, c.get_shopping_list
+        before = await out.step(
+            "read the shopping list before", endpoints.GET_SHOPPING_LIST, c.get_shopping_list
         )
         if before is None:
             return
         self._before_groups = {g.id for a in before.aisles for g in a.product_groups}
         self._before_selected = [g.id for a in before.aisles for g in a.product_groups if g.selected]
         self._line_pending = True
-        added = await step(
-            out,
+        added = await out.step(
             "add one line",
             endpoints.ADD_INGREDIENTS,
             lambda: self._one_added(c.add_ingredients(f"1 {line_name(self.token)}")),
         )
         if added is None:
             return
-        found = await step(out, "read the added line", endpoints.GET_SHOPPING_LIST, self._find_line)
+        found = await out.step("read the added line", endpoints.GET_SHOPPING_LIST, self._find_line)
         if found is None:
             return
         group_id, aisle_id = found
         ticked = [*self._before_selected, group_id]
-        await step(
-            out, "tick the line", endpoints.SET_SELECTED, lambda: self._selected(ticked, group_id, True)
+        await out.step(
+            "tick the line", endpoints.SET_SELECTED, lambda: self._selected(ticked, group_id, True)
         )
         unticked = self._before_selected
-        await step(
-            out, "untick the line", endpoints.SET_SELECTED, lambda: self._selected(unticked, group_id, False)
+        await out.step(
+            "untick the line", endpoints.SET_SELECTED, lambda: self._selected(unticked, group_id, False)
         )
         name = f"{line_name(self.token)} updated"
-        await step(
-            out,
+        await out.step(
             "update the line",
             endpoints.UPDATE_PRODUCT_GROUP,
             lambda: c.update_product_group(
                 group_id, name=name, quantity="2", aisle_id=aisle_id, selected=False
             ),
         )
-        await step(out, "remove the line", endpoints.REMOVE_PRODUCT_GROUPS, lambda: self._removed(group_id))
+        await out.step("remove the line", endpoints.REMOVE_PRODUCT_GROUPS, lambda: self._removed(group_id))
         self._line_pending = not out[-1].ok
 
     async def _removed(self, group_id: str) -> list[str]:

@@ -72,27 +72,6 @@ class Outcome:
     skipped: bool = False
 
 
-class Steps(list[Outcome]):
-    """The outcomes so far; given ``out``, each step's name is shown (``started``) while Cooked is waited for."""
-
-    def __init__(self, out: TextIO | None = None) -> None:
-        super().__init__()
-        self._out = out
-
-    def started(self, name: str) -> None:
-        self._show(f"  {name} ... ")
-
-    def append(self, outcome: Outcome) -> None:
-        super().append(outcome)
-        # The line already says FAILED: the client's "The log in request failed: " would say it twice.
-        detail = _REQUEST_FAILED.sub("", outcome.detail)
-        self._show(f"{'OK' if outcome.ok else 'FAILED'}{' - ' + detail if detail else ''}\n")
-
-    def _show(self, text: str) -> None:
-        if self._out is not None:
-            print(text, end="", file=self._out, flush=True)
-
-
 class Failed(Exception):
     """Cooked answered, but not as expected (e.g. a deleted recipe still readable)."""
 
@@ -134,6 +113,48 @@ def for_a_person(error: CookedError) -> str:
     return str(error.with_next_step("")) if disagrees(error) else str(error)
 
 
+class Steps(list[Outcome]):
+    """The outcomes so far; given ``out``, each step's name is shown (``started``) while Cooked is waited for."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        super().__init__()
+        self._out = out
+
+    def started(self, name: str) -> None:
+        self._show(f"  {name} ... ")
+
+    def append(self, outcome: Outcome) -> None:
+        super().append(outcome)
+        # The line already says FAILED: the client's "The log in request failed: " would say it twice.
+        detail = _REQUEST_FAILED.sub("", outcome.detail)
+        self._show(f"{'OK' if outcome.ok else 'FAILED'}{' - ' + detail if detail else ''}\n")
+
+    async def step(
+        self,
+        name: str,
+        endpoint: Endpoint,
+        action: Callable[[], Awaitable[T]],
+        describe: Callable[[T], str] = lambda _: "",
+        explain: Callable[[CookedError], str] = for_a_person,
+    ) -> T | None:
+        """Run one step, record its outcome, and return its result (None when it failed)."""
+        self.started(name)
+        try:
+            result = await action()
+        except CookedError as exc:
+            self.append(Outcome(name, endpoint, False, explain(exc), mismatch_of(exc)))
+            return None
+        except Failed as exc:
+            self.append(Outcome(name, endpoint, False, exc.mismatch.problem, exc.mismatch))
+            return None
+        self.append(Outcome(name, endpoint, True, describe(result)))
+        return result
+
+    def _show(self, text: str) -> None:
+        if self._out is not None:
+            print(text, end="", file=self._out, flush=True)
+
+
 # implements: authentication.LOGIN.4
 def login_problem(error: CookedError, settings: Settings) -> str:
     """A rejected login is the user's to fix here and now: no restart to mention, the code said once."""
@@ -144,28 +165,6 @@ def login_problem(error: CookedError, settings: Settings) -> str:
         f"check {settings.describe_credentials()}; "
         "social-login and passwordless Cooked accounts are not supported"
     )
-
-
-async def step(
-    outcomes: Steps,
-    name: str,
-    endpoint: Endpoint,
-    action: Callable[[], Awaitable[T]],
-    describe: Callable[[T], str] = lambda _: "",
-    explain: Callable[[CookedError], str] = for_a_person,
-) -> T | None:
-    """Run one step, record its outcome, and return its result (None when it failed)."""
-    outcomes.started(name)
-    try:
-        result = await action()
-    except CookedError as exc:
-        outcomes.append(Outcome(name, endpoint, False, explain(exc), mismatch_of(exc)))
-        return None
-    except Failed as exc:
-        outcomes.append(Outcome(name, endpoint, False, exc.mismatch.problem, exc.mismatch))
-        return None
-    outcomes.append(Outcome(name, endpoint, True, describe(result)))
-    return result
 
 
 @dataclass(frozen=True)
