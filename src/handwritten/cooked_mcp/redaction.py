@@ -22,15 +22,17 @@ MIN_SECRET_LENGTH = 3
 
 
 @cache
-def _format_chars() -> tuple[frozenset[str], re.Pattern[str]]:
-    """Invisible (Cf) characters and a pattern for them: found at the first redaction, not at import."""
+def _format_chars() -> tuple[frozenset[str], re.Pattern[str], dict[int, None]]:
+    """Invisible (Cf) characters, a pattern and a ``translate`` table dropping them: made at the first
+    redaction, not at import."""
     chars = frozenset(
         char
         for plane in (range(0x20000), range(0xE0000, 0xE1000))
         for char in map(chr, plane)
         if unicodedata.category(char) == "Cf"
     )
-    return chars, re.compile("[" + "".join(re.escape(char) for char in sorted(chars)) + "]")
+    pattern = re.compile("[" + "".join(re.escape(char) for char in sorted(chars)) + "]")
+    return chars, pattern, dict.fromkeys(map(ord, chars))
 
 
 #: What may stand between two parts of a secret where it has whitespace: whitespace (``\s`` covers
@@ -194,7 +196,7 @@ def _decoded(text: str) -> str:
     for _ in range(_ROUNDS):
         before = text
         if not text.isascii():
-            text = unicodedata.normalize("NFKC", text.translate(_format_table()))
+            text = unicodedata.normalize("NFKC", text.translate(_format_chars()[2]))
         if "%" in text:
             text = unquote(text, errors="replace")
         if "&" in text:
@@ -204,11 +206,6 @@ def _decoded(text: str) -> str:
         if text == before:
             break
     return text
-
-
-@cache
-def _format_table() -> dict[int, None]:
-    return dict.fromkeys(map(ord, _format_chars()[0]))
 
 
 def _normalised(text: str) -> _View:
@@ -227,7 +224,7 @@ def _steps(text: str) -> list[tuple[re.Pattern[str], _Rewrite]]:
     """The rewrites that would change ``text``, in order."""
     steps: list[tuple[re.Pattern[str], _Rewrite]] = []
     if not text.isascii():
-        format_chars, any_format_char = _format_chars()
+        format_chars, any_format_char, _ = _format_chars()
         if not format_chars.isdisjoint(text):
             steps.append((any_format_char, lambda found: ""))
         if not unicodedata.is_normalized("NFKC", text):
