@@ -205,7 +205,7 @@ class RecipeTools:
                 write = replace(write, saves_draft=args.draft_id)
                 save = partial(client.save_draft, args.draft_id, args.markdown, args.portions)
                 change = partial(
-                    _saved, "draft", save, args.portions, DRAFT_NOT_FOUND, draft_id=args.draft_id
+                    _saved, "draft", save, args.portions, args.draft_id, not_found=DRAFT_NOT_FOUND
                 )
             # implements: recipes.SAVE.8, recipes.SAFETY.2
             case tool.SaveRecipeExisting():
@@ -215,9 +215,8 @@ class RecipeTools:
                 )
                 confirm = self._confirmation.before(call, question)
                 update = partial(client.update_recipe, args.recipe_id, args.markdown, args.portions)
-                change = partial(
-                    _saved, "existing", update, args.portions, RECIPE_NOT_FOUND, RECIPE_FORBIDDEN
-                )
+                hints = {"not_found": RECIPE_NOT_FOUND, "forbidden": RECIPE_FORBIDDEN}
+                change = partial(_saved, "existing", update, args.portions, **hints)
         return await self._writes.run(write, call, change, confirm=confirm)
 
     async def _save_raw_text(self, title: str, text: str) -> ToolResult[tool.SaveRecipeOutput]:
@@ -295,13 +294,11 @@ async def _saved(
     source: str,
     request: Callable[[], Awaitable[str]],
     portions: int | None,
-    not_found: str | None = None,
-    forbidden: str | None = None,
-    *,
     draft_id: str | None = None,
+    **hints: str,
 ) -> ToolResult[tool.SaveRecipeOutput]:
     """One save request, its errors with this source's next steps, and its answer."""
-    with cooked_errors(not_found=not_found, forbidden=forbidden):
+    with cooked_errors(**hints):
         recipe_id = await request()
     return saved(source, recipe_id, portions, draft_id=draft_id)
 
