@@ -96,8 +96,9 @@ class HttpGuard:
             if not part.get("more_body", False):
                 body = b"".join(chunks)
                 break
-        else:
-            return  # the client went away before its request was whole: nobody to answer
+        else:  # nobody is left to answer, and the request was never whole
+            logger.debug("a client went away before its request body was complete")
+            return
         # Without a session only a handshake-era request opens one (a 2026-07-28 one never does).
         version = Headers(scope=scope).get("mcp-protocol-version", HANDSHAKE_PROTOCOL_VERSIONS[0])
         opens = session is None and version in HANDSHAKE_PROTOCOL_VERSIONS
