@@ -1,7 +1,4 @@
-"""The ASGI layers around the SDK's app that make its refusals cheap and say what to do.
-
-Each is an ``HttpMiddleware``: it acts on HTTP requests and passes every other scope through.
-"""
+"""The ASGI layers around the SDK's app that make its refusals cheap and say what to do."""
 
 from __future__ import annotations
 
@@ -22,7 +19,7 @@ class HttpMiddleware:
             await self.app(scope, receive, send)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        raise NotImplementedError
+        raise NotImplementedError  # each layer's own
 
 
 class CloseWhenBodyUnread(HttpMiddleware):
