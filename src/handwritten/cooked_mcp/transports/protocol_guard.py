@@ -26,7 +26,17 @@ INTERRUPTED = (
     "The server shut down before this call finished; if it was a change (save, delete, shopping "
     "list), it may or may not have been made. Read the current state before trying again."
 )
-_ID_KEY = re.compile(r'"id"\s*:\s*')
+_STRING = rb'"(?:[^"\\]|\\.)*"'
+#: A top-level ``id`` after string members only (``"jsonrpc"``, ``"method"``), and its value.
+_HEAD_ID = re.compile(
+    rb"\s*\{(?:\s*"
+    + _STRING
+    + rb"\s*:\s*"
+    + _STRING
+    + rb'\s*,)*?\s*"id"\s*:\s*(-?\d+|'
+    + _STRING
+    + rb")\s*[,}]"
+)
 
 
 class Refusal(types.JSONRPCError):
@@ -87,32 +97,13 @@ def refusal(
 
 def find_id(head: bytes, tail: bytes) -> types.RequestId | None:
     """The top-level ``id`` of a message that cannot be read whole, from its first and last bytes:
-    clients write it near the start (the Python SDK) or at the very end (the TypeScript SDK)."""
-    value = _top_level_id(head.decode("utf-8", errors="replace"))
-    if value is None:  # ``{`` plus the rest from a top-level ``"id":`` is a valid object
-        # From the end, and only the last few: each try may parse the whole tail.
-        for match in list(re.finditer(rb'"id"\s*:', tail))[-Limits.ID_TRIES :][::-1]:
-            with contextlib.suppress(ValueError):
-                value = json.loads(b"{" + tail[match.start() :]).get("id")
-                break
-    return value if type(value) in (int, str) else None  # type: ignore[return-value]
-
-
-def _top_level_id(text: str) -> object:
-    """The value of a top-level ``"id"`` member in the start of a JSON object, or None."""
-    depth, index, in_string = 0, 0, False
-    while index < len(text):
-        char = text[index]
-        if in_string:
-            index += char == "\\"
-            in_string = char != '"'
-        elif char == '"':
-            if depth == 1 and text.startswith('"id"', index) and (colon := _ID_KEY.match(text, index)):
-                with contextlib.suppress(ValueError):  # cut off in the middle of the value
-                    return json.JSONDecoder().raw_decode(text, colon.end())[0]
-                return None
-            in_string = True
-        else:
-            depth += (char in "{[") - (char in "}]")
-        index += 1
-    return None
+    clients write it near the start, after string members only (the Python SDK), or at the very
+    end (the TypeScript SDK), where only the last few ``"id":`` are tried (each parses the tail)."""
+    value = None
+    with contextlib.suppress(ValueError):
+        value = json.loads(match[1]) if (match := _HEAD_ID.match(head)) else None
+    for found in [] if match else list(re.finditer(rb'"id"\s*:', tail))[-Limits.ID_TRIES :][::-1]:
+        with contextlib.suppress(ValueError):  # ``{`` plus the rest from a top-level ``"id":``
+            value = json.loads(b"{" + tail[found.start() :]).get("id")
+            break
+    return value if type(value) in (int, str) else None
