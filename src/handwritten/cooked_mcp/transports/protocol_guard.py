@@ -20,7 +20,6 @@ from pydantic import ValidationError
 
 from ..config.limits import Limits
 
-NOT_JSON = "Parse error: the message is not valid JSON"
 #: What a request cut off by a stop is told: a write may have reached Cooked.
 INTERRUPTED = (
     "The server shut down before this call finished; if it was a change (save, delete, shopping "
@@ -59,7 +58,9 @@ def read_message(raw: bytes) -> types.JSONRPCMessage | Refusal:
         data: Any = pydantic_core.from_json(raw)
     except ValueError:  # also valid JSON its parser refuses: a lone surrogate, deep nesting
         return make_answer(
-            find_id(raw[: Limits.PEEK_BYTES], raw[-Limits.PEEK_BYTES :]), NOT_JSON, types.PARSE_ERROR
+            find_id(raw[: Limits.PEEK_BYTES], raw[-Limits.PEEK_BYTES :]),
+            "Parse error: the message is not valid JSON",
+            types.PARSE_ERROR,
         )
     if isinstance(data, list):
         return make_answer(None, "Batches are not supported: send one message at a time")

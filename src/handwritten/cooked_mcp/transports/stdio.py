@@ -1,12 +1,12 @@
 """MCP over stdin and stdout, one JSON-RPC message per line, with the rules of ``protocol_guard``.
 
-Pipes, sockets and terminals are watched by the event loop: cheaper per call than the SDK's
-``stdio_server`` (a worker-thread hop per line, docs/performance.md), and raw lines let an
-over-long one be answered by its id instead of read whole; a regular file is read by the SDK's
-transport. While serving, fd 0 reads the null device and fd 1 writes to stderr, so a library or
-child process that prints cannot corrupt the protocol stream. One answer per request, also when
-a stop (SIGINT, SIGTERM, the end of stdin) cuts it off: after the grace (``Limits``) each
-request still running is answered ``interrupted`` and anything later for it is dropped.
+The event loop watches the pipes (a regular file is copied through one by a thread): cheaper per
+call than the SDK's ``stdio_server`` (a worker-thread hop per line, docs/performance.md), and
+raw lines let an over-long one be answered by its id instead of read whole. While serving, fd 0
+reads the null device and fd 1 writes to stderr, so a library or child process that prints
+cannot corrupt the protocol stream. One answer per request, also when a stop (SIGINT, SIGTERM,
+the end of stdin) cuts it off: after the grace (``Limits``) each request still running is
+answered ``interrupted`` and anything later for it is dropped.
 """
 
 from __future__ import annotations
@@ -18,20 +18,20 @@ import math
 import os
 import stat
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import anyio
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from cooked_mcp_runtime.confirmation import end_questions
 
 from ..app import Application
 from ..config.limits import Limits
-from .protocol_guard import NOT_JSON, Refusal, find_id, interrupted, make_answer, read_message, refusal
+from .protocol_guard import Refusal, find_id, interrupted, make_answer, read_message, refusal
 from .stop_signals import StopSignals, cancel_when_set
 
 logger = logging.getLogger("cooked_mcp.transports.stdio")
@@ -60,9 +60,8 @@ async def _serve(application: Application) -> int:
     async with anyio.create_task_group() as signals:
         await signals.start(stop.watch)
         async with application:
-            guard = (application.settings.limits, stop, application.tools.changes_finished)
-            streams = event_loop_stdio(*guard) if pollable(0) and pollable(1) else sdk_stdio(*guard)
-            async with streams as (read_stream, write_stream):
+            limits, changes = application.settings.limits, application.tools.changes_finished
+            async with stdio_streams(limits, stop, changes) as (read_stream, write_stream):
                 server = application.server
                 await server.run(read_stream, write_stream, server.create_initialization_options())
         signals.cancel_scope.cancel()
@@ -70,167 +69,12 @@ async def _serve(application: Application) -> int:
 
 
 @contextlib.asynccontextmanager
-async def event_loop_stdio(
+async def stdio_streams(
     limits: Limits, stop: StopSignals, changes: Callable[[], Awaitable[None]]
 ) -> AsyncIterator[Streams]:
-    """The SDK's ``stdio_server`` contract served by the running asyncio loop; stdin and stdout
-    must be ``pollable``."""
+    """The streams the SDK's server runs on (its ``stdio_server`` contract), served by the running
+    asyncio loop; the end of input (or a stop) waits for the calls still running."""
     loop, most = asyncio.get_running_loop(), Limits.MAX_MESSAGE_BYTES
-    with claimed_stdio() as (wire_in, wire_out):
-        reader = asyncio.StreamReader(limit=most, loop=loop)
-        read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader, loop=loop),
-            os.fdopen(wire_in, "rb", 0, closefd=False),
-        )
-        # StreamReaderProtocol is the public protocol that gives StreamWriter its flow control.
-        write_transport, write_protocol = await loop.connect_write_pipe(
-            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader(loop=loop), loop=loop),
-            os.fdopen(wire_out, "wb", 0, closefd=False),
-        )
-        writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
-
-        async def send(message: types.JSONRPCMessage) -> None:
-            writer.write(message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
-            await writer.drain()
-
-        async def read(pass_on: PassOn) -> None:
-            async for line in lines(reader):
-                if not isinstance(line, tuple):
-                    await pass_on(read_message(line))
-                    continue
-                request_id = find_id(*line)  # too long to read: answered by the id at either end
-                why = f"Message longer than {most} bytes; it was ignored and nothing was sent to Cooked"
-                await pass_on(make_answer(request_id, why))
-                logger.warning("ignored a message longer than %d bytes", most)
-                if request_id is None:  # no answer can reach its request: the client would wait for ever
-                    print(
-                        f"cooked-mcp: a message longer than {most} bytes arrived and its id could not be "
-                        "read, so no answer could reach the client's request; ending the session",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-                    return
-
-        try:
-            async with guarded_streams(read, send, limits, stop, changes) as streams:
-                yield streams
-        finally:
-            read_transport.close()
-            writer.close()
-            with anyio.move_on_after(Limits.FLUSH_SECONDS), contextlib.suppress(ConnectionError):
-                await writer.wait_closed()  # buffered answers to a client that stopped reading
-
-
-@contextlib.asynccontextmanager
-async def sdk_stdio(
-    limits: Limits, stop: StopSignals, changes: Callable[[], Awaitable[None]]
-) -> AsyncIterator[Streams]:
-    """The SDK's transport, for what the event loop cannot watch (a regular file); the guard also
-    keeps the end of input from cutting off the requests read before it (python-sdk #2678)."""
-    async with stdio_server() as (sdk_read, sdk_write), sdk_write:
-
-        async def send(message: types.JSONRPCMessage) -> None:
-            try:
-                await sdk_write.send(SessionMessage(message))
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-                raise ConnectionError from exc
-
-        async def read(pass_on: PassOn) -> None:
-            async for item in sdk_read:  # an exception: a line the SDK could not parse
-                await pass_on(
-                    item.message
-                    if isinstance(item, SessionMessage)
-                    else make_answer(None, NOT_JSON, types.PARSE_ERROR)
-                )
-
-        async with guarded_streams(read, send, limits, stop, changes) as guarded:
-            yield guarded
-
-
-def pollable(fd: int) -> bool:
-    """A pipe, a socket or a terminal: what the event loop can watch."""
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
-
-
-async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | tuple[bytes, bytes]]:
-    """Each non-blank line, or, for a line over the reader's limit, only its first and last
-    ``Limits.PEEK_BYTES`` (where its ``id`` may be): the rest is discarded as it arrives."""
-    head: bytes | None = None
-    tail = b""
-    while True:
-        try:
-            raw = await reader.readuntil(b"\n")
-        except asyncio.LimitOverrunError as exc:
-            chunk = await reader.readexactly(exc.consumed)
-            head = chunk[: Limits.PEEK_BYTES] if head is None else head
-            tail = (tail + chunk[-Limits.PEEK_BYTES :])[-Limits.PEEK_BYTES :]
-            continue
-        except asyncio.IncompleteReadError as exc:  # end of input; a last line may lack its newline
-            raw = exc.partial
-            if not raw and head is None:
-                return
-        if head is not None:
-            yield head, (tail + raw)[-Limits.PEEK_BYTES :]
-            head, tail = None, b""
-        elif raw.strip():
-            yield raw
-        if not raw.endswith(b"\n"):
-            return
-
-
-@contextlib.contextmanager
-def claimed_stdio() -> Iterator[tuple[int, int]]:
-    """Private fds for the protocol, while fd 0 reads the null device and fd 1 writes to stderr
-    (or the null device); all restored on exit. A terminal is opened afresh by name, so the
-    non-blocking flag the event loop sets is not the shell's; a pipe or socket is duplicated."""
-    saved = os.dup(0), os.dup(1)
-    wires = _private(0, os.O_RDONLY), _private(1, os.O_WRONLY)
-    for fd, source, flags in ((0, None, os.O_RDONLY), (1, 2, os.O_WRONLY)):
-        try:
-            os.dup2(source, fd) if source is not None else _to_null(fd, flags)
-        except OSError:  # no stderr at all
-            _to_null(fd, flags)
-    try:
-        yield wires
-    finally:
-        for fd in (0, 1):
-            with contextlib.suppress(OSError):
-                os.set_blocking(wires[fd], True)  # the event loop made it non-blocking
-                os.close(wires[fd])
-            with contextlib.suppress(OSError):
-                os.dup2(saved[fd], fd)
-                os.close(saved[fd])
-
-
-def _to_null(fd: int, flags: int) -> None:
-    null = os.open(os.devnull, flags)
-    os.dup2(null, fd)
-    os.close(null)
-
-
-def _private(fd: int, flags: int) -> int:
-    """A descriptor for what ``fd`` refers to, not inherited by child processes."""
-    if os.isatty(fd):
-        with contextlib.suppress(OSError):
-            return os.open(os.ttyname(fd), flags | os.O_NOCTTY | os.O_CLOEXEC)
-    return os.dup(fd)
-
-
-@contextlib.asynccontextmanager
-async def guarded_streams(
-    read: Callable[[PassOn], Awaitable[None]],
-    send: Send,
-    limits: Limits,
-    stop: StopSignals,
-    changes: Callable[[], Awaitable[None]],
-) -> AsyncIterator[Streams]:
-    """The streams the SDK's server runs on, between a transport's ``read`` (which passes on each
-    message read or the refusal it makes) and its ``send`` (``ConnectionError`` once the client
-    is gone); the end of input (or a stop) waits for the calls still running."""
     read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     running: set[types.RequestId] = set()  # read and not yet answered
@@ -240,6 +84,10 @@ async def guarded_streams(
         running.discard(request_id)
         if not running and stopping:
             none_left.set()
+
+    async def send(message: types.JSONRPCMessage) -> None:
+        writer.write(message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
+        await writer.drain()
 
     async def answer(error: types.JSONRPCError) -> None:
         with contextlib.suppress(ConnectionError):
@@ -257,6 +105,24 @@ async def guarded_streams(
             drop((message.params or {}).get("requestId"))  # the MCP spec: it gets no answer
         await read_send.send(SessionMessage(message))
 
+    async def read() -> None:
+        async for line in lines(reader):
+            if not isinstance(line, tuple):
+                await pass_on(read_message(line))
+                continue
+            request_id = find_id(*line)  # too long to read: answered by the id at either end
+            why = f"Message longer than {most} bytes; it was ignored and nothing was sent to Cooked"
+            await pass_on(make_answer(request_id, why))
+            logger.warning("ignored a message longer than %d bytes", most)
+            if request_id is None:  # no answer can reach its request: the client would wait for ever
+                print(
+                    f"cooked-mcp: a message longer than {most} bytes arrived and its id could not be "
+                    "read, so no answer could reach the client's request; ending the session",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                return
+
     def cut_off() -> list[Refusal]:
         answers = [interrupted(request_id) for request_id in sorted(running, key=str)]
         running.clear()
@@ -268,7 +134,7 @@ async def guarded_streams(
         async with read_send:  # its end is the end of input, which the SDK's server acts on
             async with anyio.create_task_group() as reading:
                 reading.start_soon(cancel_when_set, stop.requested, reading.cancel_scope)
-                await read(pass_on)
+                await read()
                 reading.cancel_scope.cancel()
             end_questions()  # no answer to a confirmation question can be read any more
             stopping = True
@@ -305,13 +171,116 @@ async def guarded_streams(
                     cut_off()  # none can be delivered: stop waiting for them
                     return
 
-    async with anyio.create_task_group() as ending:
-        ending.start_soon(_end_after_stop, stop, limits.stop_grace_seconds, ending.cancel_scope)
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(serve_input)
-            tasks.start_soon(serve_output)
-            yield read_stream, write_stream
-        ending.cancel_scope.cancel()
+    with claimed_stdio() as (wire_in, wire_out):
+        reader = asyncio.StreamReader(limit=most, loop=loop)
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader, loop=loop),
+            os.fdopen(wire_in, "rb", 0, closefd=False),
+        )
+        # StreamReaderProtocol is the public protocol that gives StreamWriter its flow control.
+        write_transport, write_protocol = await loop.connect_write_pipe(
+            lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader(loop=loop), loop=loop),
+            os.fdopen(wire_out, "wb", 0, closefd=False),
+        )
+        writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
+        try:
+            async with anyio.create_task_group() as ending:
+                ending.start_soon(_end_after_stop, stop, limits.stop_grace_seconds, ending.cancel_scope)
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(serve_input)
+                    tasks.start_soon(serve_output)
+                    yield read_stream, write_stream
+                ending.cancel_scope.cancel()
+        finally:
+            read_transport.close()
+            writer.close()
+            with anyio.move_on_after(Limits.FLUSH_SECONDS), contextlib.suppress(ConnectionError):
+                await writer.wait_closed()  # buffered answers to a client that stopped reading
+
+
+async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | tuple[bytes, bytes]]:
+    """Each non-blank line, or, for a line over the reader's limit, only its first and last
+    ``Limits.PEEK_BYTES`` (where its ``id`` may be): the rest is discarded as it arrives."""
+    head: bytes | None = None
+    tail = b""
+    while True:
+        try:
+            raw = await reader.readuntil(b"\n")
+        except asyncio.LimitOverrunError as exc:
+            chunk = await reader.readexactly(exc.consumed)
+            head = chunk[: Limits.PEEK_BYTES] if head is None else head
+            tail = (tail + chunk[-Limits.PEEK_BYTES :])[-Limits.PEEK_BYTES :]
+            continue
+        except asyncio.IncompleteReadError as exc:  # end of input; a last line may lack its newline
+            raw = exc.partial
+            if not raw and head is None:
+                return
+        if head is not None:
+            yield head, (tail + raw)[-Limits.PEEK_BYTES :]
+            head, tail = None, b""
+        elif raw.strip():
+            yield raw
+        if not raw.endswith(b"\n"):
+            return
+
+
+@contextlib.contextmanager
+def claimed_stdio() -> Iterator[tuple[int, int]]:
+    """Private fds for the protocol, while fd 0 reads the null device and fd 1 writes to stderr
+    (or the null device); all restored on exit."""
+    saved = os.dup(0), os.dup(1)
+    copies: list[threading.Thread] = []
+    wires = _private(0, os.O_RDONLY, copies), _private(1, os.O_WRONLY, copies)
+    for fd, source, flags in ((0, None, os.O_RDONLY), (1, 2, os.O_WRONLY)):
+        try:
+            os.dup2(source, fd) if source is not None else _to_null(fd, flags)
+        except OSError:  # no stderr at all
+            _to_null(fd, flags)
+    try:
+        yield wires
+    finally:
+        for fd in (0, 1):
+            with contextlib.suppress(OSError):
+                os.set_blocking(wires[fd], True)  # the event loop made it non-blocking
+                os.close(wires[fd])
+            with contextlib.suppress(OSError):
+                os.dup2(saved[fd], fd)
+                os.close(saved[fd])
+        for copy in copies:
+            copy.join(Limits.FLUSH_SECONDS)  # what is left of the answers, to a file
+
+
+def _to_null(fd: int, flags: int) -> None:
+    null = os.open(os.devnull, flags)
+    os.dup2(null, fd)
+    os.close(null)
+
+
+def _private(fd: int, flags: int, copies: list[threading.Thread]) -> int:
+    """A descriptor for what ``fd`` refers to, that the event loop can watch and child processes do
+    not inherit. A terminal is opened afresh by name, so the non-blocking flag the loop sets is not
+    the shell's; a pipe or socket is duplicated; anything else (a regular file) is copied to or
+    from a pipe by a thread."""
+    mode = os.fstat(fd).st_mode
+    if os.isatty(fd):
+        with contextlib.suppress(OSError):
+            return os.open(os.ttyname(fd), flags | os.O_NOCTTY | os.O_CLOEXEC)
+    if os.isatty(fd) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return os.dup(fd)
+    pipe = os.pipe()
+    ends = (os.dup(fd), pipe[1]) if flags == os.O_RDONLY else (pipe[0], os.dup(fd))
+    copies.append(threading.Thread(target=_copy, args=ends, daemon=True))
+    copies[-1].start()
+    return pipe[0] if flags == os.O_RDONLY else pipe[1]
+
+
+def _copy(source: int, target: int) -> None:
+    with contextlib.suppress(OSError):
+        while chunk := os.read(source, 1 << 16):
+            while chunk:
+                chunk = chunk[os.write(target, chunk) :]
+    os.close(source)
+    os.close(target)
 
 
 async def _end_after_stop(stop: StopSignals, grace: float, scope: anyio.CancelScope) -> None:
