@@ -137,7 +137,7 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
         max_sessions=Limits.MAX_SESSIONS,
         session_idle_timeout=Limits.SESSION_IDLE_SECONDS,
     )
-    guard = HttpGuard(StreamableHTTPASGIApp(sessions), Limits.MAX_SESSIONS)
+    guard = HttpGuard(StreamableHTTPASGIApp(sessions))
     remote = remote_mode(settings) if settings.public_url else None
     middleware = [Middleware(AnswersInFlight), Middleware(CloseWhenBodyUnread), Middleware(NameTheSetting)]
     if settings.http_token is not None and remote is None:
