@@ -34,7 +34,7 @@ from .answers_in_flight import AnswersInFlight
 from .auth import BearerTokenMiddleware
 from .connection_guard import ServerWithoutSignals, bounded_protocol
 from .http_guard import HttpGuard
-from .http_middleware import CloseWhenBodyUnread, NameTheSetting
+from .http_middleware import Refusals
 from .http_sockets import listen, raise_open_files_limit, rate_limited_accept_errors
 from .stop_signals import StopSignals
 
@@ -139,7 +139,7 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
     )
     guard = HttpGuard(StreamableHTTPASGIApp(sessions))
     remote = remote_mode(settings) if settings.public_url else None
-    middleware = [Middleware(AnswersInFlight), Middleware(CloseWhenBodyUnread), Middleware(NameTheSetting)]
+    middleware = [Middleware(AnswersInFlight), Middleware(Refusals)]
     if settings.http_token is not None and remote is None:
         middleware.append(Middleware(BearerTokenMiddleware, token=settings.http_token, served_path=MCP_PATH))
     if remote is None:
