@@ -19,7 +19,7 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import anyio
@@ -37,8 +37,6 @@ from .stop_signals import StopSignals, cancel_when_set
 logger = logging.getLogger("cooked_mcp.transports.stdio")
 
 Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
-PassOn = Callable[[types.JSONRPCMessage | Refusal], Awaitable[None]]
-Send = Callable[[types.JSONRPCMessage], Awaitable[None]]
 
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1
@@ -59,22 +57,18 @@ async def _serve(application: Application) -> int:
     stop = StopSignals()
     async with anyio.create_task_group() as signals:
         await signals.start(stop.watch)
-        async with application:
-            limits, changes = application.settings.limits, application.tools.changes_finished
-            async with stdio_streams(limits, stop, changes) as (read_stream, write_stream):
-                server = application.server
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with application, stdio_streams(application, stop) as (read_stream, write_stream):
+            server = application.server
+            await server.run(read_stream, write_stream, server.create_initialization_options())
         signals.cancel_scope.cancel()
     return 128 + stop.signal if stop.signal else 0
 
 
 @contextlib.asynccontextmanager
-async def stdio_streams(
-    limits: Limits, stop: StopSignals, changes: Callable[[], Awaitable[None]]
-) -> AsyncIterator[Streams]:
+async def stdio_streams(application: Application, stop: StopSignals) -> AsyncIterator[Streams]:
     """The streams the SDK's server runs on (its ``stdio_server`` contract), served by the running
     asyncio loop; the end of input (or a stop) waits for the calls still running."""
-    loop, most = asyncio.get_running_loop(), Limits.MAX_MESSAGE_BYTES
+    loop, most, limits = asyncio.get_running_loop(), Limits.MAX_MESSAGE_BYTES, application.settings.limits
     read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     running: set[types.RequestId] = set()  # read and not yet answered
@@ -144,7 +138,7 @@ async def stdio_streams(
                 async with anyio.create_task_group() as group:
                     group.start_soon(stop.after_grace, limits.stop_grace_seconds, group.cancel_scope)
                     await none_left.wait()
-                    await changes()  # every change sent to Cooked has ended
+                    await application.tools.changes_finished()  # every change sent to Cooked has ended
                     group.cancel_scope.cancel()
             if running:
                 logger.warning(
