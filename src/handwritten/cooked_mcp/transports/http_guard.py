@@ -179,8 +179,7 @@ class HttpGuard:
                 call.answered = not call.event_stream  # a JSON or plain answer is the answer
             elif message["type"] == "http.response.body" and call.event_stream:
                 chunk = message.get("body", b"")
-                at = chunk.find(b"data:")
-                if at >= 0 and _ANSWER.match(chunk, at):
+                if _carries_answer(chunk):
                     if call.cancelled:
                         return  # the SDK's "Request cancelled": a cancelled request gets no answer
                     call.answered = True
@@ -286,3 +285,28 @@ def _json(message: types.JSONRPCError, status: int) -> Response:
     return Response(
         message.model_dump_json(by_alias=True, exclude_unset=True), status, media_type="application/json"
     )
+
+
+def _carries_answer(chunk: bytes) -> bool:
+    """Whether an event carries a response (not a notification, nor a question to the client).
+
+    The SDK writes ``{"jsonrpc":"2.0","id":…,"result"`` first, so one anchored match settles a
+    response of any size; an event in another order is parsed whole, so a release that writes its
+    members otherwise is slower, never wrong.
+    """
+    at = chunk.find(b"data:")
+    if at < 0:
+        return False
+    if _ANSWER.match(chunk, at):
+        return True
+    if b'"result"' not in chunk and b'"error"' not in chunk:
+        return False
+    for line in chunk[at:].splitlines():
+        if line.startswith(b"data:"):
+            try:
+                data = pydantic_core.from_json(line[5:])
+            except ValueError:
+                continue
+            if isinstance(data, dict) and "method" not in data and ("result" in data or "error" in data):
+                return True
+    return False
