@@ -296,7 +296,9 @@ async def test_uvicorn_runs_the_h11_hooks_the_connection_bounds_use() -> None:
             server.should_exit = True
 
 
-def test_an_answer_is_told_from_other_events_in_the_sdks_order_quickly_and_in_any_order_all_the_same() -> None:
+def test_an_answer_is_told_from_other_events_in_the_sdks_order_quickly_and_in_any_order_all_the_same() -> (
+    None
+):
     """The guard's one-answer rule must see every response: the SDK's member order is matched at
     once (a megabyte answer costs no parse), and a response written in another order is still seen,
     so a release that changes the order never makes the guard add a second answer."""
@@ -308,4 +310,6 @@ def test_an_answer_is_told_from_other_events_in_the_sdks_order_quickly_and_in_an
     progress = b'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"result":1}}\n\n'
     question = b'data: {"method":"elicitation/create","jsonrpc":"2.0","id":4,"params":{"error":""}}\n\n'
     assert _carries_answer(event) and _carries_answer(reordered) and _carries_answer(error)
-    assert not _carries_answer(progress) and not _carries_answer(question) and not _carries_answer(b": ping\n\n")
+    assert (
+        not _carries_answer(progress) and not _carries_answer(question) and not _carries_answer(b": ping\n\n")
+    )
