@@ -397,6 +397,7 @@ async def test_debug_logs_never_hold_credentials_cookies_or_bodies(
     router: respx.MockRouter, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    quiet_library_loggers()  # as cooked-mcp's logging does at start-up: httpx's own lines print URLs
     calls = {"n": 0}
 
     def expire_once(request: httpx.Request) -> httpx.Response:
