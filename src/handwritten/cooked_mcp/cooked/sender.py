@@ -21,6 +21,7 @@ import httpx
 from cooked_mcp import __version__
 from cooked_mcp.cooked.bounds import (
     MAX_ERROR_BODY_BYTES,
+    MAX_PARSED_URLS,
     MAX_SUCCESS_BODY_BYTES,
     CookieKey,
     bound_jar,
@@ -97,6 +98,8 @@ class Sender:
         self._held: set[CookieKey] = set()
         #: The jar's ``Cookie`` header for every request and until when it holds (``_add_cookies``).
         self._cookie: tuple[str, float] | None = None
+        #: Request URLs by path and query, each parsed and checked once (``bounds.MAX_PARSED_URLS``).
+        self._urls: dict[tuple[str, tuple[tuple[str, str | int], ...]], httpx.URL] = {}
         # implements: api-client.REQUESTS.2
         self._headers = httpx.Headers(  # normalised once; each request copies the list
             {
@@ -153,9 +156,7 @@ class Sender:
         seconds = self.timeouts.deadline(endpoint)
         try:
             async with asyncio.timeout(seconds):
-                url = httpx.URL(self.base_url + path, params=params or None)
-                if url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):  # no dot segment resolved away
-                    raise ValueError(f"{endpoint.name}: the request path was rewritten")
+                url = self._url(endpoint, path, params)
                 http = self._client(endpoint)
                 timeout = self.timeouts.for_endpoint(endpoint).as_dict()
                 request = httpx.Request(
@@ -188,6 +189,18 @@ class Sender:
             retry_after=response.headers.get("retry-after"),
             carried_cookies="cookie" in request.headers,
         )
+
+    def _url(self, endpoint: Endpoint, path: str, params: Mapping[str, str | int] | None) -> httpx.URL:
+        key = (path, tuple(params.items()) if params else ())
+        url = self._urls.get(key)
+        if url is None:
+            url = httpx.URL(self.base_url + path, params=params or None)
+            if url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):  # no dot segment resolved away
+                raise ValueError(f"{endpoint.name}: the request path was rewritten")
+            if len(self._urls) >= MAX_PARSED_URLS:
+                self._urls.clear()
+            self._urls[key] = url
+        return url
 
     def _add_cookies(self, cookies: httpx.Cookies, request: httpx.Request) -> None:
         """The jar's ``Cookie`` header on ``request``, by the standard library's rules. Every request
