@@ -196,7 +196,7 @@ lower-bounds:
 # The newest releases pyproject.toml allows (pip --upgrade), on what they can break: the SDK's
 # contract, both transports and their bounds, the outside-process scenarios (about 4 minutes).
 NEWEST := build/newest
-NEWEST_TESTS := tests/surface/test_sdk_contract.py tests/http tests/stdio tests/hardening tests/scenarios tests/extensions
+NEWEST_TESTS := tests/tools/test_sdk_contract.py tests/transports tests/hardening tests/scenarios tests/confirmation tests/prompts
 newest:
 	rm -rf $(NEWEST)
 	$(call venv_with_pip,$(NEWEST))

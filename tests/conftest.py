@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import json
+import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ from cooked_fake import FakeCooked
 
 if TYPE_CHECKING:
     from mcp import Client
+    from servers import HttpServer
 
 _TRACE = pytest.StashKey[traceability.Trace]()
 
@@ -83,6 +85,16 @@ def one_trust_store_and_one_schema_check_per_test_run() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def hardening_figures() -> Iterator[None]:
+    """Write what the hardening and transport suites counted (hardening_support.FIGURES) to
+    build/hardening.json once the run is over; a run that imported none of them writes nothing."""
+    yield
+    support = sys.modules.get("hardening_support")
+    if support is not None:
+        support.FIGURES.write()
+
+
 @pytest.fixture(scope="module")
 def running_fake() -> Iterator[FakeCooked]:
     """One fake Cooked per module: starting one costs a thread and a socket, resetting it far less."""
@@ -107,6 +119,25 @@ def process_env(tmp_path: Path, fake: FakeCooked) -> dict[str, str]:
     from servers import server_env
 
     return server_env(tmp_path / "home", fake.base_url)
+
+
+@pytest.fixture(scope="module")
+def server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    """One real ``cooked-mcp --transport http`` process per module, on the module's fake, with the
+    bearer token ``HTTP_TOKEN``. It logs at debug level, so that a secrecy test sees everything the
+    server can log, and stops within 0.5 s, as the imports some tests leave running at Cooked would
+    otherwise hold the stop for the whole grace."""
+    from servers import HTTP_TOKEN, http_server, server_env, write_limits
+
+    env = server_env(
+        tmp_path_factory.mktemp("home"),
+        running_fake.base_url,
+        COOKED_MCP_HTTP_TOKEN=HTTP_TOKEN,
+        COOKED_MCP_LOG_LEVEL="debug",
+    )
+    write_limits(env, stop_grace_seconds=0.5)
+    with http_server(env) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

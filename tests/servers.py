@@ -23,11 +23,11 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.client._transport import TransportStreams
 from mcp.client.streamable_http import streamable_http_client
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD
@@ -62,6 +62,36 @@ def stdio_client(env: Mapping[str, str], *args: str) -> Client:
     return Client(
         StdioServerParameters(command=COOKED_MCP, args=list(args), env=dict(env)), read_timeout_seconds=30
     )
+
+
+async def era_client(
+    stack: contextlib.AsyncExitStack, env: Mapping[str, str], era: str, *, in_memory: bool, **options: Any
+) -> Client:
+    """A connected client in protocol ``era`` of a real cooked-mcp process over stdio with ``env``
+    or, ``in_memory``, of the application that process would build, in this process."""
+    from cooked_mcp.app import build_application
+    from cooked_mcp.config import load_settings
+
+    served: Any = StdioServerParameters(command=COOKED_MCP, env=dict(env))
+    if in_memory:
+        settings = load_settings(config_path=None, environ=dict(env))
+        served = (await stack.enter_async_context(build_application(settings))).server
+    return await stack.enter_async_context(Client(served, mode=era, read_timeout_seconds=30, **options))
+
+
+def patched(*statements: str) -> tuple[str, ...]:
+    """The command starting cooked-mcp after the Python ``statements``: how a test shortens a time
+    bound no setting reaches, for a process it would otherwise wait for (its own test proves it
+    at its real value)."""
+    main = "import sys; from cooked_mcp.cli import main; sys.exit(main(sys.argv[1:]))"
+    return (sys.executable, "-c", "; ".join([*statements, main]))
+
+
+#: Credential commands (``*_cmd``) bounded at 0.5 s instead of 5 s (test_credential_command.py).
+SHORT_COMMAND_TIMEOUT = (
+    "import functools, cooked_mcp.credential_command as c; "
+    "c.run_secret_command = functools.partial(c.run_secret_command, timeout=0.5)"
+)
 
 
 def run_server(
@@ -247,7 +277,7 @@ def http_client(url: str, token: str | None = None, *, headers: Mapping[str, str
 
 
 @contextlib.asynccontextmanager
-async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[TransportStreams]:
+async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
     """The SDK's Streamable HTTP transport over an httpx2 client that carries ``headers``."""
     timeout = httpx2.Timeout(30, read=300)
     async with (
@@ -274,6 +304,14 @@ INITIALIZE = {
     },
 }
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+#: The bearer token of the transport tests' HTTP server (the ``server`` fixture, tests/conftest.py): a canary.
+HTTP_TOKEN = "CANARY-serving-Token_0123456789"
+
+
+def bearer(token: str = HTTP_TOKEN) -> dict[str, str]:
+    """The MCP request headers with ``Authorization: Bearer token``."""
+    return {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
 
 
 def write_limits(env: Mapping[str, str], **seconds: float) -> None:

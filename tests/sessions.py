@@ -42,6 +42,22 @@ async def cooked_session(
         yield client
 
 
+#: Every call through ``call`` comes back within this many seconds, whatever Cooked does.
+CALL_TIMEOUT = 30.0
+
+
+async def call(
+    on: Client | FakeCooked, tool: str, arguments: dict[str, Any] | None = None
+) -> types.CallToolResult:
+    """One tool call on ``on``'s MCP session or, given a fake Cooked, on a fresh in-memory session
+    on it, that must come back within CALL_TIMEOUT: a hang fails the test, never the run."""
+    with anyio.fail_after(CALL_TIMEOUT):
+        if isinstance(on, FakeCooked):
+            async with cooked_session(on) as client:
+                return await client.call_tool(tool, arguments)
+        return await on.call_tool(tool, arguments)
+
+
 def text_of(result: types.CallToolResult) -> str:
     """The text the agent sees."""
     return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))

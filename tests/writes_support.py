@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp import Client
-from sessions import text_of, until
+from sessions import call, text_of, until
 
 from cooked_fake import DRAFT_ID, SEED_USERNAME, FakeCooked
 
@@ -48,8 +48,7 @@ class Change:
         await until(fake, lambda _: self.carried_out(fake) >= count)
 
     async def call(self, client: Client) -> types.CallToolResult:
-        with anyio.fail_after(30):
-            return await client.call_tool(self.tool, self.arguments)
+        return await call(client, self.tool, self.arguments)
 
 
 NEWEST = {"target": "recipes"}

@@ -2,7 +2,7 @@
 rules, emptiness, listener and host policy.
 
 Process-level counterparts (the same rules seen from the command line) are in
-tests/http/test_http_startup.py; these are the fast, exhaustive ones.
+tests/transports/test_http_startup.py; these are the fast, exhaustive ones.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The server here is the application the process builds from its environment, run in this process:
 the deadline is a setting's effect, not the process boundary. tests/recipes/test_import_once_stories.py
-and tests/stdio/test_signals.py run the real process with a shortened deadline too."""
+and tests/transports/test_signals.py run the real process with a shortened deadline too."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_an_answer_deadline_out_of_range_is_refused_naming_the_setting(
 async def test_the_running_server_answers_a_slow_import_by_the_configured_deadline(
     fake: FakeCooked, tmp_path: Path
 ) -> None:
-    fake.fail_with("slow", "POST", "/api/new", seconds=4)
+    fake.fail_with("slow", "POST", "/api/new", seconds=1.5)
     env = server_env(
         tmp_path,
         fake.base_url,

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import pytest
 from config_support import PASSWORD, TOKEN, USERNAME, write
 from servers import COOKED_MCP, MODULE, run_main, run_server
+
+from cooked_mcp import credential_command
 
 
 def run(
@@ -132,17 +135,21 @@ def test_a_failing_password_command_stops_startup_without_its_output(
 
 
 @pytest.mark.req("authentication.CREDENTIALS.16", "authentication.SECRETS.2")
-def test_a_hanging_password_command_stops_startup_after_5_seconds(
-    proc_env: dict[str, str], tmp_path: Path
+def test_a_hanging_password_command_stops_startup_at_its_time_limit(
+    proc_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The limit, 5 s (test_credential_command.py), is cut to 0.5 s here."""
+    monkeypatch.setattr(
+        credential_command, "run_secret_command", partial(credential_command.run_secret_command, timeout=0.5)
+    )
     del proc_env["COOKED_LOGIN_PASSWORD"]
     path = write(tmp_path / "config.toml", '[user]\npassword_cmd = "sleep 60"\n')
     started = time.monotonic()
     code, out, err = run(["--config", str(path)], proc_env)
     elapsed = time.monotonic() - started
 
-    assert_one_line_error(code, out, err, "user.password_cmd command timed out after 5 s")
-    assert 4.5 <= elapsed < 15
+    assert_one_line_error(code, out, err, "user.password_cmd command timed out after 0.5 s")
+    assert 0.45 <= elapsed < 15
 
 
 @pytest.mark.req("server.SECURITY.11", "server.SECURITY.4")

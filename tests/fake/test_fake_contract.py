@@ -808,7 +808,7 @@ def test_every_control_action_is_in_the_listing() -> None:
 def test_trickle_fault_sends_the_normal_answer_one_byte_at_a_time(
     fake: FakeCooked, client: httpx.Client
 ) -> None:
-    fake.fail_with("trickle", path="/api/saved/r-0001", seconds=0.01)
+    fake.fail_with("trickle", path="/api/saved/r-0001", seconds=0.001)
     trickled = client.get("/api/saved/r-0001")
     assert trickled.status_code == 200
     assert trickled.json() == client.get("/api/saved/r-0001").json()

@@ -1,4 +1,4 @@
-"""Fixtures for the hardening suites: a network guard, a blocking portal, and the figures file.
+"""Fixtures for the hardening suites: a network guard and a blocking portal.
 
 The guard is package-scoped so hypothesis tests run under it too. It refuses every
 address but 127.0.0.1 and also remembers each refused attempt, so a test can prove that
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from hardening_support import FIGURES, Guard
+from hardening_support import Guard
 from netguard import is_invalid_name
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
@@ -80,10 +80,3 @@ def one_session_cookie(running_fake: FakeCooked) -> None:
     running_fake.use_account(
         login=SEED_LOGIN, password=SEED_PASSWORD, username=SEED_USERNAME, session_token=SESSION_TOKEN
     )
-
-
-@pytest.fixture(scope="session", autouse=True)
-def hardening_figures() -> Iterator[None]:
-    """Write what the suites counted to build/hardening.json once the run is over."""
-    yield
-    FIGURES.write()

@@ -30,14 +30,13 @@ from hardening_support import (
     OPERATIONS,
     Guard,
     Operation,
-    call,
     recoverable_error,
     session,
     succeeded,
 )
 from mcp import Client
 from servers import free_port
-from sessions import until
+from sessions import call, until
 
 import cooked_mcp.handlers.writes as writes
 from cooked_fake import FakeCooked

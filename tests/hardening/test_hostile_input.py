@@ -31,7 +31,6 @@ from hardening_support import (
     FIGURES,
     MAX_ERROR_CHARS,
     TOOL_NAMES,
-    call,
     path_is_contained,
     session,
     succeeded,
@@ -41,7 +40,7 @@ from hypothesis import strategies as st
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from servers import server_env, stdio_client
-from sessions import text_of
+from sessions import call, text_of
 from strategies import ANY_CHARACTER, SPECS, properties, valid_arguments
 
 from cooked_fake import FakeCooked
@@ -71,7 +70,7 @@ nasty_text = st.lists(
 ).map("".join)
 #: The most a huge value may take on the wire. Three of them (the most one example bends)
 #: stay well inside the 4 MiB message limit: these tests are about what the tools do with
-#: huge values, not about the transport's limit, which tests/stdio tests. (A million emoji,
+#: huge values, not about the transport's limit, which tests/transports tests. (A million emoji,
 #: 4 MB each, used to push a message past it, and the client waited for ever: issue 15 item 9.)
 HUGE_TEXT_BYTES = 1_000_000
 

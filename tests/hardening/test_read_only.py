@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 from anyio.from_thread import BlockingPortal
-from hardening_support import FIGURES, OPERATIONS, api_paths, call, succeeded
+from hardening_support import FIGURES, OPERATIONS, api_paths, succeeded
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from servers import http_client, http_server, server_env, stdio_client
+from sessions import call
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.app import build_application

@@ -44,7 +44,6 @@ from hardening_support import (
     FIGURES,
     LOGIN_PATH,
     OPERATIONS,
-    call,
     find_canaries,
     non_json_rpc_lines,
     succeeded,
@@ -53,8 +52,17 @@ from hardening_support import (
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from pydantic import SecretStr
-from servers import http_client, http_server, python_command, run_main, run_server, server_env
-from sessions import text_of
+from servers import (
+    SHORT_COMMAND_TIMEOUT,
+    http_client,
+    http_server,
+    patched,
+    python_command,
+    run_main,
+    run_server,
+    server_env,
+)
+from sessions import call, text_of
 
 from cooked_fake import FakeCooked
 from cooked_mcp import logging_setup
@@ -431,7 +439,7 @@ def test_configuration_errors_about_secrets_never_show_them(
     [
         ("password_cmd", f"echo {CMD_STDERR} >&2; exit 1", "failed with exit status 1"),
         ("name_cmd", f"echo {CMD_STDOUT}; exit 1", "failed with exit status 1"),
-        ("password_cmd", f"echo {CMD_STDOUT}; echo {CMD_STDERR} >&2; exec sleep 30", "timed out after 5 s"),
+        ("password_cmd", f"echo {CMD_STDOUT}; echo {CMD_STDERR} >&2; exec sleep 30", "timed out after 0.5 s"),
     ],
     ids=["stderr-then-exit-1", "stdout-then-exit-1", "sleeps-past-the-timeout"],
 )
@@ -442,7 +450,7 @@ def test_failing_credential_commands_stop_startup_without_their_output(
     process, whose stderr its own would reach were it not thrown away; the other two differ only
     in the message, decided by the same code, so they run the entry point here (``run_main``).
     There a command's own stderr would reach this process's file descriptor 2, not the captured
-    text, so what reached this process's descriptors is checked too."""
+    text, so what reached this process's descriptors is checked too. The bound is cut to 0.5 s."""
     env = server_env(
         tmp_path, "http://127.0.0.1:9", login=LOGIN, password=PASSWORD, COOKED_MCP_LOG_LEVEL="debug"
     )
@@ -452,7 +460,9 @@ def test_failing_credential_commands_stop_startup_without_their_output(
 
     started = time.monotonic()
     if "sleep" in command:
-        finished = run_server(env, "--config", str(config), timeout=20)
+        finished = run_server(
+            env, "--config", str(config), timeout=20, command=patched(SHORT_COMMAND_TIMEOUT)
+        )
     else:
         finished = run_main(env, "--config", str(config))
     elapsed = time.monotonic() - started

@@ -16,10 +16,11 @@ import re
 from typing import Any
 
 import pytest
-from hardening_support import FIGURES, call, succeeded
+from hardening_support import FIGURES, succeeded
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client
+from sessions import call
 
 from cooked_fake import INJECTION_LINE, INJECTION_RECIPE_ID, FakeCooked
 from cooked_mcp.handlers.formatting import fence

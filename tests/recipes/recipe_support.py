@@ -10,7 +10,7 @@ from urllib.parse import quote
 import mcp_types as types
 from guidance import data_only
 from pydantic import BaseModel
-from sessions import cooked_session, text_of
+from sessions import text_of
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp_generated.models import (
@@ -41,14 +41,6 @@ COOKED_KEYS = (
 def segment(value: str) -> str:
     """How an ID must appear in a Cooked path: one percent-encoded segment."""
     return quote(value, safe="")
-
-
-async def call(
-    fake: FakeCooked, tool: str, arguments: dict[str, Any], **options: Any
-) -> types.CallToolResult:
-    """One tool call in a fresh MCP session; the SDK client validates structured output itself."""
-    async with cooked_session(fake) as client:
-        return await client.call_tool(tool, arguments, **options)
 
 
 def ok(result: types.CallToolResult, tool: str) -> tuple[str, Any]:

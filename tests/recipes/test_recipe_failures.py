@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from mcp import Client
 from pydantic import SecretStr
-from recipe_support import call, failed, ok, segment, session_cookies
-from sessions import cooked_session, text_of
+from recipe_support import failed, ok, segment, session_cookies
+from sessions import call, cooked_session, text_of
 
 from cooked_fake import DRAFT_ID, FOREIGN_RECIPE_ID, SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.app import build_server

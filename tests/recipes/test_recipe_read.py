@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from recipe_support import as_fenced, call, failed, fenced_block, ok
+from recipe_support import as_fenced, failed, fenced_block, ok
+from sessions import call
 
 from cooked_fake import (
     FOREIGN_RECIPE_ID,

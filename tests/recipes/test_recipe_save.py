@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from recipe_support import as_fenced, call, failed, fenced_block, ok
-from sessions import cooked_session
+from recipe_support import as_fenced, failed, fenced_block, ok
+from sessions import call, cooked_session
 
 from cooked_fake import DRAFT_ID, FakeCooked
 

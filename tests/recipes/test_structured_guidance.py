@@ -10,7 +10,8 @@ every result the recipe and shopping-list tests see).
 from __future__ import annotations
 
 import pytest
-from recipe_support import call, ok
+from recipe_support import ok
+from sessions import call
 
 from cooked_fake import FakeCooked
 

@@ -12,6 +12,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import anyio
@@ -21,7 +22,6 @@ import pytest
 from canaries import assert_no_canary
 from https_support import https_documents
 from mcp import Client
-from mcp.client._transport import TransportStreams
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
@@ -109,7 +109,7 @@ class Person:
 
 
 @contextlib.asynccontextmanager
-async def _streams(url: str, auth: OAuthClientProvider) -> AsyncIterator[TransportStreams]:
+async def _streams(url: str, auth: OAuthClientProvider) -> AsyncIterator[Any]:
     async with (
         httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(30, read=300)) as http,
         streamable_http_client(url, http_client=http) as streams,

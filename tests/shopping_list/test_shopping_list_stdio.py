@@ -11,9 +11,8 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from mcp import Client
 from servers import server_env, stdio_client
-from sessions import text_of
+from sessions import call, text_of
 from shopping_support import GET_LIST, INGREDIENTS, LIST, REMOVE, SELECTED, group_path
 
 from cooked_fake import FakeCooked
@@ -21,8 +20,8 @@ from cooked_fake import FakeCooked
 pytestmark = pytest.mark.anyio
 
 
-async def call(client: Client, tool: str, **arguments: Any) -> tuple[str, dict[str, Any]]:
-    result: types.CallToolResult = await client.call_tool(tool, arguments)
+def done(result: types.CallToolResult) -> tuple[str, dict[str, Any]]:
+    """The text and the structured output of a call that succeeded."""
     assert not result.is_error, text_of(result)
     assert result.structured_content is not None
     return text_of(result), result.structured_content
@@ -56,54 +55,65 @@ async def test_an_agent_shops_for_a_recipe_over_stdio(tmp_path: Path) -> None:
     with FakeCooked() as fake:
         env = server_env(tmp_path, fake.base_url)
         async with stdio_client(env) as client:
-            text, found = await call(client, "read", target="recipes", query="pad thai")
+            text, found = done(await call(client, "read", {"target": "recipes", "query": "pad thai"}))
             recipe_id = found["recipes"][0]["id"]
             assert recipe_id in text
-            _, opened = await call(client, "read", target="recipe", recipe_id=recipe_id)
+            _, opened = done(await call(client, "read", {"target": "recipe", "recipe_id": recipe_id}))
             lines = ingredient_lines(opened["recipe"]["markdown"])
 
-            text, added = await call(
-                client, "change_shopping_list", action="add", ingredients=lines, recipe_id=recipe_id
+            text, added = done(
+                await call(
+                    client,
+                    "change_shopping_list",
+                    {"action": "add", "ingredients": lines, "recipe_id": recipe_id},
+                )
             )
             assert added["added_count"] == added["lines_sent"] == 4
 
-            text, listing = await call(client, "read", target="shopping_list")
+            text, listing = done(await call(client, "read", {"target": "shopping_list"}))
             assert recipe_id in listing["recipe_ids"]
             shrimp, eggs = group_named(listing, "Shrimp"), group_named(listing, "Eggs")
             ticked_before = [g["id"] for g in listing["product_groups"] if g["selected"]]
             assert shrimp["id"] in text and eggs["id"] in text
 
-            _, ticked = await call(
-                client,
-                "change_shopping_list",
-                action="add_selection",
-                product_group_ids=[shrimp["id"], eggs["id"]],
+            _, ticked = done(
+                await call(
+                    client,
+                    "change_shopping_list",
+                    {"action": "add_selection", "product_group_ids": [shrimp["id"], eggs["id"]]},
+                )
             )
             assert ticked["selected_ids"] == [*ticked_before, shrimp["id"], eggs["id"]]
-            _, unticked = await call(
-                client, "change_shopping_list", action="remove_selection", product_group_ids=ticked_before
+            _, unticked = done(
+                await call(
+                    client,
+                    "change_shopping_list",
+                    {"action": "remove_selection", "product_group_ids": ticked_before},
+                )
             )
             assert set(unticked["selected_ids"]) == {shrimp["id"], eggs["id"]}
 
             other_aisle = next(a["id"] for a in listing["aisles"] if a["id"] != shrimp["aisle_id"])
-            text, moved = await call(
-                client,
-                "change_shopping_list",
-                action="update_item",
-                product_group_id=shrimp["id"],
-                aisle_id=other_aisle,
+            text, moved = done(
+                await call(
+                    client,
+                    "change_shopping_list",
+                    {"action": "update_item", "product_group_id": shrimp["id"], "aisle_id": other_aisle},
+                )
             )
             assert moved["item"] == {**shrimp, "aisle_id": other_aisle, "selected": True}
             assert f"Updated product group {shrimp['id']}" in text
 
-            _, removed = await call(
-                client, "change_shopping_list", action="remove", product_group_ids=[eggs["id"]]
+            _, removed = done(
+                await call(
+                    client, "change_shopping_list", {"action": "remove", "product_group_ids": [eggs["id"]]}
+                )
             )
             assert removed["removed_ids"] == [eggs["id"]] and removed["not_found_ids"] == []
 
-            _, cleared = await call(client, "change_shopping_list", action="clear")
+            _, cleared = done(await call(client, "change_shopping_list", {"action": "clear"}))
             assert cleared["cleared"] is True
-            _, emptied = await call(client, "read", target="shopping_list")
+            _, emptied = done(await call(client, "read", {"target": "shopping_list"}))
             assert emptied["product_groups"] == []
 
         assert fake.login_count == 1

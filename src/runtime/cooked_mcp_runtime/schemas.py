@@ -4,7 +4,7 @@ Each parameter and each output field is declared once, as a pydantic field (cook
 .models); the schemas here are read off those declarations at import, so what a client sees and
 what the server validates cannot drift apart. They are built by walking ``model_fields`` rather
 than by ``model_json_schema`` (several times slower at start-up), spelled exactly as clients
-were served them before (tests/surface/served_tools.json):
+were served them before (tests/tools/served_tools.json):
 
 - a parameter that may be left out, or whose type allows null, is served as a type array with
   "null" plus ``nullable: true`` (the forms OpenAI's strict mode, google-genai and smolagents

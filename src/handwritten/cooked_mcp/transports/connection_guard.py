@@ -4,7 +4,7 @@ and serving without uvicorn's signal handlers.
 uvicorn keeps a silent connection, or a request head or body trickling in, open for ever, and
 its only cap (``limit_concurrency``) answers 503 to everyone once silent sockets fill it: about
 a thousand of them (the usual open-files limit) stop it serving the user
-(tests/hardening/test_http_bounds.py). So its h11 protocol is subclassed, using its
+(tests/transports/test_http_bounds.py). So its h11 protocol is subclassed, using its
 ``connections``, ``cycle``, ``conn``, ``handle_events``, ``on_response_complete`` and
 ``shutdown``: pyproject.toml bounds uvicorn and h11 to the minors checked. Goes when uvicorn
 has request-start and request-complete timeouts (encode/uvicorn issue #157, open) and a cap

@@ -11,19 +11,16 @@ import re
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
 
 import anyio
 import mcp_types as types
 import pytest
 from confirm_support import ERAS
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.shared.exceptions import MCPError
-from servers import COOKED_MCP, server_env
+from servers import era_client, server_env
 
 from cooked_fake import FakeCooked
-from cooked_mcp.app import build_application
-from cooked_mcp.config import load_settings
 from cooked_mcp.prompts import JOURNEYS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("era", ERAS)]
@@ -58,11 +55,7 @@ async def process(stack: AsyncExitStack, fake: FakeCooked, home: Path, era: str,
     """A connected client of a real process (or, for ``IN_MEMORY``, of the application the process
     would build from the same environment, in this process)."""
     environment = server_env(home, fake.base_url, **({"COOKED_MCP_READ_ONLY": "1"} if read_only else {}))
-    served: Any = StdioServerParameters(command=COOKED_MCP, env=environment)
-    if (era, read_only) in IN_MEMORY:
-        settings = load_settings(config_path=None, environ=environment)
-        served = (await stack.enter_async_context(build_application(settings))).server
-    return await stack.enter_async_context(Client(served, mode=era, read_timeout_seconds=30))
+    return await era_client(stack, environment, era, in_memory=(era, read_only) in IN_MEMORY)
 
 
 @pytest.fixture(scope="module")

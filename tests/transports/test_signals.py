@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from servers import COOKED_MCP, INITIALIZE, free_port, server_env, write_limits
+from servers import COOKED_MCP, INITIALIZE, free_port, patched, server_env, write_limits
 
 from cooked_fake import SEED_LOGIN, FakeCooked
+from cooked_mcp.config.limits import Limits
 
 SLOW_READ = {
     "jsonrpc": "2.0",
@@ -93,12 +94,18 @@ def test_a_stop_ends_serving_a_client_that_stopped_reading(
     process_env: dict[str, str], fake: FakeCooked
 ) -> None:
     """The client reads no answer, so its pipe fills with big ones. Before: the process waited
-    for it to read for ever, SIGTERM or not; now it exits after the stop's grace and 5 s for
-    the answers left to be taken (twice: those being sent, then those buffered)."""
+    for it to read for ever, SIGTERM or not; now it exits after the stop's grace and
+    ``Limits.FLUSH_SECONDS`` (5 s, cut to 0.5 s here) for the answers left to be taken (twice:
+    those being sent, then those buffered)."""
+    assert Limits.FLUSH_SECONDS == 5.0  # the bound SECURITY.md names
     write_limits(process_env, stop_grace_seconds=0.5)
     recipe = fake.state.add_recipe("Big Pot", "1. Stir the pot slowly. " * 80_000, 2).id
     stuck = subprocess.Popen(
-        [COOKED_MCP], env=process_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        patched("from cooked_mcp.config.limits import Limits; Limits.FLUSH_SECONDS = 0.5"),
+        env=process_env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         initialize(stuck)
@@ -275,7 +282,7 @@ def test_over_http_in_a_terminal_it_prints_its_url_and_one_ctrl_c_ends_it_quietl
     process_env: dict[str, str], fake: FakeCooked
 ) -> None:
     """The banner a person reads names the account itself, as the stdio banner does (stderr is
-    a terminal here; tests/http/test_http_startup.py reads it from a file)."""
+    a terminal here; tests/transports/test_http_startup.py reads it from a file)."""
     port = free_port()
     terminal = Terminal(process_env, "--transport", "http", "--http-addr", f"127.0.0.1:{port}")
     try:

@@ -220,7 +220,7 @@ def test_a_message_that_is_not_utf8_is_a_parse_error_as_over_http(
     serving: LineClient, fake: FakeCooked
 ) -> None:
     """JSON text is UTF-8 (RFC 8259 section 8.1), so this is not JSON: -32700, with the id it
-    carries (it can be read), as tests/http/test_http_serving.py holds HTTP to. Before: stdio
+    carries (it can be read), as tests/transports/test_http_serving.py holds HTTP to. Before: stdio
     read the byte as U+FFFD and ran the call."""
     client = serving
     fake.clear_requests()

@@ -12,25 +12,21 @@ the one change."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
 
-import anyio
+import mcp_types as types
 import pytest
 from confirm_support import ANSWERS, ERAS, LOSSES, Loss, Person
-from mcp import Client, StdioServerParameters
-from servers import COOKED_MCP, HttpServer, http_client, http_server, server_env
+from mcp import Client
+from servers import HTTP_TOKEN, HttpServer, era_client, http_client, server_env
 from sessions import text_of
 
 from cooked_fake import FakeCooked
-from cooked_mcp.app import build_application
-from cooked_mcp.config import load_settings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("era", ERAS)]
 LOSS_CASES = [pytest.param(loss, id=loss.label) for loss in LOSSES]
-TOKEN = "confirm-token-5c1e9a0b7d"
 #: The three servers per era: the person is asked, the client cannot ask, the setting is off.
 ASKS, CANNOT_ASK, SETTING_OFF = "asks", "cannot ask", "setting off"
 Processes = dict[tuple[str, str], tuple[Client, Person]]
@@ -46,12 +42,8 @@ async def process(
     the process would build from the same environment, in this process)."""
     env = {"COOKED_MCP_CONFIRM_CHANGES": "false"} if kind == SETTING_OFF else {}
     environment = server_env(home, fake.base_url, **env)
-    served: Any = StdioServerParameters(command=COOKED_MCP, env=environment)
-    if (era, kind) in IN_MEMORY:
-        settings = load_settings(config_path=None, environ=environment)
-        served = (await stack.enter_async_context(build_application(settings))).server
-    client = Client(served, mode=era, read_timeout_seconds=30, elicitation_callback=person)
-    return await stack.enter_async_context(client)
+    in_memory = (era, kind) in IN_MEMORY
+    return await era_client(stack, environment, era, in_memory=in_memory, elicitation_callback=person)
 
 
 @pytest.fixture(scope="module")
@@ -81,9 +73,8 @@ async def ready(processes: Processes, fake: FakeCooked, era: str, kind: str) -> 
     return client, person
 
 
-async def call(client: Client, loss: Loss) -> tuple[bool, str]:
-    with anyio.fail_after(30):
-        result = await client.call_tool(loss.tool, loss.arguments)
+def outcome(result: types.CallToolResult) -> tuple[bool, str]:
+    """Whether the call failed, and the text the agent sees."""
     return bool(result.is_error), text_of(result)
 
 
@@ -107,7 +98,7 @@ async def test_a_declined_or_cancelled_change_sends_nothing_to_cooked(
 ) -> None:
     client, person = await ready(processes, fake, era, ASKS)
     person.action = answer  # type: ignore[assignment]
-    is_error, text = await call(client, loss)
+    is_error, text = outcome(await loss.call(client))
     assert loss.sent(fake) == 0
     why = "You said no" if answer == "decline" else "You cancelled the question"
     # One sentence for the person, then the agent's instruction; this client answers at once, so
@@ -139,7 +130,7 @@ async def test_an_accepted_change_reaches_cooked_exactly_once(
 ) -> None:
     client, person = await ready(processes, fake, era, ASKS)
     person.action = "accept"
-    is_error, text = await call(client, loss)
+    is_error, text = outcome(await loss.call(client))
     assert not is_error, text
     assert loss.sent(fake) == 1
     assert len(person.questions) == 1
@@ -154,7 +145,7 @@ async def test_a_client_without_elicitation_is_not_asked_and_sends_what_it_alway
     loss: Loss,
 ) -> None:
     client, person = await ready(processes, fake, era, CANNOT_ASK)
-    is_error, _ = await call(client, loss)
+    is_error, _ = outcome(await loss.call(client))
     assert not is_error
     assert [(r.method, r.path) for r in fake.api_requests(renewals=False)] == [(loss.method, loss.path)]
     assert person.questions == []
@@ -169,22 +160,9 @@ async def test_the_setting_turns_the_questions_off(
     loss: Loss,
 ) -> None:
     client, person = await ready(processes, fake, era, SETTING_OFF)
-    is_error, text = await call(client, loss)
+    is_error, text = outcome(await loss.call(client))
     assert not is_error, text
     assert person.questions == [] and loss.sent(fake) == 1
-
-
-@pytest.fixture(scope="module")
-def served_over_http(
-    running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[HttpServer]:
-    env = server_env(
-        tmp_path_factory.mktemp("confirm-http"),
-        running_fake.base_url,
-        COOKED_MCP_HTTP_TOKEN=TOKEN,
-    )
-    with http_server(env) as server:
-        yield server
 
 
 @pytest.mark.req(
@@ -195,21 +173,21 @@ def served_over_http(
     "extensions.CONFIRMATION.9",
 )
 async def test_over_http_declined_sends_nothing_accepted_once_and_no_capability_as_before(
-    served_over_http: HttpServer, fake: FakeCooked, era: str
+    server: HttpServer, fake: FakeCooked, era: str
 ) -> None:
     """Over HTTP a tool call of a client that declared elicitation is answered as a stream, so the
     question can reach the person (transports/private_reaches.py)."""
     delete = LOSSES[0]
     for answer, sent in (("decline", 0), ("cancel", 0), ("accept", 1)):
         fake.reset()
-        client = http_client(served_over_http.url, TOKEN)
+        client = http_client(server.url, HTTP_TOKEN)
         client.elicitation_callback, client.mode = Person(answer), era  # type: ignore[assignment]
         async with client:
-            is_error, _ = await call(client, delete)
+            is_error, _ = outcome(await delete.call(client))
         assert is_error == (answer != "accept") and delete.sent(fake) == sent, answer
     fake.reset()
-    client = http_client(served_over_http.url, TOKEN)
+    client = http_client(server.url, HTTP_TOKEN)
     client.mode = era
     async with client:
-        is_error, _ = await call(client, delete)
+        is_error, _ = outcome(await delete.call(client))
     assert not is_error and delete.sent(fake) == 1

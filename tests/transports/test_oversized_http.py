@@ -1,6 +1,6 @@
 """An endless MCP request body over HTTP is refused without being read whole.
 
-tests/http already shows that a body declared too large, or a 5 MiB chunked one, gets 413
+test_http_serving.py already shows that a body declared too large, or a 5 MiB chunked one, gets 413
 and that an unauthenticated one gets 401. What is added here is the resource side: the
 client streams a chunked body that would go on for 256 MiB, and the server must answer (or
 drop the connection) long before that, having read only a bounded prefix: the bytes the
@@ -16,24 +16,14 @@ from pathlib import Path
 import httpx
 import pytest
 from hardening_support import FIGURES
-from servers import HttpServer, http_server, server_env
+from servers import HTTP_TOKEN as TOKEN
+from servers import HttpServer
 
-from cooked_fake import FakeCooked
-
-TOKEN = "hardening-oversize-token-5f1c"
 CHUNK = 64 * 1024
 ENDLESS = 256 * 1024 * 1024  # what the client would send if nothing stopped it
 #: Socket buffers on both sides absorb some data before the refusal lands; 4 MiB is the SDK limit.
 MAX_SENT = 32 * 1024 * 1024
 MAX_PEAK_GROWTH_KIB = 48 * 1024
-
-
-@pytest.fixture(scope="module")
-def server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
-    home: Path = tmp_path_factory.mktemp("oversize")
-    env = server_env(home, running_fake.base_url, COOKED_MCP_HTTP_TOKEN=TOKEN)
-    with http_server(env) as running:
-        yield running
 
 
 def peak_rss_kib(pid: int) -> int:

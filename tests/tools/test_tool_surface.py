@@ -13,6 +13,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from sessions import call
 
 from cooked_mcp_generated.models import (
     ChangeShoppingListOutput,
@@ -59,13 +60,13 @@ async def list_tools() -> dict[str, types.Tool]:
     return {tool.name: tool for tool in result.tools}
 
 
-async def call(
+async def recorded(
     arguments: dict[str, Any], tool: str = "read"
 ) -> tuple[types.CallToolResult, RecordingHandlers]:
+    """One call on the generated server with handlers that record what they were given."""
     handlers = RecordingHandlers()
     async with Client(create_server(handlers, version="test")) as client:
-        result = await client.call_tool(tool, arguments)
-    return result, handlers
+        return await call(client, tool, arguments), handlers
 
 
 def error_text(result: types.CallToolResult) -> str:
@@ -168,33 +169,33 @@ async def test_page_and_limit_carry_bounds_and_defaults() -> None:
 async def test_out_of_bounds_numbers_are_rejected_before_the_handler(
     arguments: dict[str, Any], parameter: str
 ) -> None:
-    result, handlers = await call(arguments)
+    result, handlers = await recorded(arguments)
     assert parameter in error_text(result)
     assert handlers.calls == []
 
 
 @pytest.mark.req("tools.READ_TOOL.5", "tools.READ_TOOL.6")
 async def test_defaults_reach_the_handler() -> None:
-    result, handlers = await call({"target": "recipes"})
+    result, handlers = await recorded({"target": "recipes"})
     assert not result.is_error
     [(_, args)] = handlers.calls
     assert (args.page, args.limit) == (1, 10)
-    result, handlers = await call({"target": "recipes", "page": 3, "limit": 30, "query": "soup"})
+    result, handlers = await recorded({"target": "recipes", "page": 3, "limit": 30, "query": "soup"})
     [(_, args)] = handlers.calls
     assert (args.page, args.limit, args.query) == (3, 30, "soup")
 
 
 @pytest.mark.req("tools.READ_TOOL.2", "tools.READ_TOOL.3", "tools.READ_TOOL.4")
 async def test_read_recipe_requires_recipe_id_and_recipes_accepts_query() -> None:
-    result, handlers = await call({"target": "recipe"})
+    result, handlers = await recorded({"target": "recipe"})
     text = error_text(result)
     assert "recipe_id is required when target is 'recipe'" in text
     assert handlers.calls == []
-    result, handlers = await call({"target": "recipe", "recipe_id": "r-1"})
+    result, handlers = await recorded({"target": "recipe", "recipe_id": "r-1"})
     assert not result.is_error and handlers.calls[0][1].recipe_id == "r-1"
-    result, handlers = await call({"target": "recipes", "query": "soup"})
+    result, handlers = await recorded({"target": "recipes", "query": "soup"})
     assert not result.is_error and handlers.calls[0][1].query == "soup"
-    result, handlers = await call({"target": "recipe", "recipe_id": "r-1", "query": "soup"})
+    result, handlers = await recorded({"target": "recipe", "recipe_id": "r-1", "query": "soup"})
     assert "query is not used when target is 'recipe'" in error_text(result)
 
 
@@ -205,7 +206,7 @@ async def test_preview_requires_title_and_text() -> None:
     for missing in ("title", "text"):
         arguments = {"title": "Soup", "text": "water"}
         del arguments[missing]
-        result, handlers = await call(arguments, tool="preview_recipe_text")
+        result, handlers = await recorded(arguments, tool="preview_recipe_text")
         assert f"{missing} is required" in error_text(result)
         assert handlers.calls == []
 
@@ -236,24 +237,24 @@ SAVE_CASES = [
 
 @pytest.mark.parametrize(("source", "complete"), SAVE_CASES)
 async def test_each_save_source_requires_its_parameters(source: str, complete: dict[str, Any]) -> None:
-    result, handlers = await call({"source": source, **complete}, tool="save_recipe")
+    result, handlers = await recorded({"source": source, **complete}, tool="save_recipe")
     assert not result.is_error, result
     assert handlers.calls[0][1].source == source
     for missing in complete:
         partial = {k: v for k, v in complete.items() if k != missing}
-        result, handlers = await call({"source": source, **partial}, tool="save_recipe")
+        result, handlers = await recorded({"source": source, **partial}, tool="save_recipe")
         assert f"{missing} is required when source is {source!r}" in error_text(result)
         assert handlers.calls == []
 
 
 @pytest.mark.req("tools.DELETE_RECIPE_TOOL.1")
 async def test_delete_requires_recipe_id() -> None:
-    result, handlers = await call({}, tool="delete_recipe")
+    result, handlers = await recorded({}, tool="delete_recipe")
     assert "recipe_id is required" in error_text(result)
     assert handlers.calls == []
-    result, handlers = await call({"recipe_id": ""}, tool="delete_recipe")
+    result, handlers = await recorded({"recipe_id": ""}, tool="delete_recipe")
     assert "recipe_id" in error_text(result)
-    result, handlers = await call({"recipe_id": "r-1"}, tool="delete_recipe")
+    result, handlers = await recorded({"recipe_id": "r-1"}, tool="delete_recipe")
     assert not result.is_error and handlers.calls[0][1].recipe_id == "r-1"
 
 
@@ -284,27 +285,29 @@ SHOPPING_CASES = [
 async def test_each_shopping_action_requires_and_accepts_its_parameters(
     action: str, required: dict[str, Any], optional: dict[str, Any]
 ) -> None:
-    result, handlers = await call({"action": action, **required, **optional}, tool="change_shopping_list")
+    result, handlers = await recorded({"action": action, **required, **optional}, tool="change_shopping_list")
     assert not result.is_error, result
     for name, value in optional.items():
         assert getattr(handlers.calls[0][1], name) == value
     for missing in required:
         partial = {k: v for k, v in required.items() if k != missing}
-        result, handlers = await call({"action": action, **partial}, tool="change_shopping_list")
+        result, handlers = await recorded({"action": action, **partial}, tool="change_shopping_list")
         assert f"{missing} is required when action is {action!r}" in error_text(result)
         assert handlers.calls == []
 
 
 @pytest.mark.req("tools.CHANGE_SHOPPING_LIST_TOOL.9", "tools.SCHEMA.4")
 async def test_empty_id_lists_and_unknown_modes_are_rejected() -> None:
-    result, handlers = await call({"action": "remove", "product_group_ids": []}, tool="change_shopping_list")
+    result, handlers = await recorded(
+        {"action": "remove", "product_group_ids": []}, tool="change_shopping_list"
+    )
     assert "product_group_ids" in error_text(result)
     for tool, arguments, parameter in [
         ("read", {"target": "recipe_list"}, "target"),
         ("save_recipe", {"source": "clipboard"}, "source"),
         ("change_shopping_list", {"action": "delete_everything"}, "action"),
     ]:
-        result, handlers = await call(arguments, tool=tool)
+        result, handlers = await recorded(arguments, tool=tool)
         assert parameter in error_text(result)
         assert "Nothing was sent to Cooked" in error_text(result)
         assert handlers.calls == []
@@ -312,7 +315,7 @@ async def test_empty_id_lists_and_unknown_modes_are_rejected() -> None:
 
 @pytest.mark.req("tools.SCHEMA.4")
 async def test_unknown_parameters_are_rejected() -> None:
-    result, handlers = await call({"target": "recipes", "username": "bob"})
+    result, handlers = await recorded({"target": "recipes", "username": "bob"})
     assert "unknown parameter 'username'" in error_text(result)
     assert handlers.calls == []
 
@@ -453,15 +456,15 @@ async def test_every_specified_operation_is_a_tool_call() -> None:
 async def test_an_empty_quantity_is_given_and_a_null_one_is_not() -> None:
     """Null means "not given" everywhere, so clearing the quantity has its own spelling, ""."""
     arguments = {"action": "update_item", "product_group_id": "pg-01", "quantity": ""}
-    result, handlers = await call(arguments, tool="change_shopping_list")
+    result, handlers = await recorded(arguments, tool="change_shopping_list")
     assert not result.is_error, result
     assert handlers.calls[0][1].quantity == "" and "quantity" in handlers.calls[0][1].model_fields_set
-    result, handlers = await call(
+    result, handlers = await recorded(
         {**arguments, "quantity": None, "name": "Leek"}, tool="change_shopping_list"
     )
     assert not result.is_error, result
     assert handlers.calls[0][1].model_fields_set == {"action", "product_group_id", "name"}
     # Null for the only field to change leaves nothing to change.
-    result, handlers = await call({**arguments, "quantity": None}, tool="change_shopping_list")
+    result, handlers = await recorded({**arguments, "quantity": None}, tool="change_shopping_list")
     assert "needs at least one field to change" in error_text(result)
     assert handlers.calls == []

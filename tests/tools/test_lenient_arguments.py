@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from servers import stdio_client
 from strategies import ANY_CHARACTER, SPECS, properties, valid_arguments
-from test_tool_surface import call, error_text
+from test_tool_surface import error_text, recorded
 
 from cooked_fake import FakeCooked
 from cooked_mcp_runtime.arguments import InvalidArguments
@@ -89,7 +89,7 @@ async def test_an_integer_sent_as_a_numeric_string_is_read_as_that_integer(
     sent: str | float, page: int, limit: int
 ) -> None:
     """3.0 is an integer to JSON Schema, so a client that validated against the served schema sends it."""
-    result, handlers = await call({"target": "recipes", "page": sent})
+    result, handlers = await recorded({"target": "recipes", "page": sent})
     assert not result.is_error, result
     [(_, args)] = handlers.calls
     assert (args.page, args.limit) == (page, limit)
@@ -100,7 +100,7 @@ async def test_an_integer_sent_as_a_numeric_string_is_read_as_that_integer(
     "sent", ["31", "0", "-1", "3.5", "ten", "", "1e3", "99999999999999999999", 3.5, 31.0, 1e300]
 )
 async def test_a_numeric_string_keeps_every_bound_and_anything_else_is_refused(sent: str | float) -> None:
-    result, handlers = await call({"target": "recipes", "limit": sent})
+    result, handlers = await recorded({"target": "recipes", "limit": sent})
     text = error_text(result)
     assert text.startswith("Invalid arguments for read: limit ")
     assert handlers.calls == []
@@ -108,42 +108,42 @@ async def test_a_numeric_string_keeps_every_bound_and_anything_else_is_refused(s
 
 @pytest.mark.req("tools.READ_TOOL.5", "tools.READ_TOOL.6", "tools.SCHEMA.4")
 async def test_an_unused_parameter_is_ignored_at_its_plainest_value_and_refused_otherwise() -> None:
-    result, handlers = await call({"target": "shopping_list", "page": 1, "limit": 10, "query": None})
+    result, handlers = await recorded({"target": "shopping_list", "page": 1, "limit": 10, "query": None})
     assert not result.is_error, result
     assert type(handlers.calls[0][1]).__name__ == "ReadShoppingList"
     # What a strict model fills in: "" for strings, the default for page and limit.
     strict = {"target": "shopping_list", "recipe_id": "", "query": "", "page": 1, "limit": 10}
-    result, handlers = await call(strict)
+    result, handlers = await recorded(strict)
     assert not result.is_error, result
     assert handlers.calls[0][1].model_fields_set == {"target"}
-    result, handlers = await call({"target": "shopping_list", "page": 2})
+    result, handlers = await recorded({"target": "shopping_list", "page": 2})
     assert "page is not used when target is 'shopping_list'" in error_text(result)
     assert handlers.calls == []
     # A value that would mean something is refused with the message it always had.
-    result, handlers = await call({**strict, "recipe_id": "r-1"})
+    result, handlers = await recorded({**strict, "recipe_id": "r-1"})
     assert error_text(result) == (
         "Invalid arguments for read: recipe_id is not used when target is 'shopping_list'; "
         "remove it (or send null). Nothing was sent to Cooked."
     )
     assert handlers.calls == []
     # True is not the default 1, and "1" is: a numeric string counts as its integer.
-    result, _ = await call({"target": "recipe", "recipe_id": "r-1", "page": True})
+    result, _ = await recorded({"target": "recipe", "recipe_id": "r-1", "page": True})
     assert "page is not used when target is 'recipe'" in error_text(result)
-    result, handlers = await call({"target": "recipe", "recipe_id": "r-1", "page": "1"})
+    result, handlers = await recorded({"target": "recipe", "recipe_id": "r-1", "page": "1"})
     assert not result.is_error and handlers.calls[0][1].recipe_id == "r-1"
 
 
 @pytest.mark.req("tools.SAVE_RECIPE_TOOL.2", "tools.SAVE_RECIPE_TOOL.3", "tools.SAVE_RECIPE_TOOL.6")
 async def test_null_keeps_its_meaning_where_a_mode_uses_the_parameter() -> None:
     raw = {"source": "raw_text", "title": "Soup", "text": "water", "portions": None, "url": None}
-    result, handlers = await call(raw, tool="save_recipe")
+    result, handlers = await recorded(raw, tool="save_recipe")
     assert not result.is_error, result
     assert "portions" not in handlers.calls[0][1].model_fields_set
     prepared = {"source": "prepared", "title": "Soup", "markdown": "## Soup", "portions": None}
-    result, handlers = await call(prepared, tool="save_recipe")
+    result, handlers = await recorded(prepared, tool="save_recipe")
     assert not result.is_error and handlers.calls[0][1].portions is None
     # Null is no value for a required parameter that does not allow it.
-    result, handlers = await call({**prepared, "title": None}, tool="save_recipe")
+    result, handlers = await recorded({**prepared, "title": None}, tool="save_recipe")
     assert "title must not be null: it is required when source is 'prepared'" in error_text(result)
     assert handlers.calls == []
 
@@ -195,7 +195,7 @@ _PREPARED = {"source": "prepared", "title": "Soup", "markdown": "## Soup"}
 async def test_a_pattern_mismatch_says_what_is_wanted_not_the_regular_expression(
     tool: str, arguments: dict[str, Any], wanted: str
 ) -> None:
-    result, handlers = await call(arguments, tool=tool)
+    result, handlers = await recorded(arguments, tool=tool)
     text = error_text(result)
     assert wanted in text
     assert "pattern" not in text and "^" not in text and "\\S" not in text
@@ -205,18 +205,18 @@ async def test_a_pattern_mismatch_says_what_is_wanted_not_the_regular_expression
 @pytest.mark.req("tools.RESPONSES.6", "tools.SAVE_RECIPE_TOOL.6")
 async def test_a_title_with_source_existing_says_cooked_cannot_change_a_title() -> None:
     arguments = {"source": "existing", "recipe_id": "r-1", "markdown": "## Soup", "portions": 2}
-    result, handlers = await call({**arguments, "title": "New name"}, tool="save_recipe")
+    result, handlers = await recorded({**arguments, "title": "New name"}, tool="save_recipe")
     text = error_text(result)
     assert "title is not used when source is 'existing'" in text
     assert "a title cannot be changed" in text
     assert handlers.calls == []
-    result, handlers = await call({**arguments, "title": None}, tool="save_recipe")
+    result, handlers = await recorded({**arguments, "title": None}, tool="save_recipe")
     assert not result.is_error, result
 
 
 @pytest.mark.req("tools.RESPONSES.6", "tools.CHANGE_SHOPPING_LIST_TOOL.6", "shopping-list.SELECTION.7")
 async def test_an_empty_replace_selection_says_how_to_untick_everything() -> None:
-    result, handlers = await call(
+    result, handlers = await recorded(
         {"action": "replace_selection", "product_group_ids": []}, tool="change_shopping_list"
     )
     text = error_text(result)
@@ -224,7 +224,7 @@ async def test_an_empty_replace_selection_says_how_to_untick_everything() -> Non
     assert "to untick everything, use action=remove_selection" in text
     assert handlers.calls == []
     # The other actions taking the same parameter do not get that advice.
-    result, _ = await call({"action": "remove", "product_group_ids": []}, tool="change_shopping_list")
+    result, _ = await recorded({"action": "remove", "product_group_ids": []}, tool="change_shopping_list")
     assert "untick" not in error_text(result)
 
 
@@ -259,7 +259,7 @@ async def test_a_boolean_or_a_list_sent_as_text_is_read_as_that_value(
     arguments: dict[str, Any], expected: dict[str, Any]
 ) -> None:
     """Issue 42 item 11: before, "true" and '["pg-10"]' were refused, so remove could not be called."""
-    result, handlers = await call(arguments, tool="change_shopping_list")
+    result, handlers = await recorded(arguments, tool="change_shopping_list")
     assert not result.is_error, result
     [(_, args)] = handlers.calls
     assert {name: getattr(args, name) for name in expected} == expected
@@ -330,7 +330,7 @@ async def test_a_boolean_or_a_list_sent_as_text_is_read_as_that_value(
 async def test_a_refusal_names_the_json_type_that_came_and_every_bound_holds_for_text(
     tool: str, arguments: dict[str, Any], clause: str
 ) -> None:
-    result, handlers = await call(arguments, tool=tool)
+    result, handlers = await recorded(arguments, tool=tool)
     assert clause in error_text(result)
     assert handlers.calls == []
 

@@ -5,7 +5,7 @@ with null plus ``nullable``, no ``additionalProperties``, nested objects inlined
 change to how the generated layer builds them must not change what is served. The file
 was written from main before the generated layer derived its schemas from the models;
 after a deliberate change to the table, rewrite it with
-``.venv/bin/python tests/surface/test_served_tools_golden.py`` and review its diff.
+``.venv/bin/python tests/tools/test_served_tools_golden.py`` and review its diff.
 """
 
 from __future__ import annotations

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_server, server_env
+from servers import INITIALIZE, HttpServer, bearer
 from writes_support import LIST_CHANGES, NEWEST, RECIPE_CHANGES, Change
 
 from cooked_fake import FakeCooked
@@ -40,17 +38,10 @@ COOKED_SECONDS = 1.5
 CLIENT_SECONDS = 0.5
 
 
-@pytest.fixture(scope="module")
-def server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
-    home: Path = tmp_path_factory.mktemp("home")
-    with http_server(server_env(home, running_fake.base_url)) as server:
-        yield server
-
-
 def session(server: HttpServer) -> dict[str, str]:
-    with httpx.Client(headers=MCP_HEADERS, timeout=10) as http:
+    with httpx.Client(headers=bearer(), timeout=10) as http:
         opened = http.post(server.url, json=INITIALIZE)
-        headers = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+        headers = {**bearer(), "mcp-session-id": opened.headers["mcp-session-id"]}
         headers["mcp-protocol-version"] = "2025-06-18"
         http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
     return headers

@@ -1,6 +1,5 @@
-"""One real ``cooked-mcp --transport http`` process with a bearer token, shared by the module.
-
-It logs at debug level, so that the secrecy test sees everything the server can log.
+"""One real ``cooked-mcp --transport http`` process with a bearer token, shared by the module
+(the ``server`` fixture, tests/conftest.py).
 
 MCP traffic goes through the mcp SDK's Streamable HTTP client; the refusals are raw HTTP
 so that status codes and headers can be asserted exactly.
@@ -13,34 +12,17 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from functools import partial
-from pathlib import Path
 
 import anyio
 import httpx
 import pytest
-from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_server, server_env, write_limits
+from servers import HTTP_TOKEN as TOKEN
+from servers import INITIALIZE, MCP_HEADERS, HttpServer, bearer, http_client
 from sessions import text_of
 
 from cooked_fake import FakeCooked
 
 pytestmark = pytest.mark.anyio
-
-TOKEN = "CANARY-serving-Token_0123456789"
-
-
-@pytest.fixture(scope="module")
-def server(running_fake: FakeCooked, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
-    home: Path = tmp_path_factory.mktemp("home")
-    env = server_env(
-        home,
-        running_fake.base_url,
-        COOKED_MCP_HTTP_TOKEN=TOKEN,
-        COOKED_MCP_LOG_LEVEL="debug",  # the most talkative level, for the secrecy test
-    )
-    # The imports some tests leave running at Cooked would hold the stop for the whole grace.
-    write_limits(env, stop_grace_seconds=0.5)
-    with http_server(env) as server:
-        yield server
 
 
 def post(
@@ -56,10 +38,6 @@ def wait_for_log(server: HttpServer, text: str, after: int = 0, timeout: float =
     while text not in server.stderr()[after:]:
         assert time.monotonic() < deadline, f"no {text!r} in the log within {timeout} s"
         time.sleep(0.02)
-
-
-def bearer(token: str = TOKEN) -> dict[str, str]:
-    return {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
 
 
 @pytest.mark.req(
@@ -542,7 +520,7 @@ async def test_what_is_not_a_json_rpc_message_gets_the_spec_error(
 async def test_a_message_that_is_not_utf8_is_a_parse_error_as_over_stdio(
     session: RawSession, fake: FakeCooked
 ) -> None:
-    """The same bytes as tests/stdio/test_stdio_transport.py::NOT_UTF8: not JSON, so -32700 with
+    """The same bytes as tests/transports/test_stdio_transport.py::NOT_UTF8: not JSON, so -32700 with
     its readable id on both transports, and nothing reaches Cooked."""
     fake.clear_requests()
     body = (
@@ -574,7 +552,7 @@ async def test_a_message_the_parser_refuses_is_a_parse_error_carrying_its_id(
     session: RawSession, fake: FakeCooked, request_id: object, body: bytes
 ) -> None:
     """Valid JSON that the JSON parser refuses (issue 41 item 6), as over stdio
-    (tests/stdio/test_stdio_transport.py::UNPARSED). Before: -32700 with a null id."""
+    (tests/transports/test_stdio_transport.py::UNPARSED). Before: -32700 with a null id."""
     fake.clear_requests()
     answer = await session.http.post(session.url, content=body)
     assert answer.status_code == 400
@@ -620,7 +598,7 @@ async def test_a_second_request_with_the_id_of_one_in_flight_is_refused_and_the_
     assert answers["second"].status_code == 400
     assert answers["second"].json()["id"] == first["id"]
     assert answers["second"].json()["error"]["code"] == -32600
-    # Worded as over stdio (tests/stdio/test_stdio_transport.py): one rule, protocol_guard.duplicate.
+    # Worded as over stdio (tests/transports/test_stdio_transport.py): one rule, protocol_guard.duplicate.
     assert "is still running; use a new id" in answers["second"].json()["error"]["message"]
     assert tool_result(last_message(answers["first"]), first)["structuredContent"]["saved"] is True  # type: ignore[index]
 
