@@ -214,3 +214,19 @@ def test_check_names_the_account_and_where_each_setting_came_from(tmp_path: Path
     assert "user.name /" not in failure  # not the generic list of every place a credential could be
     assert CANARY_PASSWORD not in done.stdout + done.stderr
     assert done.stderr == ""  # the account goes to the terminal, never to the log
+
+
+@pytest.mark.req("api-client.RESPONSES.1")
+def test_an_account_without_recipes_shows_the_recipe_read_skipped_on_its_own_line(tmp_path: Path) -> None:
+    with FakeCooked() as fake:
+        fake.fail(
+            method="GET",
+            path=f"/api/user/{SEED_USERNAME}/recipes",
+            status=200,
+            body={"items": []},
+            times=None,
+        )
+        fake.fail(method="GET", path="/api/user/recipes/search", status=200, body={"items": []}, times=None)
+        done = run_check(server_env(tmp_path, fake.base_url))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "  read one recipe ... OK - skipped: the account has no saved recipes\n" in done.stdout

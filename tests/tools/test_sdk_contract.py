@@ -39,7 +39,7 @@ from starlette.types import Receive, Scope, Send
 
 from cooked_mcp.config.limits import Limits
 from cooked_mcp.transports.connection_guard import bounded_protocol
-from cooked_mcp.transports.http_guard import HttpGuard
+from cooked_mcp.transports.http_guard import _ANSWER, HttpGuard, _carries_answer
 from cooked_mcp.transports.protocol_guard import INTERRUPTED
 
 pytestmark = [pytest.mark.tooling, pytest.mark.anyio]
@@ -294,3 +294,22 @@ async def test_uvicorn_runs_the_h11_hooks_the_connection_bounds_use() -> None:
             with pytest.raises((anyio.EndOfStream, anyio.BrokenResourceError, ConnectionError)):
                 await silent.receive()
             server.should_exit = True
+
+
+def test_an_answer_is_told_from_other_events_in_the_sdks_order_quickly_and_in_any_order_all_the_same() -> (
+    None
+):
+    """The guard's one-answer rule must see every response: the SDK's member order is matched at
+    once (a megabyte answer costs no parse), and a response written in another order is still seen,
+    so a release that changes the order never makes the guard add a second answer."""
+    sdk_order = types.JSONRPCResponse(jsonrpc="2.0", id=7, result={"content": []})
+    event = b"event: message\r\ndata: " + sdk_order.model_dump_json(by_alias=True).encode() + b"\r\n\r\n"
+    assert _ANSWER.match(event, event.find(b"data:")), "the SDK writes a response's members in a new order"
+    reordered = b'event: message\r\ndata: {"result":{"content":[]},"id":"a","jsonrpc":"2.0"}\r\n\r\n'
+    error = b'data: {"error":{"code":-32603,"message":"x"},"jsonrpc":"2.0","id":3}\n\n'
+    progress = b'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"result":1}}\n\n'
+    question = b'data: {"method":"elicitation/create","jsonrpc":"2.0","id":4,"params":{"error":""}}\n\n'
+    assert _carries_answer(event) and _carries_answer(reordered) and _carries_answer(error)
+    assert (
+        not _carries_answer(progress) and not _carries_answer(question) and not _carries_answer(b": ping\n\n")
+    )

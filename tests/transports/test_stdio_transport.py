@@ -87,10 +87,12 @@ class LineClient:
         return self.process.stderr.read().decode(errors="replace")
 
 
-def _start(process_env: dict[str, str], stdin: int | IO[bytes] = subprocess.PIPE) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [COOKED_MCP], env=process_env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+def _start(
+    process_env: dict[str, str],
+    stdin: int | IO[bytes] = subprocess.PIPE,
+    stdout: int | IO[bytes] = subprocess.PIPE,
+) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([COOKED_MCP], env=process_env, stdin=stdin, stdout=stdout, stderr=subprocess.PIPE)
 
 
 @pytest.fixture
@@ -264,13 +266,12 @@ BEFORE_INITIALIZE = b'{not json\n{"jsonrpc": "2.0", "id": 5, "method": "tools/li
 def _before_initialize(answers: list[dict[str, Any]]) -> None:
     not_json, too_early = answers
     assert (not_json["error"]["code"], not_json["id"]) == (-32700, None)
-    assert too_early["id"] == 5 and "send initialize first" in too_early["error"]["message"]
+    assert too_early["id"] == 5 and too_early["error"]["code"] == -32602  # the SDK's own answer
 
 
-def test_before_initialize_a_bad_line_is_a_parse_error_and_a_request_is_told_to_initialize(
+def test_before_initialize_a_bad_line_is_a_parse_error_and_a_request_is_answered(
     client: LineClient,
 ) -> None:
-    """Before: the request got "Invalid request parameters" with empty data."""
     client.send(BEFORE_INITIALIZE)
     _before_initialize([client.receive(), client.receive()])
     client.initialize()
@@ -279,14 +280,15 @@ def test_before_initialize_a_bad_line_is_a_parse_error_and_a_request_is_told_to_
 
 
 def test_before_initialize_from_a_file_too(process_env: dict[str, str], tmp_path: Path) -> None:
-    """From a regular file (the SDK's transport) the line that is not JSON got no answer at all."""
-    requests = tmp_path / "requests.jsonl"
+    """From a regular file (once read by the SDK's transport) the line that is not JSON got no
+    answer; the answers written to a regular file are all there when the process has ended."""
+    requests, answered = tmp_path / "requests.jsonl", tmp_path / "answers.jsonl"
     requests.write_bytes(BEFORE_INITIALIZE + _line(INITIALIZE))
-    with requests.open("rb") as stdin:
-        process = _start(process_env, stdin)
-        out, err = process.communicate(timeout=15)
+    with requests.open("rb") as stdin, answered.open("wb") as stdout:
+        process = _start(process_env, stdin, stdout)
+        _, err = process.communicate(timeout=15)
     assert process.returncode == 0, err.decode(errors="replace")
-    *answers, initialized = [json.loads(line) for line in out.splitlines()]
+    *answers, initialized = [json.loads(line) for line in answered.read_bytes().splitlines()]
     _before_initialize(answers)
     assert initialized["id"] == INITIALIZE["id"] and "protocolVersion" in initialized["result"]
 
@@ -320,9 +322,9 @@ def test_a_large_request_and_answer_cross_the_pipes_whole(serving: LineClient, f
 def test_stdin_from_a_file_is_served_too(
     process_env: dict[str, str], tmp_path: Path, fake: FakeCooked
 ) -> None:
-    """A regular file cannot be watched by the event loop: the SDK's transport serves it. Its end
-    comes long before the slow last call is done, and that call is answered all the same; a
-    request reusing its id meanwhile is refused, as from a pipe."""
+    """A regular file, which the event loop cannot watch, is served too. Its end comes long before
+    the slow last call is done, and that call is answered all the same; a request reusing its id
+    meanwhile is refused, as from a pipe."""
     fake.fail_with("slow", "GET", "/api/saved/r-0001", seconds=0.5)
     requests = tmp_path / "requests.jsonl"
     requests.write_bytes(

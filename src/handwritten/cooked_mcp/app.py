@@ -32,27 +32,21 @@ def build_server(
     import_answer_seconds: float = default("import_answer_seconds"),
     confirm_changes: bool = True,
     limits: Limits | None = None,
-    confirm_answer_seconds: float = Limits().confirm_answer_seconds,
+    confirm_answer_seconds: float | None = None,
 ) -> Server[Any]:
     """``read_only_from`` is where read-only mode was switched on (``Settings.describe_source``);
     ``None`` serves every tool. One argument for both, so the mode never lacks its reason."""
-    tools = _tools(
-        client, read_only_from is None, import_answer_seconds, confirm_changes, limits, confirm_answer_seconds
-    )
+    if confirm_answer_seconds is not None:
+        limits = (limits or Limits()).model_copy(update={"confirm_answer_seconds": confirm_answer_seconds})
+    tools = _tools(client, read_only_from is None, import_answer_seconds, confirm_changes, limits or Limits())
     return _server(tools, read_only_from, lambda: client)
 
 
 # implements: extensions.CONFIRMATION.10
 def _tools(
-    client: CookedClient,
-    writable: bool,
-    import_answer_seconds: float,
-    confirm_changes: bool,
-    limits: Limits | None,
-    confirm_answer_seconds: float,
+    client: CookedClient, writable: bool, import_answer_seconds: float, confirm_changes: bool, limits: Limits
 ) -> CookedTools:
-    """The handlers; a declined question names how the person turns asking off, and a question
-    waits ``confirm_answer_seconds`` for its answer."""
+    """The handlers; a declined question names how the person turns asking off."""
     from .handlers import CookedTools
     from .handlers.confirmation import Confirmation
 
@@ -62,7 +56,7 @@ def _tools(
         writable=writable,
         import_answer_seconds=import_answer_seconds,
         confirmation=Confirmation(
-            enabled=confirm_changes, turn_off=turn_off, answer_seconds=confirm_answer_seconds
+            enabled=confirm_changes, turn_off=turn_off, answer_seconds=limits.confirm_answer_seconds
         ),
         limits=limits,
     )
@@ -86,9 +80,7 @@ def _server(
 
 class ToolsOnFirstCall:
     """The tool handlers and the Cooked client, built at the first tool call: listing tools needs
-    neither, and importing them is most of cooked-mcp's own start-up (bench/startup.py). Only the
-    tool methods are looked up here, so a stray attribute builds nothing.
-    """
+    neither, and importing them is most of cooked-mcp's start-up (bench/startup.py)."""
 
     _HANDLER_METHODS = frozenset(spec.name for spec in TOOLS)
 
@@ -101,20 +93,13 @@ class ToolsOnFirstCall:
         if self._tools is None:
             from .cooked.client import CookedClient
 
-            settings = self._settings
-            self.client = CookedClient.from_settings(settings)
+            s = self._settings
+            self.client = CookedClient.from_settings(s)
             self._tools = _tools(
-                self.client,
-                not settings.read_only,
-                settings.import_answer_seconds,
-                settings.confirm_changes,
-                settings.limits,
-                settings.limits.confirm_answer_seconds,
+                self.client, not s.read_only, s.import_answer_seconds, s.confirm_changes, s.limits
             )
             # Later calls find the methods on the instance and no longer pass through __getattr__.
-            self.__dict__.update(
-                {name: getattr(self._tools, name) for name in ToolsOnFirstCall._HANDLER_METHODS}
-            )
+            self.__dict__.update({name: getattr(self._tools, name) for name in self._HANDLER_METHODS})
         return self._tools
 
     def __getattr__(self, name: str) -> Any:
@@ -137,16 +122,10 @@ class ToolsOnFirstCall:
         if self._tools is not None:
             await self._tools.changes_finished()
 
-    async def aclose(self) -> None:
-        if self.client is not None:
-            await self.client.aclose()
-
 
 @dataclass(frozen=True)
 class Application:
-    """What a transport serves. Building it opens nothing (the client is built at the first call), so
-    a transport may still refuse to start; entering it in the serving loop closes the client after.
-    """
+    """What a transport serves: building it opens nothing, and leaving it closes the client."""
 
     settings: Settings
     tools: ToolsOnFirstCall
@@ -158,7 +137,8 @@ class Application:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        await self.tools.aclose()
+        if self.tools.client is not None:
+            await self.tools.client.aclose()
 
 
 def build_application(settings: Settings) -> Application:
@@ -167,5 +147,4 @@ def build_application(settings: Settings) -> Application:
     ANSWERS.configure(settings.limits.answers_in_flight_mib, settings.limits.answers_wait_seconds)
     register_secret_source(tools.secret_values)  # the log filter scrubs session cookies too
     read_only_from = settings.describe_source("read_only") if settings.read_only else None
-    # The handlers are what the first call builds: CookedTools, checked against ToolHandlers in ``_built``.
     return Application(settings, tools, _server(tools, read_only_from, tools.cooked_client))

@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__, docs_url
-from .config import (
-    DECLARED,
-    Settings,
-    environment_variables,
-    load_settings,
-    schema_keys,
-    variable,
-)
+from .config import DECLARED, Settings, environment_variables, load_settings, schema_keys, variable
 from .exceptions import ConfigError
 from .logging_setup import configure_logging
 
@@ -39,9 +31,9 @@ def _epilog() -> str:
     return "\n".join(
         [
             "environment variables (they win over the config file):",
-            *_lines(_pairs(environment_variables())),
+            *_two_columns(environment_variables(), down=False),  # no order of their own: read across
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
-            *_lines(_columns(schema_keys())),
+            *_two_columns(schema_keys(), down=True),  # read down, so keys of one table stay together
             f"{variable('confirm_changes')}=false: no questions before changes that lose data",
             "Each setting explained:",
             f"  {docs_url('configuration.md')}",
@@ -49,22 +41,12 @@ def _epilog() -> str:
     )
 
 
-def _lines(rows: list[tuple[str, str]]) -> list[str]:
-    width = max(len(left) for left, _ in rows) + 2
-    return [f"  {left:<{width}}{right}".rstrip() for left, right in rows]
-
-
-def _pairs(items: Sequence[str]) -> list[tuple[str, str]]:
-    """Two columns read across, for names with no order of their own."""
+def _two_columns(items: Sequence[str], *, down: bool) -> list[str]:
     padded = [*items, ""] if len(items) % 2 else list(items)
-    return list(zip(padded[::2], padded[1::2], strict=True))
-
-
-def _columns(items: Sequence[str]) -> list[tuple[str, str]]:
-    """Two columns read down, so keys of one table stay together."""
-    half = (len(items) + 1) // 2
-    second = [*items[half:], *([""] * (half - len(items[half:])))]
-    return list(zip(items[:half], second, strict=True))
+    half = len(padded) // 2
+    left, right = (padded[:half], padded[half:]) if down else (padded[::2], padded[1::2])
+    width = max(map(len, left)) + 2
+    return [f"  {one:<{width}}{two}".rstrip() for one, two in zip(left, right, strict=True)]
 
 
 # implements: server.IDENTITY.2, server.TRANSPORT.2, server.CONFIG.6, server.CONFIG.8
@@ -87,9 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="TOML configuration file (default: $XDG_CONFIG_HOME/cooked-mcp/config.toml)",
     )
     parser.add_argument(
-        "--check",
-        action="store_true",
-        help="log in, check Cooked with read-only requests, exit",
+        "--check", action="store_true", help="log in, check Cooked with read-only requests, exit"
     )
     parser.add_argument(
         "--write",
@@ -120,14 +100,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .remote import manage
 
         return manage(os.environ, revoke=args.revoke)
+    # --http-addr or --public-url alone means HTTP (nothing else listens); with --transport stdio, a contradiction.
+    implied = "--http-addr" if args.http_addr else "--public-url" if args.public_url else None
+    transport = "http" if implied and args.transport is None else args.transport
     try:
+        if implied and transport == "stdio":
+            raise ConfigError(f"{implied} needs the http transport: drop --transport stdio or {implied}")
         settings = load_settings(
             config_path=args.config,
             environ=os.environ,
-            transport=_transport(
-                args.transport,
-                "--http-addr" if args.http_addr else "--public-url" if args.public_url else None,
-            ),
+            transport=transport,
             http_addr=args.http_addr,
             public_url=args.public_url,
         )
@@ -140,28 +122,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.check:
         from .check import run_check
 
-        report = Path(args.report) if args.report else None
-        return run_check(settings, write=args.write, yes=args.yes, report=report)
+        return run_check(
+            settings, write=args.write, yes=args.yes, report=Path(args.report) if args.report else None
+        )
     return serve(settings)
-
-
-def _transport(transport: str | None, implied_by: str | None) -> str | None:
-    """``--http-addr`` or ``--public-url`` (``implied_by``) alone means HTTP (nothing else listens);
-    with ``--transport stdio`` it is a contradiction."""
-    if implied_by is None:
-        return transport
-    if transport is None:
-        return "http"
-    if transport == "stdio":
-        raise ConfigError(f"{implied_by} needs the http transport: drop --transport stdio or {implied_by}")
-    return transport
 
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2
 def serve(settings: Settings) -> int:
     """Run the configured transport until the client goes away or a signal arrives (a Ctrl-C while starting too)."""
+    # Start-up makes many long-lived objects and next to no garbage: the cyclic collector is off
+    # meanwhile, and what start-up made is frozen (``gc.freeze``) so later collections skip it.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
-        with _start_up_without_collecting():
+        try:
             from .app import build_application
 
             application = build_application(settings)
@@ -169,22 +144,10 @@ def serve(settings: Settings) -> int:
                 from .transports.http import serve_http as serve_transport
             else:
                 from .transports.stdio import serve_stdio as serve_transport
+        finally:
+            if collecting:
+                gc.freeze()
+                gc.enable()
         return serve_transport(application)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
-
-
-@contextlib.contextmanager
-def _start_up_without_collecting() -> Iterator[None]:
-    """Start-up makes many long-lived objects and next to no garbage: the cyclic collector is off
-    meanwhile, and what start-up made is frozen (``gc.freeze``) so later collections skip it.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()

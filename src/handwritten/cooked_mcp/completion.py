@@ -1,8 +1,5 @@
-"""Recipe titles for completing a prompt's recipe argument (completion/complete).
-
-A client asks at every keystroke: answers are kept (``CACHE_SECONDS``, ``MAX_CACHED``), concurrent
-identical requests share one search, and Cooked requests are capped by a token bucket. ``hasMore``
-and ``total`` are truthful (a second page when the first is full). Titles go out as values only.
+"""Recipe titles completing a prompt's recipe argument. A client asks at every keystroke: answers
+are kept, identical requests share one search, and Cooked requests are capped by a token bucket.
 """
 
 from __future__ import annotations
@@ -73,8 +70,7 @@ class RecipeTitles:
 
     # implements: extensions.COMPLETION.1, extensions.COMPLETION.2, extensions.COMPLETION.3, extensions.COMPLETION.4, extensions.COMPLETION.5, extensions.COMPLETION.6, extensions.COMPLETION.7
     async def matching(self, typed: str) -> Titles:
-        """At most MAX_VALUES titles containing ``typed`` (case-insensitive), those starting with it
-        first; none when Cooked fails."""
+        """At most MAX_VALUES titles containing ``typed`` (case-insensitive); none when Cooked fails."""
         key = " ".join(typed[:MAX_TYPED_CHARS].split()).casefold()
         entry = self._cache.get(key)
         if entry is None or not self._fresh(entry, done=False):
@@ -147,16 +143,13 @@ def _titles(items: list[CookedRecipeSummary], key: str) -> list[str]:
 
 
 def _answer(found: _Found, key: str) -> Titles:
+    """Titles starting with what was typed first, then those with a word starting with it."""
     matches = sorted(
-        (title for title in found.titles if key in title.casefold()), key=lambda t: _rank(t, key)
+        (title for title in found.titles if key in title.casefold()),
+        key=lambda t: (
+            not t.casefold().startswith(key),
+            not any(w.startswith(key) for w in t.casefold().split()),
+        ),
     )
     more = len(matches) > MAX_VALUES or not found.complete
     return Titles(matches[:MAX_VALUES], more, None if not found.complete else len(matches))
-
-
-def _rank(title: str, key: str) -> int:
-    """Titles starting with what was typed first, then those with a word starting with it."""
-    folded = title.casefold()
-    if folded.startswith(key):
-        return 0
-    return 1 if any(word.startswith(key) for word in folded.split()) else 2

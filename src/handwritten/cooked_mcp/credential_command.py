@@ -1,6 +1,5 @@
-"""Run the shell commands behind ``*_cmd`` settings. Their output is a secret: it is returned and
-nowhere else, stderr is discarded unread, failures name only the setting; runtime and size are bounded.
-"""
+"""Run the shell commands behind ``*_cmd`` settings: the output, a secret, is only returned; stderr
+is discarded unread, failures name only the setting; runtime and size are bounded."""
 
 from __future__ import annotations
 
@@ -33,9 +32,8 @@ def run_secret_command(
     setting: str, command: str, *, where: str | None = None, timeout: float = 5.0, max_bytes: int = 65536
 ) -> str:
     """The trimmed stdout of ``/bin/sh -c command``, in its own session so a timeout kills all it started.
-    More than ``max_bytes`` is an error (a cut secret fails later, confusingly). The value is what was
-    printed when the shell exits: a left-behind background process may hold stdout open.
-    """
+    More than ``max_bytes`` is an error (a cut secret fails later, confusingly); the value is what was
+    printed when the shell exits (a left-behind background process may hold stdout open)."""
 
     def fail(problem: str, advice: str = _SHELL_ADVICE) -> CredentialCommandError:
         return CredentialCommandError(setting, problem, where=where, advice=advice)
@@ -53,20 +51,44 @@ def run_secret_command(
         raise fail(f"could not be started ({exc.strerror or 'OS error'})") from None
 
     timed_out = fail(f"timed out after {timeout:g} s")
-    too_much = fail(f"produced more than {_format_size(max_bytes)} of output")
+    size = f"{max_bytes // 1024} KiB" if max_bytes % 1024 == 0 else f"{max_bytes} bytes"
     deadline = time.monotonic() + timeout
+    output, exited = bytearray(), False
+    assert process.stdout is not None
+    fd = process.stdout.fileno()
     try:
-        output = _read_bounded(process, deadline, max_bytes, timed_out=timed_out, too_much=too_much)
-        remaining = deadline - time.monotonic()
+        # implements: authentication.CREDENTIALS.17
+        while True:  # until EOF or the shell's exit, the deadline, or one byte past max_bytes
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise timed_out
+            ready, _, _ = select.select([fd], [], [], min(remaining, _EXIT_POLL_SECONDS))
+            if not ready:
+                if exited:
+                    # The shell is gone and nothing more is buffered: whoever still holds stdout is a
+                    # background descendant, whose later output is not the value.
+                    break
+                # One more look after the exit is seen, so output written just before it is not lost.
+                exited = process.poll() is not None
+                continue
+            chunk = os.read(fd, min(_CHUNK, max_bytes + 1 - len(output)))
+            if not chunk:
+                break
+            output += chunk
+            if len(output) > max_bytes:
+                raise fail(f"produced more than {size} of output")
         try:
-            returncode = process.wait(timeout=max(remaining, 0.0))
+            returncode = process.wait(timeout=max(deadline - time.monotonic(), 0.0))
         except subprocess.TimeoutExpired:
             raise timed_out from None
     except BaseException:
-        _kill_group(process)
+        # Kill the command's whole process group: the shell's children may outlive the shell.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=1.0)
         raise
     finally:
-        assert process.stdout is not None
         process.stdout.close()
 
     if returncode < 0:
@@ -87,54 +109,3 @@ def run_secret_command(
     if not value:
         raise fail("produced no output")
     return value
-
-
-# implements: authentication.CREDENTIALS.17
-def _read_bounded(
-    process: subprocess.Popen[bytes],
-    deadline: float,
-    max_bytes: int,
-    *,
-    timed_out: CredentialCommandError,
-    too_much: CredentialCommandError,
-) -> bytes:
-    """Read stdout until EOF or the shell's exit, the deadline, or one byte past ``max_bytes``."""
-    assert process.stdout is not None
-    fd = process.stdout.fileno()
-    chunks: list[bytes] = []
-    total = 0
-    exited = False
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise timed_out
-        ready, _, _ = select.select([fd], [], [], min(remaining, _EXIT_POLL_SECONDS))
-        if not ready:
-            if exited:
-                # The shell is gone and nothing more is buffered: whoever still holds stdout is a
-                # background descendant, whose later output is not the value.
-                return b"".join(chunks)
-            # One more look after the exit is seen, so output written just before it is not lost.
-            exited = process.poll() is not None
-            continue
-        chunk = os.read(fd, min(_CHUNK, max_bytes + 1 - total))
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        total += len(chunk)
-        if total > max_bytes:
-            raise too_much
-
-
-def _format_size(size: int) -> str:
-    if size % 1024 == 0:
-        return f"{size // 1024} KiB"
-    return f"{size} bytes"
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """Kill the command's whole process group: the shell's children may outlive the shell."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=1.0)

@@ -1,8 +1,5 @@
-"""Every exception cooked-mcp's hand-written code raises, in one tree.
-
-A Cooked error's kind is its class (a handler catches ``CookedNotFound``, never compares
-statuses); ``with_next_step`` is the one way to give it a better next step. The generated code's
-errors live in ``cooked_mcp_runtime``. No message here ever holds a secret or request body.
+"""Every exception cooked-mcp's hand-written code raises, in one tree: a Cooked error's kind is its
+class, so handlers catch ``CookedNotFound`` rather than compare statuses. No message holds a secret.
 """
 
 from __future__ import annotations
@@ -51,18 +48,13 @@ class CookedError(Exception):
 
     # implements: api-client.ERRORS.2, api-client.ERRORS.3, api-client.ERRORS.4, api-client.ERRORS.5
     def _compose(self) -> str:
-        parts = [self.summary]
         details = " ".join(str(item) for item in (self.status, self.code) if item is not None)
-        if details:
-            parts[0] = f"{self.summary} ({details})"
-        if self.cooked_message:
-            parts.append(f"Cooked says: {self.cooked_message}")
-        if self.next_step:
-            parts.append(f"Next step: {self.next_step}")
-        return ". ".join(part.rstrip(".") for part in parts) + "."
-
-    def __str__(self) -> str:
-        return self._compose()
+        parts = (
+            f"{self.summary} ({details})" if details else self.summary,
+            self.cooked_message and f"Cooked says: {self.cooked_message}",
+            self.next_step and f"Next step: {self.next_step}",
+        )
+        return ". ".join(part.rstrip(".") for part in parts if part) + "."
 
     def with_next_step(self, next_step: str) -> Self:
         """A new error of the same kind with ``next_step`` (new, so no traceback is shared between tasks)."""
@@ -82,8 +74,7 @@ class CookedAuthError(CookedError):
 
 
 class CookedUnavailable(CookedError):
-    """Cooked was not reached, did not answer in time, or redirected. ``may_have_changed``: a change
-    reached Cooked but its answer was lost."""
+    """Cooked was not reached, did not answer in time, or redirected (``may_have_changed``: after a change)."""
 
     def __init__(self, summary: str, *, may_have_changed: bool = False, **details: Any) -> None:
         self.may_have_changed = may_have_changed

@@ -1,7 +1,5 @@
-"""Logging to stderr only (stdout is the stdio transport's), with a redaction filter on the
-handler, so records of every logger, libraries included, are scrubbed of the registered secrets.
-Libraries that log URLs, raw headers or whole messages are held at WARNING.
-"""
+"""Logging to stderr only (stdout is the stdio transport's), through a filter that scrubs the
+registered secrets from every logger's records, libraries included."""
 
 from __future__ import annotations
 
@@ -24,11 +22,8 @@ _active: RedactionFilter | None = None
 
 # implements: authentication.SECRETS.1, server.SECURITY.2
 class RedactionFilter(logging.Filter):
-    """Replaces registered secrets, in every spelling ``redaction`` knows, in every record.
-
-    Filtering takes no lock (secrets and sources are immutable values replaced whole), so a record
-    logged from a signal handler never waits for a lock its own thread holds.
-    """
+    """Replaces registered secrets in every record. Filtering takes no lock (the values are replaced
+    whole), so a record logged from a signal handler never waits for a lock its own thread holds."""
 
     def __init__(self, secrets: Iterable[str] = (), sources: Iterable[SecretSource] = ()) -> None:
         super().__init__()
@@ -45,21 +40,19 @@ class RedactionFilter(logging.Filter):
         with self._adding:
             self._sources = (*self._sources, source)
 
-    def redact(self, text: str) -> str:
-        return redact(text, self._current())
-
     def filter(self, record: logging.LogRecord) -> bool:
+        secrets = self._current()
         try:
             message = record.getMessage()
         except Exception:  # a broken %-format must not lose the record, nor print its arguments
             message = f"{record.msg} (log arguments could not be formatted)"
-        record.msg, record.args = self.redact(message), None
+        record.msg, record.args = redact(message, secrets), None
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = self.redact(record.exc_text)
+            record.exc_text = redact(record.exc_text, secrets)
         if record.stack_info:
-            record.stack_info = self.redact(record.stack_info)
+            record.stack_info = redact(record.stack_info, secrets)
         return True
 
     def _current(self) -> frozenset[str]:

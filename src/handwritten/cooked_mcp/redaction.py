@@ -1,8 +1,6 @@
-"""Finds every spelling of a secret in text and replaces it (SECURITY.md lists the spellings
-covered and those not). Matching runs on the text as it is (parts raw, percent-encoded or
-JSON-escaped, joined by any whitespace; whole base64/base32/hex encodings), then, only when the
-text could hold another spelling, on a normalised view (format characters out, NFKC, escapes and
-entities decoded until stable) whose matches are mapped back over the original characters.
+"""Finds every spelling of a secret in text (SECURITY.md lists them) and replaces it: in the text
+as it is, then, when it could hold another spelling, in a normalised view (format characters out,
+NFKC, escapes decoded until stable) whose matches are mapped back over the original characters.
 """
 
 from __future__ import annotations
@@ -24,17 +22,17 @@ MIN_SECRET_LENGTH = 3
 
 
 @cache
-def _format_chars() -> tuple[frozenset[str], re.Pattern[str]]:
-    """Invisible (category Cf) characters and a pattern for them, scanned on the first redaction rather
-    than at import, so start-up does not pay for ~130,000 lookups.
-    """
+def _format_chars() -> tuple[frozenset[str], re.Pattern[str], dict[int, None]]:
+    """Invisible (Cf) characters, a pattern and a ``translate`` table dropping them: made at the first
+    redaction, not at import."""
     chars = frozenset(
         char
         for plane in (range(0x20000), range(0xE0000, 0xE1000))
         for char in map(chr, plane)
         if unicodedata.category(char) == "Cf"
     )
-    return chars, re.compile("[" + "".join(re.escape(char) for char in sorted(chars)) + "]")
+    pattern = re.compile("[" + "".join(re.escape(char) for char in sorted(chars)) + "]")
+    return chars, pattern, dict.fromkeys(map(ord, chars))
 
 
 #: What may stand between two parts of a secret where it has whitespace: whitespace (``\s`` covers
@@ -94,9 +92,7 @@ def _encoded_forms(secret: str) -> set[str]:
 
 @lru_cache(maxsize=64)
 def _pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
-    """One cached pattern for all secrets, each also in its NFKC form and any letter case; encodings only
-    in ``_encoded_forms``' cases (case-insensitive, they would cost most of a log line's time).
-    """
+    """One cached pattern for all secrets, also NFKC and in any letter case (encodings only in their own)."""
     spelt = secrets | {unicodedata.normalize("NFKC", secret) for secret in secrets}
     # Longest first, so a secret that contains another is replaced whole.
     patterns = [
@@ -133,6 +129,8 @@ def redact(text: str, secrets: Iterable[str]) -> str:
 
 #: New text and the span (relative to a match) it replaces.
 _Piece = tuple[str, int, int]
+#: A match's new text, or pieces of it each from its own span of the match.
+_Rewrite = Callable[[str], str | list[_Piece]]
 
 
 @dataclass(frozen=True)
@@ -147,7 +145,7 @@ class _View:
     def of(cls, text: str) -> _View:
         return cls(text, list(range(len(text))), list(range(1, len(text) + 1)))
 
-    def rewritten(self, found: re.Pattern[str], rewrite: Callable[[str], list[_Piece]]) -> _View:
+    def rewritten(self, found: re.Pattern[str], rewrite: _Rewrite) -> _View:
         """Each match of ``found`` replaced by the pieces ``rewrite`` makes of it: new text, and
         the span of the match (relative to it) that text comes from."""
         text: list[str] = []
@@ -155,7 +153,8 @@ class _View:
         ends: list[int] = []
         done = 0
         for match in found.finditer(self.text):
-            pieces = rewrite(match.group())
+            made = rewrite(match.group())
+            pieces = [(made, 0, len(match.group()))] if isinstance(made, str) else made
             if len(pieces) == 1 and pieces[0][0] == match.group():
                 continue
             start = match.start()
@@ -197,7 +196,7 @@ def _decoded(text: str) -> str:
     for _ in range(_ROUNDS):
         before = text
         if not text.isascii():
-            text = unicodedata.normalize("NFKC", text.translate(_format_table()))
+            text = unicodedata.normalize("NFKC", text.translate(_format_chars()[2]))
         if "%" in text:
             text = unquote(text, errors="replace")
         if "&" in text:
@@ -207,11 +206,6 @@ def _decoded(text: str) -> str:
         if text == before:
             break
     return text
-
-
-@cache
-def _format_table() -> dict[int, None]:
-    return dict.fromkeys(map(ord, _format_chars()[0]))
 
 
 def _normalised(text: str) -> _View:
@@ -226,38 +220,22 @@ def _normalised(text: str) -> _View:
     return view
 
 
-def _steps(text: str) -> list[tuple[re.Pattern[str], Callable[[str], list[_Piece]]]]:
+def _steps(text: str) -> list[tuple[re.Pattern[str], _Rewrite]]:
     """The rewrites that would change ``text``, in order."""
-    steps: list[tuple[re.Pattern[str], Callable[[str], list[_Piece]]]] = []
+    steps: list[tuple[re.Pattern[str], _Rewrite]] = []
     if not text.isascii():
-        format_chars, any_format_char = _format_chars()
+        format_chars, any_format_char, _ = _format_chars()
         if not format_chars.isdisjoint(text):
-            steps.append((any_format_char, _dropped))
+            steps.append((any_format_char, lambda found: ""))
         if not unicodedata.is_normalized("NFKC", text):
             steps.append((_NON_ASCII, _nfkc))
     if "%" in text and _PERCENT.search(text):
-        steps.append((_PERCENT, _percent_decoded))
+        steps.append((_PERCENT, lambda found: unquote(found, errors="replace")))
     if "&" in text and _ENTITY.search(text):
-        steps.append((_ENTITY, _unescaped))
+        steps.append((_ENTITY, html.unescape))
     if "\\" in text and _ESCAPE.search(text):
-        steps.append((_ESCAPE, _backslash_decoded))
+        steps.append((_ESCAPE, _unescaped_chars))
     return steps
-
-
-def _dropped(found: str) -> list[_Piece]:
-    return [("", 0, len(found))]
-
-
-def _percent_decoded(found: str) -> list[_Piece]:
-    return [(unquote(found, errors="replace"), 0, len(found))]
-
-
-def _unescaped(found: str) -> list[_Piece]:
-    return [(html.unescape(found), 0, len(found))]
-
-
-def _backslash_decoded(found: str) -> list[_Piece]:
-    return [(_unescaped_chars(found), 0, len(found))]
 
 
 def _unescaped_chars(found: str) -> str:

@@ -1,7 +1,5 @@
-"""Text from elsewhere, made safe inside our own sentences: ``one_line`` for text from Cooked or
-a web page (may forge lines with breaks, escapes or bidi overrides), ``printable`` for what the
-user typed (shown as typed, with "?" for what would not print).
-"""
+"""Text from elsewhere made safe in our sentences: ``one_line`` for Cooked's or a web page's (it may
+forge lines with breaks or bidi overrides), ``printable`` for what the user typed."""
 
 from __future__ import annotations
 

@@ -1,27 +1,25 @@
-"""``cooked-mcp --check``: does this Cooked account answer as the server expects? Part of the
-contract is reconstructed, so a user needs one command that finds what we guessed wrong and a
-report to send (docs/check.md). ``--write`` adds a round trip that changes the account back.
-"""
+"""``cooked-mcp --check``: does this Cooked account answer as the (partly reconstructed) contract
+says? One command finds what we guessed wrong, with a report to send (docs/check.md)."""
 
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import anyio
 
 from cooked_mcp.config import Settings
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
-from cooked_mcp.cooked.models import CookedRecipeSummary, ShoppingList
-from cooked_mcp.exceptions import CookedAuthError, CookedError
+from cooked_mcp.cooked.models import CookedRecipeSummary
+from cooked_mcp.exceptions import CookedError
 
-from .report import print_endpoints, verdicts, write_report
 from .roundtrip import RoundTrip, line_name, new_token, recipe_title
-from .steps import Outcome, Steps, for_a_person, safe_code, step
+from .steps import Outcome, Steps, login_problem, print_endpoints, verdicts, write_report
 
 #: The only answer that starts ``--write``: exactly what the question asks for.
 CONFIRMATION = "yes"
@@ -51,11 +49,6 @@ class CheckResult:
     def logged_in(self) -> bool:
         return bool(self.outcomes) and self.outcomes[0].ok
 
-    def undo_summary(self) -> dict[str, Any] | None:
-        if self.roundtrip is None:
-            return None
-        return {"complete": self.roundtrip.undo_complete, "needed": bool(self.roundtrip.undo_notes)}
-
 
 async def check_account(
     client: CookedClient,
@@ -83,9 +76,7 @@ def run_check(
     out: TextIO = sys.stdout,
     answer: TextIO = sys.stdin,
 ) -> int:
-    """Print each line as soon as it is known (and write ``report``); exit 0 only when all matched.
-    What needs no network comes first, so a Cooked that never answers leaves the user reading.
-    """
+    """Print each line as soon as it is known (no network first); exit 0 only when all matched."""
     mode = "with --write" if write else "read-only"
     _say(out, f"cooked-mcp --check ({mode}) against {settings.base_url}", *settings.describe_account())
     token = new_token()
@@ -102,19 +93,20 @@ def run_check(
                 write=write,
                 steps=Steps(out),
                 token=token,
-                explain_login=lambda error: _login_problem(error, settings),
+                explain_login=lambda error: login_problem(error, settings),
             )
             return result, client.secret_values()
 
     result, secrets = anyio.run(run)
     _summarise(result, out, reported=report is not None)
     if report is not None:
+        trip = result.roundtrip
         write_report(
             report,
             mode="write" if write else "read-only",
             base_url=settings.base_url,
             outcomes=result.outcomes,
-            undo=result.undo_summary(),
+            undo=None if trip is None else {"complete": trip.undo_complete, "needed": bool(trip.undo_notes)},
             secrets=secrets,
         )
         _say(out, f"Report written to {report}: attach it to a bug report (it holds no secrets or recipes).")
@@ -123,8 +115,7 @@ def run_check(
 
 def _say(out: TextIO, *lines: str) -> None:
     """Lines the user reads while the check goes on: flushed at once, even into a pipe."""
-    for line in lines:
-        print(line, file=out, flush=True)
+    print(*lines, sep="\n", file=out, flush=True)
 
 
 def _confirmed(token: str, out: TextIO, answer: TextIO) -> bool:
@@ -143,21 +134,8 @@ def _confirmed(token: str, out: TextIO, answer: TextIO) -> bool:
     return reply.strip() == CONFIRMATION
 
 
-# implements: authentication.LOGIN.4
-def _login_problem(error: CookedError, settings: Settings) -> str:
-    """A rejected login is the user's to fix here and now: no restart to mention, the code said once."""
-    if not isinstance(error, CookedAuthError):
-        return for_a_person(error)  # a connection problem says what failed and what to check
-    answered = " ".join(str(p) for p in (error.status, safe_code(error.code)) if p is not None)
-    return (
-        f"Cooked rejected the username or password ({answered}): check {settings.describe_credentials()}; "
-        "social-login and passwordless Cooked accounts are not supported"
-    )
-
-
 def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
-    """What was checked and what was not; a failed login ends it, as nothing else could run.
-    A failure after the login is what a bug report needs: ``reported`` says a report is on its way."""
+    """What was checked and what was not; ``reported``: a report is on its way."""
     if not result.logged_in:
         _say(out, "Nothing else was checked: every other request needs a logged-in session.")
         login = result.outcomes[0].mismatch if result.outcomes else None
@@ -166,10 +144,9 @@ def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
         return
     if result.roundtrip is not None:
         _say(out, *(f"  undo: {note}" for note in result.roundtrip.undo_notes))
-    rows = verdicts(result.outcomes)
+    rows, outcomes = verdicts(result.outcomes), result.outcomes
     print_endpoints(rows, out)
-    outcomes = result.outcomes
-    counts = {status: sum(row.status == status for row in rows) for status in ("ok", "mismatch")}
+    counts = Counter(row.status for row in rows)
     unchecked = len(rows) - counts["ok"] - counts["mismatch"]
     checked = (
         f"{counts['ok']} of the {len(rows)} endpoints answered as cooked-mcp expects"
@@ -192,7 +169,7 @@ async def read_checks(
     client: CookedClient, outcomes: Steps, explain_login: Callable[[CookedError], str] = str
 ) -> bool:
     """Append the read steps' outcomes; False when the login failed (nothing else can work)."""
-    await step(outcomes, "log in", endpoints.LOGIN, client.ensure_session, explain=explain_login)
+    await outcomes.step("log in", endpoints.LOGIN, client.ensure_session, explain=explain_login)
     if not outcomes[-1].ok:
         return False
     found: list[str] = []  # a recipe ID to read: from the list, or from the search when listing failed
@@ -205,34 +182,31 @@ async def read_checks(
 
         return describe
 
-    await step(
-        outcomes,
+    await outcomes.step(
         "list recipes",
         endpoints.LIST_RECIPES,
         lambda: client.list_recipes(1, LIST_PAGE),
         remember(f"page of {LIST_PAGE}", "recipes"),
     )
-    await step(
-        outcomes,
+    await outcomes.step(
         "search recipes",
         endpoints.SEARCH_RECIPES,
         lambda: client.search_recipes(SEARCH_QUERY, 1),
         remember(f"first page of the search for '{SEARCH_QUERY}'", "matches"),
     )
-    await step(
-        outcomes, "read the shopping list", endpoints.GET_SHOPPING_LIST, client.get_shopping_list, _sizes
+    await outcomes.step(
+        "read the shopping list",
+        endpoints.GET_SHOPPING_LIST,
+        client.get_shopping_list,
+        lambda s: f"{len(s.aisles)} aisles, {sum(len(a.product_groups) for a in s.aisles)} product groups",
     )
     if found:
-        await step(outcomes, "read one recipe", endpoints.GET_RECIPE, lambda: client.get_recipe(found[0]))
+        await outcomes.step("read one recipe", endpoints.GET_RECIPE, lambda: client.get_recipe(found[0]))
     else:
         none = all(o.ok for o in outcomes)  # else listing failed: no ID could be had
         why = "the account has no saved recipes" if none else "no recipe ID could be listed or found"
+        outcomes.started("read one recipe")
         outcomes.append(
             Outcome("read one recipe", endpoints.GET_RECIPE, none, f"skipped: {why}", skipped=True)
         )
     return True
-
-
-def _sizes(shopping: ShoppingList) -> str:
-    groups = sum(len(a.product_groups) for a in shopping.aisles)
-    return f"{len(shopping.aisles)} aisles, {groups} product groups"

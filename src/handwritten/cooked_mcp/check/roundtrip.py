@@ -1,7 +1,5 @@
-"""``--check --write``: change the account and change it back, one endpoint at a time, on one
-recipe and one shopping-list line marked by a random token. ``undo`` finds them by that token, not
-by returned IDs: a step can fail after Cooked acted, and then the ID is unknown.
-"""
+"""``--check --write``: change the account and back, on one recipe and one shopping-list line marked
+by a random token, by which ``undo`` finds them: a step can fail after Cooked acted, the ID unknown."""
 
 from __future__ import annotations
 
@@ -15,7 +13,7 @@ from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.models import Preview, ShoppingList
 from cooked_mcp.exceptions import CookedError, CookedNotFound
 
-from .steps import Failed, Mismatch, Outcome, Steps, safe_code, step
+from .steps import Failed, Mismatch, Outcome, Steps, answered, safe_code
 
 #: What Cooked must answer for a recipe that no longer exists.
 _GONE_STATUS = 404
@@ -67,8 +65,7 @@ class RoundTrip:
     async def _recipe(self) -> None:
         c, out = self.client, self.outcomes
         text = "1 cup red lentils\n2 cups water\nSimmer the lentils in the water for 20 minutes."
-        preview = await step(
-            out,
+        preview = await out.step(
             "preview a recipe from raw text",
             endpoints.PREVIEW_RECIPE,
             lambda: c.preview_recipe(self.title, text),
@@ -76,8 +73,7 @@ class RoundTrip:
         if preview is None:
             return
         self._recipe_pending = True
-        recipe_id = await step(
-            out,
+        recipe_id = await out.step(
             "save the previewed recipe",
             endpoints.SAVE_RECIPE,
             lambda: c.save_recipe(preview.title, preview.description, preview.portions),
@@ -87,16 +83,14 @@ class RoundTrip:
         self._recipe_id = recipe_id
         # Steps that find a difference do not stop the round trip: later endpoints still get checked.
         await self._read_back(recipe_id, preview)
-        await step(
-            out,
+        await out.step(
             "update the recipe",
             endpoints.UPDATE_RECIPE,
             lambda: self._same_id(
                 c.update_recipe(recipe_id, preview.description + "\n\nUpdated.", 1), recipe_id
             ),
         )
-        await step(
-            out,
+        await out.step(
             "delete the recipe",
             endpoints.DELETE_RECIPE,
             lambda: self._same_id(c.delete_recipe(recipe_id), recipe_id),
@@ -104,8 +98,7 @@ class RoundTrip:
         if not out[-1].ok:
             return
         self._recipe_pending = False
-        await step(
-            out,
+        await out.step(
             "read the deleted recipe (expect not found)",
             endpoints.GET_RECIPE,
             lambda: self._gone(recipe_id),
@@ -124,7 +117,7 @@ class RoundTrip:
                     Mismatch("the recipe read back differs from what was saved (description or portions)")
                 )
 
-        await step(self.outcomes, "read the saved recipe", endpoints.GET_RECIPE, read)
+        await self.outcomes.step("read the saved recipe", endpoints.GET_RECIPE, read)
 
     async def _gone(self, recipe_id: str) -> None:
         try:
@@ -133,7 +126,7 @@ class RoundTrip:
             if isinstance(exc, CookedNotFound) and exc.code in (None, _GONE_CODE):
                 return
             code = safe_code(exc.code)
-            shown = " ".join(str(p) for p in (exc.status, code) if p is not None) or "an error"
+            shown = answered(exc.status, code) or "an error"
             expected = f"{_GONE_STATUS} {_GONE_CODE}"
             raise Failed(Mismatch(f"answered {shown}, expected {expected}", exc.status, code)) from None
         raise Failed(
@@ -151,44 +144,42 @@ class RoundTrip:
 
     async def _shopping_line(self) -> None:
         c, out = self.client, self.outcomes
-        before = await step(
-            out, "read the shopping list before", endpoints.GET_SHOPPING_LIST, c.get_shopping_list
+        before = await out.step(
+            "read the shopping list before", endpoints.GET_SHOPPING_LIST, c.get_shopping_list
         )
         if before is None:
             return
         self._before_groups = {g.id for a in before.aisles for g in a.product_groups}
         self._before_selected = [g.id for a in before.aisles for g in a.product_groups if g.selected]
         self._line_pending = True
-        added = await step(
-            out,
+        added = await out.step(
             "add one line",
             endpoints.ADD_INGREDIENTS,
             lambda: self._one_added(c.add_ingredients(f"1 {line_name(self.token)}")),
         )
         if added is None:
             return
-        found = await step(out, "read the added line", endpoints.GET_SHOPPING_LIST, self._find_line)
+        found = await out.step("read the added line", endpoints.GET_SHOPPING_LIST, self._find_line)
         if found is None:
             return
         group_id, aisle_id = found
         ticked = [*self._before_selected, group_id]
-        await step(
-            out, "tick the line", endpoints.SET_SELECTED, lambda: self._selected(ticked, group_id, True)
+        await out.step(
+            "tick the line", endpoints.SET_SELECTED, lambda: self._selected(ticked, group_id, True)
         )
         unticked = self._before_selected
-        await step(
-            out, "untick the line", endpoints.SET_SELECTED, lambda: self._selected(unticked, group_id, False)
+        await out.step(
+            "untick the line", endpoints.SET_SELECTED, lambda: self._selected(unticked, group_id, False)
         )
         name = f"{line_name(self.token)} updated"
-        await step(
-            out,
+        await out.step(
             "update the line",
             endpoints.UPDATE_PRODUCT_GROUP,
             lambda: c.update_product_group(
                 group_id, name=name, quantity="2", aisle_id=aisle_id, selected=False
             ),
         )
-        await step(out, "remove the line", endpoints.REMOVE_PRODUCT_GROUPS, lambda: self._removed(group_id))
+        await out.step("remove the line", endpoints.REMOVE_PRODUCT_GROUPS, lambda: self._removed(group_id))
         self._line_pending = not out[-1].ok
 
     async def _removed(self, group_id: str) -> list[str]:

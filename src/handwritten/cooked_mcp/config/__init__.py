@@ -1,6 +1,4 @@
-"""Startup settings: flags over environment over a TOML file over defaults, checked before serving;
-each mistake is one line naming its source, never a credential (docs/architecture.md, "Adding a setting").
-"""
+"""Startup settings, checked before serving (docs/architecture.md, "Adding a setting")."""
 
 from __future__ import annotations
 
@@ -17,8 +15,12 @@ __all__ = [
     "how_to_set",
     "load_settings",
     "schema_keys",
-    "variable",
 ]
+
+
+def default(setting: str) -> Any:
+    """The value ``setting`` has when nothing sets it."""
+    return DECLARED[setting].default
 
 
 def variable(setting: str) -> str:
@@ -27,8 +29,3 @@ def variable(setting: str) -> str:
     if name is None:
         raise KeyError(f"{setting} is not set by an environment variable")
     return name
-
-
-def default(setting: str) -> Any:
-    """The value ``setting`` has when nothing sets it."""
-    return DECLARED[setting].default

@@ -1,9 +1,6 @@
-"""Every bound and default of the transports, the answers in flight, the kept outcomes and the
-person's answer, in one table: ``[mcp.limits]`` in the file.
-
-The time bounds and the kept outcomes' bounds are settings, so an operator (or a test) can change
-them without a new release; the transports' size and count bounds are fixed here. Each is named,
-with the test proving it, in SECURITY.md.
+"""Every bound of the transports, the answers in flight, the kept outcomes and the person's answer:
+``[mcp.limits]`` in the file for those an operator (or a test) may change, fixed ``ClassVar`` for the
+rest. SECURITY.md names each with the test proving it.
 """
 
 from __future__ import annotations
@@ -20,23 +17,19 @@ Seconds = Annotated[
 
 
 class Limits(BaseModel):
-    """Times in seconds, kept outcomes and answers in flight (settable); the transports' sizes in
-    bytes and counts (fixed)."""
+    """Times in seconds, sizes in bytes."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    #: After SIGINT or SIGTERM, how long calls still running (and changes sent to Cooked in the
-    #: background) may take before each is answered as cut off; a second signal ends it at once.
+    #: After SIGINT or SIGTERM, how long calls and changes still running may take (a second signal: none).
     stop_grace_seconds: Seconds = 3.0
-    #: After the end of stdin, how long the requests read before it may still run: the slowest
-    #: tool call (a URL import, up to 90 s at Cooked, after a login) fits.
+    #: After the end of stdin, how long requests read before it may run (a URL import takes up to 90 s).
     input_end_grace_seconds: Seconds = 120.0
     #: HTTP: from connecting (or the previous answer) to the end of the request head.
     http_head_seconds: Seconds = 5.0
     #: HTTP: from the end of the head to the end of the body (4 MiB at 140 KB/s).
     http_body_seconds: Seconds = 30.0
-    #: Ended changes whose outcomes are kept for identical calls; those kept under a promise (a
-    #: "still running" or "unknown" answer) are never dropped: at the bound no new change starts.
+    #: Ended changes kept for identical calls; those promised ("still running") stay: then no new change starts.
     kept_outcomes: Annotated[int, Field(ge=1, le=100_000, description="a whole number from 1 to 100000")] = (
         100
     )
@@ -44,15 +37,13 @@ class Limits(BaseModel):
     kept_outcome_chars: Annotated[
         int, Field(ge=1, le=1 << 30, description="a whole number from 1 to 1073741824")
     ] = 16 * 1024 * 1024
-    #: How long a question asking the person to confirm a change waits for its answer; at most
-    #: the 10 minutes for which the SDK keeps a 2026-07-28 question's sealed state.
+    #: How long a confirming question waits (the SDK keeps a 2026-07-28 question's state 10 minutes).
     confirm_answer_seconds: Annotated[
         Seconds, Field(le=600, description="a number of seconds above 0 and at most 600")
     ] = 300.0
 
-    #: MiB of Cooked's answers the tool calls in flight may hold, from before each is read until
-    #: the call's answer is written (cooked_mcp_runtime.results.AnswerBudget): the memory bound
-    #: on big results. A read that finds no room waits ``answers_wait_seconds``, then is refused.
+    #: MiB of Cooked's answers the calls in flight may hold (results.AnswerBudget); a read finding no
+    #: room waits ``answers_wait_seconds``, then is refused.
     answers_in_flight_mib: Annotated[
         int,
         Field(ge=8, le=4096, description="a whole number of MiB from 8 (the largest answer read) to 4096"),
@@ -65,22 +56,17 @@ class Limits(BaseModel):
 
     #: One HTTP request body or one stdio line (the SDK's own HTTP default).
     MAX_MESSAGE_BYTES: ClassVar[int] = 4 * 1024 * 1024
-    #: Remote mode: a body sent to the OAuth endpoints or the consent page (registrations and
-    #: forms of a few KiB), read before anyone has proved who they are.
+    #: Remote mode: a body sent to the OAuth endpoints or the consent page, read before any sign-in.
     MAX_FORM_BYTES: ClassVar[int] = 64 * 1024
-    #: An ``initialize`` request: real clients send about 1 KB, and parsed capability keys cost
-    #: memory for the whole life of a session.
+    #: An ``initialize`` request (about 1 KB): its capability keys are kept for the session's life.
     MAX_INITIALIZE_BYTES: ClassVar[int] = 16 * 1024
-    #: Of a stdio line or HTTP body too long to read whole, how much of each end is kept to find
-    #: its ``id`` (the rest is discarded as it arrives).
+    #: Of a message too long to read whole, how much of each end is kept to find its ``id``.
     PEEK_BYTES: ClassVar[int] = 64 * 1024
-    #: How many ``"id":`` in such a message's last bytes are tried, from the end (each try parses
-    #: up to the end: bounded CPU for a hostile message).
+    #: How many ``"id":`` in such a message's last bytes are tried (bounded CPU for a hostile one).
     ID_TRIES: ClassVar[int] = 8
     #: A request head (h11's default, set explicitly).
     MAX_HEAD_BYTES: ClassVar[int] = 16 * 1024
-    #: HTTP connections open at once (fewer if the open-files limit is low): one user's clients
-    #: need a few.
+    #: HTTP connections open at once (fewer if the open-files limit is low).
     MAX_CONNECTIONS: ClassVar[int] = 200
     #: The open-files limit raised to, when the hard limit is unlimited.
     OPEN_FILES: ClassVar[int] = 1 << 16

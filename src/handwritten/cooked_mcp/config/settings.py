@@ -1,11 +1,13 @@
-"""The settings of one process, for exactly one Cooked account: a pydantic model whose validators
-hold the value shapes (``values``), the rules between settings and the ``*_cmd`` commands (last).
-"""
+"""The settings of one process, for one Cooked account: validators check each value (a ``ValueError``
+names the problem alone: ``loading`` words it), then the rules between settings, then run commands."""
 
 from __future__ import annotations
 
+import ipaddress
+import unicodedata
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal, Self, get_args
+from typing import Final, Literal, NamedTuple, Self, get_args
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -20,14 +22,12 @@ from pydantic import (
     model_validator,
 )
 
-from cooked_mcp.remote.url import public_url
+from cooked_mcp import credential_command
+from cooked_mcp.remote.url import is_loopback, public_url
 from cooked_mcp.text import ASCII_WHITESPACE, printable
 
-from . import values
-from .layers import Command
 from .limits import Limits
 from .table import DEFAULT, Declared, Origin, declared, setting
-from .values import Address, is_loopback
 
 Transport = Literal["stdio", "http"]
 LogLevel = Literal["debug", "info", "warning", "error"]
@@ -35,16 +35,35 @@ LogLevel = Literal["debug", "info", "warning", "error"]
 MAX_IMPORT_ANSWER_SECONDS = 600.0
 
 
+# implements: authentication.CREDENTIALS.5, authentication.CREDENTIALS.6, authentication.CREDENTIALS.15
+@dataclass(frozen=True)
+class Command:
+    """A ``*_cmd`` key's command: it passes the static checks untouched and runs after all of them."""
+
+    origin: Origin
+    line: str = field(repr=False)
+
+    def run(self) -> str:
+        return credential_command.run_secret_command(self.origin.name, self.line, where=self.origin.where)
+
+
+class Address(NamedTuple):
+    """Where the HTTP transport listens; ``host`` is bare (``::1``, not ``[::1]``)."""
+
+    host: str
+    port: int
+
+    def shown(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+
 # implements: server.SINGLE_USER.1, server.SINGLE_USER.3
 class Settings(BaseModel):
-    """Everything the process needs; each ``setting(...)`` field is one setting (``table``). Secrets are
-    ``SecretStr`` and the username stays out of the repr. Extra allowed hosts/origins need a bearer token.
-    """
+    """Each ``setting(...)`` field is one setting (``table``); secrets are ``SecretStr``, the username out of the repr."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
-    # In the order the checks run: of several mistakes, the first field's is reported. The
-    # config file lists its keys in this order too, table by table (table.TABLES).
+    # In the order the checks run: of several mistakes, the first field's is reported.
     # implements: server.TRANSPORT.1, server.TRANSPORT.2-1, server.TRANSPORT.2-2, server.TRANSPORT.4
     transport: Transport = setting(
         "stdio",
@@ -64,7 +83,7 @@ class Settings(BaseModel):
         False, env="COOKED_ALLOW_INSECURE_HTTP", file="cooked.allow_insecure_http"
     )
     http_addr: Address = setting(
-        values.http_addr("127.0.0.1:8123"),
+        Address("127.0.0.1", 8123),
         env="COOKED_MCP_HTTP_ADDR",
         file="mcp.http_addr",
         flag="--http-addr",
@@ -117,7 +136,7 @@ class Settings(BaseModel):
     owner_password: SecretStr | None = setting(
         None, env="COOKED_MCP_OWNER_PASSWORD", file="mcp.owner_password", command=True
     )
-    #: File only; the file's schema checks each key of ``[mcp.limits]`` at its own line (toml_file).
+    #: File only; the file's schema checks each key of ``[mcp.limits]`` at its own line (loading).
     limits: Limits = setting(Limits(), file="mcp.limits")
     username: str = setting(env="COOKED_LOGIN_USERNAME", file="user.name", command=True, repr=False)
     password: SecretStr = setting(env="COOKED_LOGIN_PASSWORD", file="user.password", command=True)
@@ -139,17 +158,61 @@ class Settings(BaseModel):
 
     # --- each value on its own -------------------------------------------------------------
 
-    # implements: server.CONFIG.4, server.CONFIG.4-1, server.CONFIG.4-2
+    # implements: server.CONFIG.4, server.CONFIG.4-1, server.CONFIG.4-2, server.CONFIG.5
     @field_validator("base_url")
     @classmethod
-    def _base_url(cls, value: str) -> str:
-        return values.base_url(value)
+    def _base_url(cls, url: str) -> str:
+        """Only ``http(s)://host[:port]`` (API paths are appended verbatim); never echoed: it may hold a password."""
+        if _has_space_or_control(url):
+            raise ValueError("it contains whitespace or control characters")
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in ("http", "https"):
+            raise ValueError("the scheme must be http or https")
+        if "@" in parts.netloc:
+            raise ValueError("it must not contain a user name or password")
+        if not parts.hostname:
+            raise ValueError("it has no host")
+        try:
+            parts.port  # noqa: B018 - parsing the port is the check
+        except ValueError:
+            raise ValueError("the port is not a number between 0 and 65535") from None
+        if "?" in url:
+            raise ValueError("it must not have a query (?...)")
+        if "#" in url:
+            raise ValueError("it must not have a fragment (#...)")
+        if parts.path not in ("", "/"):
+            raise ValueError("it must not have a path (Cooked's API paths are added automatically)")
+        return f"{parts.scheme.lower()}://{parts.netloc}"
 
     # implements: server.CONFIG.8, server.CONFIG.8-1, server.CONFIG.8-2, server.TRANSPORT.3, server.TRANSPORT.3-1
     @field_validator("http_addr", mode="before")
     @classmethod
-    def _http_addr(cls, value: object) -> object:
-        return values.http_addr(value) if isinstance(value, str) else value
+    def _http_addr(cls, addr: object) -> object:
+        """``HOST:PORT`` with IPv6 hosts in brackets (``[::1]:8123``)."""
+        if not isinstance(addr, str):
+            return addr
+        if "://" in addr:
+            raise ValueError("leave out the scheme (http://): the address is only where to listen")
+        host, sep, port_text = addr.rpartition(":")
+        if not sep or not host:
+            raise ValueError("it must be HOST:PORT")
+        if host.startswith("["):
+            if not host.endswith("]"):
+                raise ValueError("an IPv6 address needs a closing bracket")
+            host = host[1:-1]
+            try:
+                ipaddress.IPv6Address(host)
+            except ValueError:
+                raise ValueError("the bracketed host is not an IPv6 address") from None
+        elif ":" in host:
+            raise ValueError("write an IPv6 host in brackets")
+        elif any(char.isspace() or char in "[]/@" for char in host):
+            raise ValueError("the host is not a valid host name or address")
+        if not port_text.isascii() or not port_text.isdigit():
+            raise ValueError("the port must be a number")
+        if not 1 <= int(port_text) <= 65535:
+            raise ValueError("the port must be between 1 and 65535")
+        return Address(host, int(port_text))
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -159,12 +222,35 @@ class Settings(BaseModel):
     @field_validator("read_only", "allow_insecure_http", "confirm_changes", mode="before")
     @classmethod
     def _boolean(cls, value: object) -> object:
-        return values.boolean(value) if isinstance(value, str) else value
+        """The words the refusal names and no others (pydantic alone would also take ``t``, ``n``…)."""
+        if not isinstance(value, str):
+            return value
+        word = value.strip().lower()
+        if word not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            raise ValueError("not a boolean word")
+        return word in ("1", "true", "yes", "on")
 
     @field_validator("allowed_hosts", "allowed_origins")
     @classmethod
-    def _allowed(cls, value: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
-        return values.allowed(value, origins=info.field_name == "allowed_origins")
+    def _allowed(cls, values: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        """In the shape the DNS-rebinding defence compares: a typo would fail every request with no hint."""
+        origins = info.field_name == "allowed_origins"
+        for value in values:
+            if not value or _has_space_or_control(value):
+                form = "http://NAME:PORT" if origins else "NAME:PORT"
+                raise ValueError(f"has an empty entry or one with whitespace: write each as {form}")
+            scheme, sep, rest = value.partition("://")
+            if origins and (not sep or scheme not in ("http", "https") or not rest or "/" in rest):
+                raise ValueError(
+                    f"entry {printable(value)!r} is not an origin: "
+                    "write it as http://NAME:PORT or https://NAME (no path), as browsers send it"
+                )
+            if not origins and ("/" in value or "@" in value):
+                raise ValueError(
+                    f"entry {printable(value)!r} is not a Host value: "
+                    "write it as NAME:PORT, NAME:* or [IPv6]:PORT (no scheme, no path)"
+                )
+        return values
 
     @field_validator("public_url")
     @classmethod
@@ -186,7 +272,7 @@ class Settings(BaseModel):
     def _token(cls, value: object, handler: ValidatorFunctionWrapHandler) -> object:
         if isinstance(value, Command) or value is None:
             return value
-        return SecretStr(values.token(handler(value).get_secret_value()))
+        return SecretStr(_token(handler(value).get_secret_value()))
 
     # --- the rules between settings, then the commands --------------------------------------
 
@@ -211,14 +297,14 @@ class Settings(BaseModel):
         if not is_loopback(self.http_host):
             raise ValueError(
                 f"refusing to serve HTTP on non-loopback address {printable(self.http_addr.shown())} "
-                f"without a bearer token: {_needs_a_token()}, or listen on 127.0.0.1"
+                f"without a bearer token: set {_ways('http_token')}, or listen on 127.0.0.1"
             )
         for key in ("allowed_hosts", "allowed_origins"):
             if getattr(self, key):
                 where = self.origin(key).where
                 raise ValueError(
                     f"{where + ': ' if where else ''}mcp.{key} needs a bearer token: without one, any web "
-                    f"page the browser lets reach such a name could drive the server; {_needs_a_token()}, "
+                    f"page the browser lets reach such a name could drive the server; set {_ways('http_token')}, "
                     f"or remove mcp.{key}"
                 )
         return self
@@ -235,10 +321,9 @@ class Settings(BaseModel):
         if self.transport != "http":
             raise ValueError("--public-url needs the http transport: drop --transport stdio")
         if self.owner_password is None:
-            owner = DECLARED["owner_password"]
             raise ValueError(
                 f"remote mode (--public-url) needs an owner password, typed on the consent page to let a "
-                f"client connect: set {owner.env} (or {owner.file_key} / {owner.file_key}_cmd)"
+                f"client connect: set {_ways('owner_password')}"
             )
         if self.http_token is not None:  # never run a command for nothing, but say why it is unused
             warning = (
@@ -253,9 +338,7 @@ class Settings(BaseModel):
     # implements: authentication.CREDENTIALS.15
     @model_validator(mode="after")
     def _commands_run_last(self) -> Self:
-        """The ``*_cmd`` commands run only once every other check passed (a typo never runs a password
-        manager). The token's command runs only for the http transport, the one that uses it.
-        """
+        """Only once every other check passed (a typo never runs a password manager); the token's only for http."""
         if self.transport != "http":
             object.__setattr__(self, "http_token", None)  # frozen to everyone else: this is construction
         for name in (d.name for d in DECLARED.values() if d.command):
@@ -265,7 +348,7 @@ class Settings(BaseModel):
             output = pending.run()
             if name == "http_token":
                 try:
-                    output = values.token(output)
+                    output = _token(output)
                 except ValueError as exc:
                     raise ValueError(f"{pending.origin} {exc}") from None
             object.__setattr__(self, name, output if name == "username" else SecretStr(output))
@@ -277,25 +360,23 @@ class Settings(BaseModel):
         return self.sources.get(setting, DEFAULT)
 
     def describe_source(self, setting: str) -> str:
-        """Where a setting (a field name) came from: an environment variable, ``table.key in
-        path:line`` (a ``*_cmd`` key when a command produced it), a flag, or ``the default``."""
+        """Where a setting came from: a variable, ``table.key in path:line``, a flag or ``the default``."""
         return self.origin(setting).describe()
 
     def describe_origin(self, setting: str) -> str:
-        """``describe_source``, plus the file value it beat if any: a forgotten ``export`` in the
-        shell beating the config file is the usual cause of a setting the user cannot explain."""
+        """``describe_source``, plus the file value it beat (a forgotten ``export`` is a usual surprise)."""
         shadowed = self.overridden.get(setting)
         return self.describe_source(setting) + (f" (overriding {shadowed})" if shadowed else "")
 
     def describe_account(self) -> list[str]:
         """Which account and where each setting came from, for ``--check`` on the user's terminal."""
-        values = {
+        shown = {
             "base URL": ("base_url", self.base_url),
             "username": ("username", "the account above"),
             "password": ("password", "set, not shown"),
             "read-only": ("read_only", "on" if self.read_only else "off"),
         }
-        width = max(map(len, values)) + 1
+        width = max(map(len, shown)) + 1
 
         def source(name: str) -> str:
             shadowed = self.overridden.get(name)
@@ -305,16 +386,12 @@ class Settings(BaseModel):
 
         return [
             f"account: {self.username}",
-            *(
-                f"  {label + ':':<{width}} {value} ({source(name)})"
-                for label, (name, value) in values.items()
-            ),
+            *(f"  {label + ':':<{width}} {value} ({source(name)})" for label, (name, value) in shown.items()),
         ]
 
     # implements: authentication.SECRETS.1, server.SECURITY.2
     def secret_values(self) -> list[str]:
-        """What no log line, error text or report may show: the login name and every secret
-        setting (a ``SecretStr`` field: the password, the bearer token)."""
+        """What no log line, error or report may show: the login name and every ``SecretStr`` setting."""
         secrets = (getattr(self, d.name) for d in DECLARED.values() if d.secret)
         return [self.username, *(secret.get_secret_value() for secret in secrets if secret is not None)]
 
@@ -347,6 +424,22 @@ def how_to_set(setting: str, env_value: str, file_value: str, where: str = "") -
     return f"{declaration.env}={env_value} (or {declaration.file_key} = {file_value}{where})"
 
 
-def _needs_a_token() -> str:
-    token = DECLARED["http_token"]
-    return f"set {token.env} (or {token.file_key} / {token.file_key}_cmd)"
+def _ways(setting: str) -> str:
+    """``VARIABLE (or table.key / table.key_cmd)``: every way to set a secret, for messages."""
+    d = DECLARED[setting]
+    return f"{d.env} (or {d.file_key} / {d.file_key}_cmd)"
+
+
+def _has_space_or_control(text: str) -> bool:
+    return any(char.isspace() or unicodedata.category(char) == "Cc" for char in text)
+
+
+# implements: server.SECURITY.11
+def _token(value: str) -> str:
+    """A bearer token travels in an HTTP header: it must be visible ASCII, and never empty."""
+    stripped = value.strip(ASCII_WHITESPACE)
+    if not stripped:
+        raise ValueError("is empty: set a non-empty HTTP bearer token or unset it")
+    if not all(0x21 <= ord(char) <= 0x7E for char in stripped):
+        raise ValueError("must contain only visible ASCII characters (no spaces), as HTTP headers require")
+    return stripped

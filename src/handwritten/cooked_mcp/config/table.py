@@ -1,7 +1,5 @@
-"""How a setting is declared once (a ``Settings`` field whose default is ``setting(...)``) and the
-one reading of those declarations (``declared``) that every layer, message and ``--help`` uses.
-docs/architecture.md, "Adding a setting", shows one.
-"""
+"""A setting declared once, as a ``Settings`` field whose default is ``setting(...)``, and the one
+reading of those declarations that every layer, message and ``--help`` uses."""
 
 from __future__ import annotations
 
@@ -11,7 +9,6 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field, SecretStr
 from pydantic.config import JsonDict
-from pydantic.fields import FieldInfo
 
 
 @dataclass(frozen=True)
@@ -95,38 +92,29 @@ class Declared:
 @functools.cache
 def declared(model: type[BaseModel]) -> dict[str, Declared]:
     """Every ``setting(...)`` field of ``model`` by name, in the config file's order."""
-    found = [_declared(name, info) for name, info in model.model_fields.items() if _is_setting(info)]
+    found = []
+    for name, info in model.model_fields.items():
+        extra = info.json_schema_extra
+        if not isinstance(extra, dict) or extra.get(_MARK) is not True:
+            continue
+        table, _, key = str(extra["file"]).partition(".") if "file" in extra else (None, "", None)
+        text = {k: str(extra[k]) if k in extra else None for k in ("env", "flag", "metavar", "refusal")}
+        found.append(
+            Declared(
+                name=name,
+                env=text["env"],
+                table=table,
+                key=key,
+                flag=text["flag"],
+                metavar=text["metavar"],
+                help=info.description,
+                command=extra.get("command") is True,
+                secret=SecretStr in (info.annotation, *get_args(info.annotation)),
+                refusal=text["refusal"] or (_BOOLEAN_REFUSAL if info.annotation is bool else _REFUSAL),
+                annotation=info.annotation,
+                default=None if info.is_required() else info.default,
+            )
+        )
     order = {table: index for index, table in enumerate(TABLES)}
     found.sort(key=lambda d: order.get(d.table, len(TABLES)) if d.table else len(TABLES) + 1)
     return {d.name: d for d in found}
-
-
-def _is_setting(info: FieldInfo) -> bool:
-    return isinstance(info.json_schema_extra, dict) and info.json_schema_extra.get(_MARK) is True
-
-
-def _declared(name: str, info: FieldInfo) -> Declared:
-    extra = info.json_schema_extra
-    assert isinstance(extra, dict)
-    table, _, key = str(extra["file"]).partition(".") if "file" in extra else (None, "", None)
-    annotation = info.annotation
-    members = (annotation, *get_args(annotation))
-    default = None if info.is_required() else info.default
-    return Declared(
-        name=name,
-        env=_str(extra.get("env")),
-        table=table,
-        key=key,
-        flag=_str(extra.get("flag")),
-        metavar=_str(extra.get("metavar")),
-        help=info.description,
-        command=extra.get("command") is True,
-        secret=SecretStr in members,
-        refusal=_str(extra.get("refusal")) or (_BOOLEAN_REFUSAL if annotation is bool else _REFUSAL),
-        annotation=annotation,
-        default=default,
-    )
-
-
-def _str(value: object) -> str | None:
-    return None if value is None else str(value)

@@ -1,18 +1,12 @@
-"""The reaches into uvicorn (and the h11 it drives): deadlines and a cap for HTTP connections,
-and serving without uvicorn's signal handlers.
+"""The reaches into uvicorn (and its h11): deadlines and a cap for HTTP connections, and serving
+without uvicorn's signal handlers.
 
-uvicorn keeps a silent connection, or a request head or body trickling in, open for ever, and
-its only cap (``limit_concurrency``) answers 503 to everyone once silent sockets fill it: about
-a thousand of them (the usual open-files limit) stop it serving the user
-(tests/transports/test_http_bounds.py). So its h11 protocol is subclassed, using its
-``connections``, ``cycle``, ``conn``, ``handle_events``, ``on_response_complete`` and
-``shutdown``: pyproject.toml bounds uvicorn and h11 to the minors checked. Goes when uvicorn
-has request-start and request-complete timeouts (encode/uvicorn issue #157, open) and a cap
-that closes an idle connection for a new one (no upstream issue).
-
-``ServerWithoutSignals`` overrides ``Server.capture_signals`` (no option turns it off): the
-stop is ``StopSignals``', and uvicorn's handlers would turn a second signal into a forced exit
-that skips the application's shutdown, and raise each signal again once serving ends.
+uvicorn keeps a silent or trickling connection open for ever, and its only cap
+(``limit_concurrency``) answers 503 to everyone once silent sockets fill it. So its h11 protocol
+is subclassed (its ``connections``, ``cycle``, ``conn``, ``handle_events``,
+``on_response_complete``, ``shutdown``; pyproject.toml pins the minors checked) until uvicorn has
+request timeouts (encode/uvicorn #157). ``ServerWithoutSignals``: uvicorn's handlers would turn a
+second signal into a forced exit that skips the application's shutdown.
 """
 
 from __future__ import annotations
@@ -47,8 +41,7 @@ def connection_cap(open_files: int) -> int:
 
 class BoundedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with the head and body deadlines and a connection cap, a newcomer
-    beyond it closing the connection idle longest; ``cap`` and ``limits`` are set on the class
-    by ``bounded_protocol``."""
+    beyond it closing the connection idle longest (``cap``, ``limits``: ``bounded_protocol``)."""
 
     cap = Limits.MAX_CONNECTIONS
     limits = Limits()
@@ -69,13 +62,12 @@ class BoundedH11Protocol(H11Protocol):
         self._wait_for_head()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
+        self._arm(None)
         super().connection_lost(exc)
 
     def shutdown(self) -> None:
-        """At shutdown a connection whose request is not whole yet is closed, as uvicorn closes an
-        idle one; uvicorn would wait for the rest of its body. A request being answered keeps
-        its grace."""
+        """At shutdown a request not whole yet is closed, as an idle connection is (uvicorn would
+        wait for its body); one being answered keeps its grace."""
         cycle = self.cycle
         if cycle is not None and cycle.more_body and not cycle.response_started:
             self._close("closed a connection whose request body was not complete at shutdown")
@@ -87,7 +79,7 @@ class BoundedH11Protocol(H11Protocol):
         super().handle_events()
         if self.cycle is not before and self.cycle is not None and not self.cycle.response_complete:
             self._busy = True
-            self._arm(self.limits.http_body_seconds, self._body_overdue)
+            self._arm(self.limits.http_body_seconds)
 
     def on_response_complete(self) -> None:
         self._busy = False
@@ -97,15 +89,15 @@ class BoundedH11Protocol(H11Protocol):
 
     def _wait_for_head(self) -> None:
         self._waiting_since = time.monotonic()
-        self._arm(self.limits.http_head_seconds, self._head_overdue)
+        self._arm(self.limits.http_head_seconds)
 
-    def _head_overdue(self) -> None:
+    def _overdue(self) -> None:
+        cycle = self.cycle
+        if self.transport.is_closing():
+            return
         if not self._busy:
             self._close("no complete request head within %.1f s", self.limits.http_head_seconds)
-
-    def _body_overdue(self) -> None:
-        cycle = self.cycle
-        if self._busy and cycle is not None and cycle.more_body and not cycle.response_started:
+        elif cycle is not None and cycle.more_body and not cycle.response_started:
             self._close("request body not complete within %.1f s", self.limits.http_body_seconds)
 
     def _make_room(self) -> bool:
@@ -121,7 +113,7 @@ class BoundedH11Protocol(H11Protocol):
 
     def _close(self, why: str, *figures: float) -> None:
         logger.info(why, *figures)
-        self._disarm()
+        self._arm(None)
         if not self.transport.is_closing():
             if self.conn.our_state is not h11.ERROR:
                 with contextlib.suppress(h11.LocalProtocolError):
@@ -130,14 +122,11 @@ class BoundedH11Protocol(H11Protocol):
         # Gone from the count now, so the newcomer that asked for room is not refused.
         self.connections.discard(self)
 
-    def _arm(self, seconds: float, then: Any) -> None:
-        self._disarm()
-        self._timer = self.loop.call_later(seconds, then)
-
-    def _disarm(self) -> None:
+    def _arm(self, seconds: float | None) -> None:
+        """The one deadline (``_overdue``) in ``seconds``, or none."""
         if self._timer is not None:
             self._timer.cancel()
-            self._timer = None
+        self._timer = None if seconds is None else self.loop.call_later(seconds, self._overdue)
 
 
 def bounded_protocol(open_files: int, limits: Limits) -> type[BoundedH11Protocol]:
@@ -147,7 +136,7 @@ def bounded_protocol(open_files: int, limits: Limits) -> type[BoundedH11Protocol
 
 
 class ServerWithoutSignals(uvicorn.Server):
-    """uvicorn's server, leaving SIGINT and SIGTERM to ``StopSignals`` (see the module docstring)."""
+    """uvicorn's server, leaving SIGINT and SIGTERM to ``StopSignals`` (no option turns it off)."""
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:

@@ -1,9 +1,8 @@
 """MCP over Streamable HTTP at ``/mcp``, served by uvicorn on the configured address.
 
-``build_app`` is the one place the ASGI app is assembled: its routes and its middleware, outermost
-first, so that the cheapest refusal comes before any work. Serving stops at SIGINT or SIGTERM
-(``StopSignals``, not uvicorn's own handlers): event streams end, calls get the grace, then
-their one answer (``HttpGuard.drain``), and uvicorn closes the connections.
+``build_app`` assembles the ASGI app, middleware outermost first so the cheapest refusal comes
+first. At SIGINT or SIGTERM (``StopSignals``) event streams end, calls get the grace, then their
+one answer (``HttpGuard.drain``), and uvicorn closes the connections.
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ from .answers_in_flight import AnswersInFlight
 from .auth import BearerTokenMiddleware
 from .connection_guard import ServerWithoutSignals, bounded_protocol
 from .http_guard import HttpGuard
-from .http_middleware import CloseWhenBodyUnread, NameTheSetting
+from .http_middleware import Refusals
 from .http_sockets import listen, raise_open_files_limit, rate_limited_accept_errors
 from .stop_signals import StopSignals
 
@@ -48,19 +47,13 @@ _LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 # implements: server.TRANSPORT.2-2, server.TRANSPORT.3
 def serve_http(application: Application) -> int:
-    """Serve until SIGINT or SIGTERM; 0 on a clean stop, 2 if the address cannot be used.
-
-    Nothing here talks to Cooked: the one ``CookedClient`` (shared by every HTTP client,
-    as there is one user) logs in lazily on the first tool call that needs it.
-    """
-    open_files = raise_open_files_limit()
-    return anyio.run(_serve, application, open_files)
+    """Serve until SIGINT or SIGTERM; 0 on a clean stop, 2 if the address cannot be used."""
+    return anyio.run(_serve, application, raise_open_files_limit())
 
 
 async def _serve(application: Application, open_files: int) -> int:
-    """SIGINT/SIGTERM are caught before the port is bound, so a signal sent as soon as it
-    answers ends the process cleanly; one that arrives while uvicorn starts is seen by it
-    before it serves (it checks ``should_exit``)."""
+    """Signals are caught before the port is bound, so one sent as soon as it answers ends the
+    process cleanly."""
     settings = application.settings
     where = settings.http_addr.shown()
     stop = StopSignals()
@@ -90,8 +83,7 @@ async def _serve(application: Application, open_files: int) -> int:
                     timeout_graceful_shutdown=math.ceil(settings.limits.stop_grace_seconds) + 2,
                 )
             )
-            # Printed, not logged: the default log level shows warnings only, and a user who
-            # started the server needs its address.
+            # Printed: the default log level shows warnings only, and the user needs the address.
             print(_banner(settings, f"http://{where}{MCP_PATH}"), file=sys.stderr, flush=True)
             rate_limited_accept_errors(asyncio.get_running_loop())
             async with application, anyio.create_task_group() as serving:
@@ -115,11 +107,8 @@ async def _stop_when_asked(
 
 # implements: extensions.REMOTE.17
 def _banner(settings: Settings, url: str) -> str:
-    """What the stdio banner says too: where, for which account, who may connect, how to stop.
-
-    The login name is shown only on a terminal, a person reading it, as the stdio banner is;
-    when stderr goes to a log, the line names where the username comes from instead.
-    """
+    """Where, for which account, who may connect, how to stop; the login name only on a terminal
+    (a log gets where it comes from)."""
     account = settings.username if os.isatty(2) else f"from {settings.describe_origin('username')}"
     if settings.public_url:
         who = (
@@ -138,12 +127,8 @@ def _banner(settings: Settings, url: str) -> str:
 
 # implements: server.TRANSPORT.5, server.SECURITY.3, server.SECURITY.7
 def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
-    """The whole ASGI app serving ``application``, and its guard (which the stop drains).
-
-    The SDK's session manager, with the bounds of ``Limits``; its DNS-rebinding defence, which the
-    SDK enables by itself only for loopback binds, configured here for every address (hosts and
-    origins beyond the local names only with a token, see ``Settings``).
-    """
+    """The ASGI app serving ``application``, and its guard (which the stop drains): the SDK's
+    session manager with the bounds of ``Limits`` and its DNS-rebinding defence for every address."""
     settings = application.settings
     sessions = StreamableHTTPSessionManager(
         application.server,
@@ -152,9 +137,9 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
         max_sessions=Limits.MAX_SESSIONS,
         session_idle_timeout=Limits.SESSION_IDLE_SECONDS,
     )
-    guard = HttpGuard(StreamableHTTPASGIApp(sessions), Limits.MAX_SESSIONS)
+    guard = HttpGuard(StreamableHTTPASGIApp(sessions))
     remote = remote_mode(settings) if settings.public_url else None
-    middleware = [Middleware(AnswersInFlight), Middleware(CloseWhenBodyUnread), Middleware(NameTheSetting)]
+    middleware = [Middleware(AnswersInFlight), Middleware(Refusals)]
     if settings.http_token is not None and remote is None:
         middleware.append(Middleware(BearerTokenMiddleware, token=settings.http_token, served_path=MCP_PATH))
     if remote is None:
@@ -198,14 +183,9 @@ class _StrangersBodies:
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
-    """DNS-rebinding defence: which ``Host`` and ``Origin`` values a request may carry.
-
-    Always the loopback names on any port (with and without a port, as a client sends no
-    port for port 80), plus the bound address itself unless it is a wildcard (``0.0.0.0``
-    and ``::`` are not names a client should use; allowing them would let a browser page
-    reach the server via ``http://0.0.0.0:PORT``), plus whatever the user configured.
-    A request without ``Origin`` (any non-browser client) is not affected by the origin list.
-    """
+    """Which ``Host`` and ``Origin`` values a request may carry: the loopback names on any port (or
+    none: port 80), the bound address unless a wildcard (a browser page must not reach the server
+    via ``http://0.0.0.0:PORT``), and what the user configured."""
     hosts = [*_LOCAL_NAMES, *(f"{name}:*" for name in _LOCAL_NAMES)]
     if not _is_wildcard(settings.http_host):
         hosts.append(settings.http_addr.shown())
@@ -221,7 +201,6 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
 
 
 def _is_wildcard(host: str) -> bool:
-    try:
+    with contextlib.suppress(ValueError):
         return ipaddress.ip_address(host).is_unspecified
-    except ValueError:
-        return False
+    return False

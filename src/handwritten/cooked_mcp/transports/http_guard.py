@@ -1,22 +1,20 @@
-"""The rules the SDK's HTTP app lacks, as one ASGI layer in front of it (plain ASGI, public API).
+"""The rules the SDK's HTTP app lacks, as one plain ASGI layer in front of it.
 
-- **Framing and refusals** (``protocol_guard``): what is no JSON-RPC message, a reused id of a
-  request still running and an oversized ``initialize`` are answered here; a refused opening
-  request names no session (it never existed).
-- **One answer per request.** A request whose stream ends without its answer (its session
-  ended, or a stop cut it off after the grace) gets a JSON-RPC error saying so; the SDK's
-  "Request cancelled" to a request the client cancelled is dropped (the MCP spec: none).
-- **A client gone is a cancellation.** A client whose connection drops before its answer sends
-  no ``notifications/cancelled``; one is sent for it, so the answer it never got is not counted
-  as received (``ToolCall.when_answered``) and a retry does not make the change again.
-- **Sessions.** At the SDK's ``max_sessions`` the longest-idle session is ended (a DELETE, as a
-  client would) to make room, where the SDK would refuse the newcomer.
-- **Stop** (``drain``): event streams end at once; calls get the grace, then their one answer.
+- ``protocol_guard``'s refusals; a refused opening request names no session (it never existed).
+- One answer per request: a request whose stream ends without its answer (its session ended, or
+  a stop cut it off after the grace) gets a JSON-RPC error saying so; the SDK's "Request
+  cancelled" to a request the client cancelled is dropped (the MCP spec: none).
+- A client whose connection drops before its answer is sent a ``notifications/cancelled``, so
+  the answer it never got is not counted as received and a retry does not make the change again.
+- At ``max_sessions`` the longest-idle session is ended (a DELETE, as its client would) to make
+  room, where the SDK would refuse the newcomer.
+- At a stop (``drain``) event streams end at once; calls get the grace, then their one answer.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -36,14 +34,15 @@ from .stop_signals import cancel_when_set
 logger = logging.getLogger("cooked_mcp.transports.http")
 
 _SESSION = "mcp-session-id"
-_VERSION = "mcp-protocol-version"
-_LEGACY = HANDSHAKE_PROTOCOL_VERSIONS[0]  # no version header: the SDK serves the handshake era
 SESSION_ENDED = "Session terminated before the request completed"
+#: The start of an event carrying an answer, as the SDK writes one (pydantic keeps the field
+#: order: a response or error puts ``result``/``error`` right after ``id``; a request, ``method``).
+_ANSWER = re.compile(rb'data: ?\{"jsonrpc":"2\.0","id":(?:-?\d+|"(?:[^"\\]|\\.)*"),"(?:result|error)"')
 
 
 @dataclass(eq=False)
 class _Call:
-    """One request being served: its stream may be cut off (``scope``) by a stop."""
+    """One request being served; ``scope`` lets a stop cut off its stream."""
 
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     answered: bool = False
@@ -54,8 +53,7 @@ class _Call:
 
 @dataclass
 class _Session:
-    #: Who opened it (remote mode: the OAuth client), the only one the SDK lets end it.
-    user: object
+    user: object  # who opened it (remote mode: the OAuth client), the only one the SDK lets end it
     last: float = field(default_factory=time.monotonic)
     busy: int = 0
 
@@ -64,8 +62,7 @@ class HttpGuard:
     """The layer around the SDK's ``StreamableHTTPASGIApp`` (see the module docstring)."""
 
     def __init__(self, app: ASGIApp, max_sessions: int = Limits.MAX_SESSIONS) -> None:
-        self.app = app
-        self.max_sessions = max_sessions  # the SDK's own bound, which it would meet with a 503
+        self.app, self.max_sessions = app, max_sessions
         self._running: dict[tuple[str, types.RequestId], _Call] = {}  # by session and id
         self._calls: set[_Call] = set()  # every request being served, sessions opening included
         self._streams: set[anyio.CancelScope] = set()  # GET event streams
@@ -93,28 +90,31 @@ class HttpGuard:
                 tracked.last = time.monotonic()
 
     async def _post(self, scope: Scope, receive: Receive, send: Send, session: str | None) -> None:
-        body, rest = await _read_body(receive)
-        if rest is not None:  # nobody is left to answer, and the request was never whole
+        body, chunks = b"", []
+        while (part := await receive())["type"] == "http.request":
+            chunks.append(part.get("body", b""))
+            if not part.get("more_body", False):
+                body = b"".join(chunks)
+                break
+        else:  # nobody is left to answer, and the request was never whole
             logger.debug("a client went away before its request body was complete")
             return
-        # Without a session, only a handshake-era request (an ``initialize``) opens one: a
-        # 2026-07-28 request carries no session, whatever its size.
-        opens = session is None and Headers(scope=scope).get(_VERSION, _LEGACY) in HANDSHAKE_PROTOCOL_VERSIONS
+        # Without a session only a handshake-era request opens one (a 2026-07-28 one never does).
+        version = Headers(scope=scope).get("mcp-protocol-version", HANDSHAKE_PROTOCOL_VERSIONS[0])
+        opens = session is None and version in HANDSHAKE_PROTOCOL_VERSIONS
         if opens and len(body) > Limits.MAX_INITIALIZE_BYTES:
-            logger.info("refused an opening request of %d bytes", len(body))
             too_big = make_answer(None, f"initialize request larger than {Limits.MAX_INITIALIZE_BYTES} bytes")
             await _json(too_big, 413)(scope, receive, send)
             return
         message = read_message(body)
-        refused = refusal(message, body, lambda request_id: (session or "", request_id) in self._running)
+        refused = refusal(message, len(body), lambda request_id: (session or "", request_id) in self._running)
         if refused is not None:
             logger.info("refused a message: %s", refused.error.message)
             await _json(refused, 400)(scope, receive, send)
             return
         if isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
             cancelled = (message.params or {}).get("requestId")
-            call = self._running.get((session or "", cancelled)) if isinstance(cancelled, int | str) else None
-            if call is not None:
+            if isinstance(cancelled, int | str) and (call := self._running.get((session or "", cancelled))):
                 call.cancelled = True
         if opens:
             await self._make_room(scope)
@@ -127,21 +127,17 @@ class HttpGuard:
             gone = gone or message["type"] == "http.disconnect"
             return message
 
+        send = self._opening(scope, send) if session is None else send
         if not isinstance(message, types.JSONRPCRequest):
-            await self.app(scope, replay, self._opening(scope, send) if session is None else send)
+            await self.app(scope, replay, send)
             return
-        call = _Call()
-        key = (session or "", message.id)
+        call, key = _Call(), (session or "", message.id)
         if session is not None:
             self._running[key] = call
         self._calls.add(call)
         try:
             with call.scope:
-                await self.app(
-                    scope,
-                    replay,
-                    self._watching(call, self._opening(scope, send) if session is None else send),
-                )
+                await self.app(scope, replay, self._watching(call, send))
         finally:
             self._calls.discard(call)
             if not self._calls and self._none_left is not None:
@@ -153,18 +149,27 @@ class HttpGuard:
         if gone:
             logger.info("a client went away before the answer to its request %r: it is cancelled", message.id)
             if session is not None:
-                await self._send_inside(scope, "POST", session, _cancellation(message.id))
+                params = {"requestId": message.id, "reason": "the client's connection closed"}
+                cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
+                await self._send_inside(scope, "POST", session, pydantic_core.to_json(cancel))
             return
+        cut_off = call.scope.cancel_called
         error = (
             interrupted(message.id)
-            if call.scope.cancel_called
+            if cut_off
             else make_answer(message.id, SESSION_ENDED, types.INTERNAL_ERROR)
         )
-        await _answer(call, error, scope, receive, send)
+        if not call.started:
+            await _json(error, 200)(scope, receive, send)
+        elif call.event_stream:
+            event = (
+                f"event: message\r\ndata: {error.model_dump_json(by_alias=True, exclude_unset=True)}\r\n\r\n"
+            )
+            await send({"type": "http.response.body", "body": event.encode(), "more_body": False})
 
     def _watching(self, call: _Call, send: Send) -> Send:
         """``send``, noting whether the request's answer went out; the end of an event stream
-        without it is held back, so that ``_answer`` can still send one."""
+        without it is held back, so that ``_post`` can still send one."""
 
         async def watched(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -174,7 +179,7 @@ class HttpGuard:
                 call.answered = not call.event_stream  # a JSON or plain answer is the answer
             elif message["type"] == "http.response.body" and call.event_stream:
                 chunk = message.get("body", b"")
-                if chunk and _carries_answer(chunk):
+                if _carries_answer(chunk):
                     if call.cancelled:
                         return  # the SDK's "Request cancelled": a cancelled request gets no answer
                     call.answered = True
@@ -221,9 +226,8 @@ class HttpGuard:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _make_room(self, scope: Scope) -> None:
-        """End the longest-idle sessions (a session is idle with no request and no stream open)
-        until a new one fits, each as the client that opened it; one already gone by itself
-        answers 404 and is forgotten too."""
+        """End the longest-idle sessions (no request, no stream open) until a new one fits, each as
+        the client that opened it; one already gone by itself answers 404 and is forgotten too."""
         while len(self._sessions) >= self.max_sessions:
             idle = [(s.last, sid) for sid, s in self._sessions.items() if s.busy == 0]
             if not idle:
@@ -236,8 +240,7 @@ class HttpGuard:
     async def _send_inside(self, scope: Scope, method: str, session: str, body: bytes = b"") -> None:
         """A request made here, as the client would make it, on behalf of ``scope``'s client."""
         headers = MutableHeaders(raw=list(scope["headers"]))
-        headers[_SESSION] = session
-        headers["content-length"] = str(len(body))
+        headers[_SESSION], headers["content-length"] = session, str(len(body))
         unread: list[Message] = [{"type": "http.request", "body": body}]
 
         async def receive() -> Message:
@@ -252,7 +255,7 @@ class HttpGuard:
     async def drain(self, grace: float, now: anyio.Event, changes: Callable[[], Awaitable[None]]) -> None:
         """At a stop: end every event stream now; give the calls still running, and the changes
         still running at Cooked (``changes``), ``grace`` seconds (``now`` ends it at once); then
-        answer each call still running as cut off (``protocol_guard.INTERRUPTED``)."""
+        answer each call still running as cut off."""
         self._drained = drained = anyio.Event()
         for stream in list(self._streams):
             stream.cancel()
@@ -278,23 +281,28 @@ class HttpGuard:
             await self._drained.wait()
 
 
-async def _read_body(receive: Receive) -> tuple[bytes, Message | None]:
-    """The whole body, or what ended it first (a disconnect)."""
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return b"", message
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            return b"".join(chunks), None
+def _json(message: types.JSONRPCError, status: int) -> Response:
+    return Response(
+        message.model_dump_json(by_alias=True, exclude_unset=True), status, media_type="application/json"
+    )
 
 
 def _carries_answer(chunk: bytes) -> bool:
-    """Whether an event-stream chunk carries a response (not a notification, nor a request to the
-    client, such as a confirmation question)."""
-    for line in chunk.splitlines():
-        if line.startswith(b"data:") and b'"id"' in line:
+    """Whether an event carries a response (not a notification, nor a question to the client).
+
+    The SDK writes ``{"jsonrpc":"2.0","id":…,"result"`` first, so one anchored match settles a
+    response of any size; an event in another order is parsed whole, so a release that writes its
+    members otherwise is slower, never wrong.
+    """
+    at = chunk.find(b"data:")
+    if at < 0:
+        return False
+    if _ANSWER.match(chunk, at):
+        return True
+    if b'"result"' not in chunk and b'"error"' not in chunk:
+        return False
+    for line in chunk[at:].splitlines():
+        if line.startswith(b"data:"):
             try:
                 data = pydantic_core.from_json(line[5:])
             except ValueError:
@@ -302,24 +310,3 @@ def _carries_answer(chunk: bytes) -> bool:
             if isinstance(data, dict) and "method" not in data and ("result" in data or "error" in data):
                 return True
     return False
-
-
-def _cancellation(request_id: types.RequestId) -> bytes:
-    params = {"requestId": request_id, "reason": "the client's connection closed"}
-    return pydantic_core.to_json({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
-
-
-def _json(message: types.JSONRPCError, status: int) -> Response:
-    return Response(
-        message.model_dump_json(by_alias=True, exclude_unset=True), status, media_type="application/json"
-    )
-
-
-async def _answer(call: _Call, error: types.JSONRPCError, scope: Scope, receive: Receive, send: Send) -> None:
-    """The one answer of a request whose stream ended without it: an event, or a JSON body."""
-    data = error.model_dump_json(by_alias=True, exclude_unset=True)
-    if not call.started:
-        await _json(error, 200)(scope, receive, send)
-    elif call.event_stream:
-        event = f"event: message\r\ndata: {data}\r\n\r\n".encode()
-        await send({"type": "http.response.body", "body": event, "more_body": False})

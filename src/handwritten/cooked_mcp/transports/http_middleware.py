@@ -1,7 +1,4 @@
-"""The ASGI layers around the SDK's app that make its refusals cheap and say what to do.
-
-Each is an ``HttpMiddleware``: it acts on HTTP requests and passes every other scope through.
-"""
+"""The ASGI layers around the SDK's app that make its refusals cheap and say what to do."""
 
 from __future__ import annotations
 
@@ -22,33 +19,7 @@ class HttpMiddleware:
             await self.app(scope, receive, send)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        raise NotImplementedError
-
-
-class CloseWhenBodyUnread(HttpMiddleware):
-    """``Connection: close`` on any answer sent before the request body was read to its end (a
-    401, a 413): uvicorn would go on reading and discarding the rest, so an endless upload would
-    keep the server busy."""
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = Headers(scope=scope)
-        declared = headers.get("content-length", "0").strip()
-        body_done = "transfer-encoding" not in headers and declared in ("", "0")
-
-        async def tracking_receive() -> Message:
-            nonlocal body_done
-            message = await receive()
-            if message["type"] == "http.disconnect" or not message.get("more_body", False):
-                body_done = True
-            return message
-
-        async def closing_send(message: Message) -> None:
-            if message["type"] == "http.response.start" and not body_done:
-                message = {**message, "headers": message.get("headers", [])}
-                MutableHeaders(scope=message)["connection"] = "close"  # on a copy of the list
-            await send(message)
-
-        await self.app(scope, tracking_receive, closing_send)
+        raise NotImplementedError  # each layer's own
 
 
 HOST_REFUSED = (
@@ -64,24 +35,41 @@ ORIGIN_REFUSED = (
 _MESSAGES = {421: HOST_REFUSED.encode(), 403: ORIGIN_REFUSED.encode()}
 
 
-class NameTheSetting(HttpMiddleware):
-    """The SDK's DNS-rebinding refusals ("Invalid Host header", 421; "Invalid Origin header", 403)
-    name the setting to change, for a user who reached the server through a new name (a LAN
-    address, a reverse proxy). Nothing else here answers 421 or 403."""
+class Refusals(HttpMiddleware):
+    """``Connection: close`` on any answer sent before the request body was read to its end (a 401,
+    a 413): uvicorn would go on reading and discarding the rest, so an endless upload would keep
+    the server busy. And the SDK's DNS-rebinding refusals ("Invalid Host header", 421; "Invalid
+    Origin header", 403; nothing else here answers them) name the setting to change, for a user
+    who reached the server through a new name (a LAN address, a reverse proxy)."""
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        body_done = "transfer-encoding" not in headers and headers.get("content-length", "0").strip() in (
+            "",
+            "0",
+        )
         replacement: bytes | None = None
+
+        async def tracking_receive() -> Message:
+            nonlocal body_done
+            message = await receive()
+            body_done = (
+                body_done or message["type"] == "http.disconnect" or not message.get("more_body", False)
+            )
+            return message
 
         async def rewrite(message: Message) -> None:
             nonlocal replacement
-            if message["type"] == "http.response.start" and message["status"] in _MESSAGES:
-                replacement = _MESSAGES[message["status"]]
+            if message["type"] == "http.response.start":
                 message = {**message, "headers": list(message.get("headers", []))}
                 headers = MutableHeaders(scope=message)  # on a copy of the list
-                headers["content-type"] = "text/plain; charset=utf-8"
-                headers["content-length"] = str(len(replacement))
+                if not body_done:
+                    headers["connection"] = "close"
+                if (replacement := _MESSAGES.get(message["status"])) is not None:
+                    headers["content-type"] = "text/plain; charset=utf-8"
+                    headers["content-length"] = str(len(replacement))
             elif message["type"] == "http.response.body" and replacement is not None:
                 message = {**message, "body": replacement}  # a Starlette Response: one body message
             await send(message)
 
-        await self.app(scope, receive, rewrite)
+        await self.app(scope, tracking_receive, rewrite)

@@ -1,7 +1,6 @@
-"""The HTTP server's listening sockets, bound before uvicorn starts so that an address in use is
-one clear line and exit 2 rather than a uvicorn traceback; the open-files limit raised, as one
-user's clients may open many connections; and accept failures logged at most once a second,
-without a traceback (asyncio logs each failed ``accept``, many thousand times a second).
+"""The listening sockets, bound before uvicorn starts so that an address in use is one clear line
+and exit 2, not a traceback; the open-files limit raised; accept failures logged at most once a
+second without a traceback (asyncio logs each failed ``accept``, thousands a second).
 """
 
 from __future__ import annotations
@@ -33,45 +32,32 @@ def raise_open_files_limit() -> int:
     return int(soft)
 
 
-def rate_limited_accept_errors(
-    loop: asyncio.AbstractEventLoop, every: float = Limits.ACCEPT_ERROR_LOG_SECONDS
-) -> None:
-    """Log asyncio's "out of system resource" accept failures at most once per ``every`` seconds,
-    as one line without a traceback; every other loop error goes to the previous handler."""
-    previous = loop.get_exception_handler()
-    last = -every
-    suppressed = 0
+def rate_limited_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
+    """Log asyncio's "out of system resource" accept failures at most once per
+    ``Limits.ACCEPT_ERROR_LOG_SECONDS``; every other loop error goes to the previous handler."""
+    previous = loop.get_exception_handler() or (lambda loop, context: loop.default_exception_handler(context))
+    last, suppressed = -Limits.ACCEPT_ERROR_LOG_SECONDS, 0
 
     def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         nonlocal last, suppressed
         if "out of system resource" not in str(context.get("message", "")):
-            if previous is not None:
-                previous(loop, context)
-            else:
-                loop.default_exception_handler(context)
-            return
-        now = time.monotonic()
-        if now - last < every:
+            previous(loop, context)
+        elif time.monotonic() - last < Limits.ACCEPT_ERROR_LOG_SECONDS:
             suppressed += 1
-            return
-        last = now
-        logger.error(
-            "cannot accept connections: %s (%d more such errors not logged)",
-            context.get("exception"),
-            suppressed,
-        )
-        suppressed = 0
+        else:
+            last = time.monotonic()
+            logger.error(
+                "cannot accept connections: %s (%d more not logged)", context.get("exception"), suppressed
+            )
+            suppressed = 0
 
     loop.set_exception_handler(handle)
 
 
 def listen(host: str, port: int) -> list[socket.socket]:
     """Listening sockets for every address ``host`` resolves to (``localhost``: IPv4 and IPv6).
-
-    An address family this machine lacks (no IPv6 for ``::1``) is skipped as long as one
-    address works; anything else, above all "address already in use", is fatal, since a
-    half-bound name would send some clients to whatever else holds the port.
-    """
+    An address family this machine lacks is skipped if one address works; anything else (above
+    all "address in use") is fatal: a half-bound name would send some clients elsewhere."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
@@ -101,8 +87,7 @@ def listen(host: str, port: int) -> list[socket.socket]:
 def _bind(family: int, kind: int, proto: int, address: Any) -> socket.socket:
     sock = socket.socket(family, kind, proto)
     try:
-        # Lets a restart reuse the port while old connections linger in TIME_WAIT; on Linux
-        # it still refuses a port another socket is listening on.
+        # A restart reuses the port while old connections linger in TIME_WAIT (not a listening one).
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         if family == socket.AF_INET6:
             # "::1" must not also claim IPv4, or binding localhost's two addresses collides.

@@ -1,12 +1,12 @@
-"""MCP over the process's stdin and stdout, one JSON-RPC message per line, within the guard.
+"""MCP over stdin and stdout, one JSON-RPC message per line, with the rules of ``protocol_guard``.
 
-Pipes, sockets and terminals (how an MCP client or a person starts the server) are watched by
-the event loop, which costs less CPU per call than the SDK's ``stdio_server`` (a worker-thread
-hop per line; docs/performance.md); a regular file is read by the SDK's transport. Raw lines let
-the guard (``protocol_guard``) answer what the SDK would turn into an exception or read whole.
-While serving, fd 0 reads the null device and fd 1 writes to stderr, so a library or child
-process that prints cannot corrupt the protocol stream (``claimed_stdio``). After a signal the
-exit status is 128 + that signal.
+The event loop watches the pipes (a regular file is copied through one by a thread): cheaper per
+call than the SDK's ``stdio_server`` (a worker-thread hop per line, docs/performance.md), and
+raw lines let an over-long one be answered by its id instead of read whole. While serving, fd 0
+reads the null device and fd 1 writes to stderr, so a library or child process that prints
+cannot corrupt the protocol stream. One answer per request, also when a stop (SIGINT, SIGTERM,
+the end of stdin) cuts it off: after the grace (``Limits``) each request still running is
+answered ``interrupted`` and anything later for it is dropped.
 """
 
 from __future__ import annotations
@@ -14,30 +14,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import stat
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp.server.stdio import stdio_server
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
+
+from cooked_mcp_runtime.confirmation import end_questions
 
 from ..app import Application
 from ..config.limits import Limits
-from .protocol_guard import (
-    PassOn,
-    Streams,
-    find_id,
-    guarded_streams,
-    is_answer,
-    make_answer,
-    read_message,
-)
-from .stop_signals import StopSignals
+from .protocol_guard import Refusal, find_id, interrupted, make_answer, read_message, refusal
+from .stop_signals import StopSignals, cancel_when_set
 
 logger = logging.getLogger("cooked_mcp.transports.stdio")
+
+Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
 
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1
@@ -58,28 +57,116 @@ async def _serve(application: Application) -> int:
     stop = StopSignals()
     async with anyio.create_task_group() as signals:
         await signals.start(stop.watch)
-        async with application:
-            guard = (application.settings.limits, stop, application.tools.changes_finished)
-            streams = event_loop_stdio(*guard) if pollable(0) and pollable(1) else sdk_stdio(*guard)
-            async with streams as (read_stream, write_stream):
-                server = application.server
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with application, stdio_streams(application, stop) as (read_stream, write_stream):
+            server = application.server
+            await server.run(read_stream, write_stream, server.create_initialization_options())
         signals.cancel_scope.cancel()
     return 128 + stop.signal if stop.signal else 0
 
 
 @contextlib.asynccontextmanager
-async def event_loop_stdio(
-    limits: Limits,
-    stop: StopSignals,
-    changes: Callable[[], Awaitable[None]],
-    max_message_bytes: int = Limits.MAX_MESSAGE_BYTES,
-) -> AsyncIterator[Streams]:
-    """The SDK's ``stdio_server`` contract (streams of ``SessionMessage``), served by the running
-    asyncio loop, within ``guarded_streams``; stdin and stdout must be ``pollable``."""
-    loop = asyncio.get_running_loop()
+async def stdio_streams(application: Application, stop: StopSignals) -> AsyncIterator[Streams]:
+    """The streams the SDK's server runs on (its ``stdio_server`` contract), served by the running
+    asyncio loop; the end of input (or a stop) waits for the calls still running."""
+    loop, most, limits = asyncio.get_running_loop(), Limits.MAX_MESSAGE_BYTES, application.settings.limits
+    read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    running: set[types.RequestId] = set()  # read and not yet answered
+    none_left, stopping = anyio.Event(), False  # set once input has ended and no request runs
+
+    def drop(request_id: Any) -> None:
+        running.discard(request_id)
+        if not running and stopping:
+            none_left.set()
+
+    async def send(message: types.JSONRPCMessage) -> None:
+        writer.write(message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
+        await writer.drain()
+
+    async def answer(error: types.JSONRPCError) -> None:
+        with contextlib.suppress(ConnectionError):
+            await send(error)
+
+    async def pass_on(message: types.JSONRPCMessage | Refusal) -> None:
+        refused = refusal(message, 0, running.__contains__)  # one session: its initialize needs no bound
+        if refused is not None:
+            logger.info("refused a message: %s", refused.error.message)
+            await answer(refused)
+            return
+        if isinstance(message, types.JSONRPCRequest):
+            running.add(message.id)
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            drop((message.params or {}).get("requestId"))  # the MCP spec: it gets no answer
+        await read_send.send(SessionMessage(message))
+
+    async def read() -> None:
+        async for line in lines(reader):
+            if not isinstance(line, tuple):
+                await pass_on(read_message(line))
+                continue
+            request_id = find_id(*line)  # too long to read: answered by the id at either end
+            why = f"Message longer than {most} bytes; it was ignored and nothing was sent to Cooked"
+            await pass_on(make_answer(request_id, why))
+            logger.warning("ignored a message longer than %d bytes", most)
+            if request_id is None:  # no answer can reach its request: the client would wait for ever
+                print(
+                    f"cooked-mcp: a message longer than {most} bytes arrived and its id could not be "
+                    "read, so no answer could reach the client's request; ending the session",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                return
+
+    def cut_off() -> list[Refusal]:
+        answers = [interrupted(request_id) for request_id in sorted(running, key=str)]
+        running.clear()
+        drop(None)
+        return answers
+
+    async def serve_input() -> None:
+        nonlocal stopping
+        async with read_send:  # its end is the end of input, which the SDK's server acts on
+            async with anyio.create_task_group() as reading:
+                reading.start_soon(cancel_when_set, stop.requested, reading.cancel_scope)
+                await read()
+                reading.cancel_scope.cancel()
+            end_questions()  # no answer to a confirmation question can be read any more
+            stopping = True
+            drop(None)
+            # A stop's grace, or the end of input's (which a signal shortens to the stop's).
+            with anyio.move_on_after(math.inf if stop.requested.is_set() else limits.input_end_grace_seconds):
+                async with anyio.create_task_group() as group:
+                    group.start_soon(stop.after_grace, limits.stop_grace_seconds, group.cancel_scope)
+                    await none_left.wait()
+                    await application.tools.changes_finished()  # every change sent to Cooked has ended
+                    group.cancel_scope.cancel()
+            if running:
+                logger.warning(
+                    "%d request(s) still running after the grace; answered as cut off", len(running)
+                )
+            for error in cut_off():
+                await answer(error)
+
+    async def serve_output() -> None:
+        async with write_receive:
+            async for session_message in write_receive:
+                message = session_message.message
+                if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+                    if message.id not in running:
+                        logger.debug(
+                            "dropped an answer to request %r, which had its answer already", message.id
+                        )
+                        continue
+                    drop(message.id)
+                try:
+                    await send(message)
+                except ConnectionError:
+                    logger.info("the client stopped reading; no more answers can be sent")
+                    cut_off()  # none can be delivered: stop waiting for them
+                    return
+
     with claimed_stdio() as (wire_in, wire_out):
-        reader = asyncio.StreamReader(limit=max_message_bytes, loop=loop)
+        reader = asyncio.StreamReader(limit=most, loop=loop)
         read_transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader, loop=loop),
             os.fdopen(wire_in, "rb", 0, closefd=False),
@@ -90,37 +177,14 @@ async def event_loop_stdio(
             os.fdopen(wire_out, "wb", 0, closefd=False),
         )
         writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
-
-        async def send(message: types.JSONRPCMessage) -> None:
-            writer.write(message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
-            await writer.drain()
-
-        async def read(pass_on: PassOn, answer: Callable[[types.JSONRPCError], Awaitable[None]]) -> None:
-            async for line in lines(reader):
-                if isinstance(line, tuple):  # too long to read: answered by the id at either end
-                    request_id = find_id(*line)
-                    why = f"Message longer than {max_message_bytes} bytes; it was ignored and nothing was sent to Cooked"
-                    await answer(make_answer(request_id, why))
-                    if request_id is None:  # no answer can reach its request: the client would wait for ever
-                        print(
-                            f"cooked-mcp: a message longer than {max_message_bytes} bytes arrived and its id could "
-                            "not be read, so no answer could reach the client's request; ending the session",
-                            file=sys.stderr,
-                            flush=True,
-                        )
-                        return
-                    logger.warning("ignored a message longer than %d bytes", max_message_bytes)
-                    continue
-                message = read_message(line)
-                if is_answer(message):
-                    assert isinstance(message, types.JSONRPCError)
-                    await answer(message)
-                else:
-                    await pass_on(SessionMessage(message))
-
         try:
-            async with guarded_streams(read, send, limits, stop, changes) as streams:
-                yield streams
+            async with anyio.create_task_group() as ending:
+                ending.start_soon(_end_after_stop, stop, limits.stop_grace_seconds, ending.cancel_scope)
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(serve_input)
+                    tasks.start_soon(serve_output)
+                    yield read_stream, write_stream
+                ending.cancel_scope.cancel()
         finally:
             read_transport.close()
             writer.close()
@@ -128,42 +192,9 @@ async def event_loop_stdio(
                 await writer.wait_closed()  # buffered answers to a client that stopped reading
 
 
-@contextlib.asynccontextmanager
-async def sdk_stdio(
-    limits: Limits, stop: StopSignals, changes: Callable[[], Awaitable[None]]
-) -> AsyncIterator[Streams]:
-    """The SDK's transport within ``guarded_streams``, for what the event loop cannot watch (a
-    regular file): the guard also keeps the end of input from cutting off the requests read
-    before it (python-sdk issue #2678, fix proposed in PR #2680)."""
-    async with stdio_server() as (sdk_read, sdk_write), sdk_write:
-
-        async def send(message: types.JSONRPCMessage) -> None:
-            try:
-                await sdk_write.send(SessionMessage(message))
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
-                raise ConnectionError from exc
-
-        async def read(pass_on: PassOn, _: Callable[[types.JSONRPCError], Awaitable[None]]) -> None:
-            async for item in sdk_read:
-                await pass_on(item)
-
-        async with guarded_streams(read, send, limits, stop, changes) as guarded:
-            yield guarded
-
-
-def pollable(fd: int) -> bool:
-    """A pipe, a socket or a terminal: what the event loop can watch."""
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)
-
-
 async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | tuple[bytes, bytes]]:
-    """Each non-blank line as read (bytes: one that is not UTF-8 is not JSON), or, for a line over
-    the reader's limit, only its first and last ``Limits.PEEK_BYTES``, where its ``id`` may be: the rest
-    is discarded as it arrives."""
+    """Each non-blank line, or, for a line over the reader's limit, only its first and last
+    ``Limits.PEEK_BYTES`` (where its ``id`` may be): the rest is discarded as it arrives."""
     head: bytes | None = None
     tail = b""
     while True:
@@ -189,37 +220,67 @@ async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | tuple[byt
 
 @contextlib.contextmanager
 def claimed_stdio() -> Iterator[tuple[int, int]]:
-    """Private fds for the protocol, while fd 0 reads the null device and fd 1 writes to stderr;
-    all restored on exit. A terminal is opened afresh by name, so the non-blocking flag the event
-    loop sets is not the shell's; a pipe or socket is duplicated."""
-    saved_in, saved_out = os.dup(0), os.dup(1)
-    wire_in, wire_out = _private(0, os.O_RDONLY), _private(1, os.O_WRONLY)
-    null_in = os.open(os.devnull, os.O_RDONLY)
-    try:
-        os.dup2(null_in, 0)
+    """Private fds for the protocol, while fd 0 reads the null device and fd 1 writes to stderr
+    (or the null device); all restored on exit."""
+    saved = os.dup(0), os.dup(1)
+    copies: list[threading.Thread] = []
+    wires = _private(0, os.O_RDONLY, copies), _private(1, os.O_WRONLY, copies)
+    for fd, source, flags in ((0, None, os.O_RDONLY), (1, 2, os.O_WRONLY)):
         try:
-            os.dup2(2, 1)
+            os.dup2(source, fd) if source is not None else _to_null(fd, flags)
         except OSError:  # no stderr at all
-            null_out = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null_out, 1)
-            os.close(null_out)
-    finally:
-        os.close(null_in)
+            _to_null(fd, flags)
     try:
-        yield wire_in, wire_out
+        yield wires
     finally:
-        for wire, saved, fd in ((wire_in, saved_in, 0), (wire_out, saved_out, 1)):
+        for fd in (0, 1):
             with contextlib.suppress(OSError):
-                os.set_blocking(wire, True)  # the event loop made it non-blocking
-                os.close(wire)
+                os.set_blocking(wires[fd], True)  # the event loop made it non-blocking
+                os.close(wires[fd])
             with contextlib.suppress(OSError):
-                os.dup2(saved, fd)
-                os.close(saved)
+                os.dup2(saved[fd], fd)
+                os.close(saved[fd])
+        for copy in copies:
+            copy.join(Limits.FLUSH_SECONDS)  # what is left of the answers, to a file
 
 
-def _private(fd: int, flags: int) -> int:
-    """A descriptor for what ``fd`` refers to, not inherited by child processes."""
+def _to_null(fd: int, flags: int) -> None:
+    null = os.open(os.devnull, flags)
+    os.dup2(null, fd)
+    os.close(null)
+
+
+def _private(fd: int, flags: int, copies: list[threading.Thread]) -> int:
+    """A descriptor for what ``fd`` refers to, that the event loop can watch and child processes do
+    not inherit. A terminal is opened afresh by name, so the non-blocking flag the loop sets is not
+    the shell's; a pipe or socket is duplicated; anything else (a regular file) is copied to or
+    from a pipe by a thread."""
+    mode = os.fstat(fd).st_mode
     if os.isatty(fd):
         with contextlib.suppress(OSError):
             return os.open(os.ttyname(fd), flags | os.O_NOCTTY | os.O_CLOEXEC)
-    return os.dup(fd)
+    if os.isatty(fd) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return os.dup(fd)
+    pipe = os.pipe()
+    ends = (os.dup(fd), pipe[1]) if flags == os.O_RDONLY else (pipe[0], os.dup(fd))
+    copies.append(threading.Thread(target=_copy, args=ends, daemon=True))
+    copies[-1].start()
+    return pipe[0] if flags == os.O_RDONLY else pipe[1]
+
+
+def _copy(source: int, target: int) -> None:
+    with contextlib.suppress(OSError):
+        while chunk := os.read(source, 1 << 16):
+            while chunk:
+                chunk = chunk[os.write(target, chunk) :]
+    os.close(source)
+    os.close(target)
+
+
+async def _end_after_stop(stop: StopSignals, grace: float, scope: anyio.CancelScope) -> None:
+    """A stop ends serving at the latest ``Limits.FLUSH_SECONDS`` after its grace: the answers
+    still unwritten then are for a client that stopped reading, and would hold the process."""
+    await stop.after_grace(grace, None)
+    await anyio.sleep(Limits.FLUSH_SECONDS)
+    logger.warning("a stop ended serving: the client did not read the answers left")
+    scope.cancel()

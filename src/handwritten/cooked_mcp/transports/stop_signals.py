@@ -38,6 +38,15 @@ class StopSignals:
                     logger.info("received %s again, stopping now", name)
                     self.now.set()
 
+    async def after_grace(self, grace: float, scope: anyio.CancelScope | None) -> None:
+        """Once a stop's grace is over (``grace`` seconds after the first signal, or a second),
+        cancelling ``scope``."""
+        await self.requested.wait()
+        with anyio.move_on_after(grace):
+            await self.now.wait()
+        if scope is not None:
+            scope.cancel()
+
 
 async def cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
     await event.wait()
