@@ -268,3 +268,27 @@ async def test_at_the_size_bound_no_promised_draft_is_forgotten_and_a_new_import
     assert again_out["draft"]["draft_id"] == draft_id and imports_sent(fake) == 1
     text = failed(refused)
     assert text.startswith("Nothing was sent to Cooked:") and "kept_outcome_chars = 100" in text, text
+
+
+@pytest.mark.req("recipes.SAVE.2", "tools.RESPONSES.6", "recipes.VERIFICATION.1")
+async def test_at_the_count_bound_an_outcome_the_agent_never_received_is_kept_and_its_retry_sends_nothing(
+    fake: FakeCooked, tmp_path: Path
+) -> None:
+    """A save whose call timed out ends unreceived: its retry must get its outcome, so at the bound
+    (1 here) it is kept like a promise and another change is refused, not dropped to make room."""
+    save = {"source": "prepared", "title": "Stew", "markdown": "## Ingredients\n- 1 leek", "portions": 2}
+    other = {**save, "title": "Soup"}
+    fake.fail_with("slow", "POST", "/api/recipes", seconds=1)
+
+    async with limited(fake, tmp_path, kept_outcomes=1) as client:
+        with pytest.raises(MCPError, match=r"(?i)timed out"):
+            await client.call_tool("save_recipe", save, read_timeout_seconds=0.3)
+        await until(fake, lambda _: len(titled(fake, "Stew")) == 1)
+        await client.list_tools()  # a round trip: the server has taken Cooked's answer by now
+        refused = await client.call_tool("save_recipe", other)
+        retry = await client.call_tool("save_recipe", save)
+
+    assert len(titled(fake, "Stew")) == 1 and titled(fake, "Soup") == []
+    assert "nothing was sent to cooked again" in ok(retry, "save_recipe")[0].lower()
+    text = failed(refused)
+    assert text.startswith("Nothing was sent to Cooked:") and "kept_outcomes = 1" in text, text

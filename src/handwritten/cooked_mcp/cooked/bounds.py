@@ -45,12 +45,6 @@ async def read_bounded(chunks_in: AsyncIterable[bytes], limit: int) -> tuple[byt
     return b"".join(chunks), False
 
 
-def compression(response: httpx.Response) -> str | None:
-    """The answer's Content-Encoding, or None when its body is sent as it is (none, ``identity``)."""
-    encoding = response.headers.get("content-encoding", "").strip().lower()
-    return None if encoding in ("", "identity") else encoding
-
-
 def bound_jar(jar: httpx.Cookies, held: set[CookieKey]) -> set[CookieKey]:
     """Keep ``jar`` within ``MAX_COOKIES`` / ``MAX_COOKIE_BYTES``: cookies already ``held`` first (the login's
     session cookie stays), then new ones while they fit. Returns the cookies now held.

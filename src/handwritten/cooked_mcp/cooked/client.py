@@ -1,6 +1,5 @@
-"""``CookedClient``: Cooked's API as typed async methods. Every authenticated call goes through
-``_call``: the session logs in lazily, the sender sends, and a lost session is renewed and the
-request sent once more, never more. The account is fixed: no method takes a username.
+"""``CookedClient``: Cooked's API as typed async methods, for one fixed account (no method takes a
+username). Every call logs in lazily; a lost session is renewed and the request sent once more, never more.
 """
 
 from __future__ import annotations
@@ -11,39 +10,21 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 
-from cooked_mcp.cooked import endpoints
+from cooked_mcp.cooked import endpoints, models
 from cooked_mcp.cooked.decoding import decode
 from cooked_mcp.cooked.endpoints import USERNAME_PARAM, Endpoint, Key, Query
 from cooked_mcp.cooked.failures import error_from_response
-from cooked_mcp.cooked.models import (
-    AddResult,
-    CookedDraft,
-    CookedRecipe,
-    CookedRecipeSummary,
-    Empty,
-    GroupRef,
-    ImportResult,
-    Preview,
-    RecipeList,
-    Removed,
-    SavedRef,
-    SelectedSet,
-    ShoppingList,
-)
 from cooked_mcp.cooked.sender import Answer, Sender, Timeouts
-from cooked_mcp.cooked.session import SecretLike, Session
-from cooked_mcp.exceptions import CookedAuthError, CookedError, CookedRequestError, InvalidPathValue
+from cooked_mcp.cooked.session import Session
+from cooked_mcp.exceptions import CookedAuthError, CookedRequestError, InvalidPathValue
 
 if TYPE_CHECKING:
     from cooked_mcp.config import Settings
 
 
 M = TypeVar("M", bound=BaseModel)
-
-#: Cooked accepts page sizes of 1 to 50 for the recipe list.
-MAX_PAGE_COUNT = 50
 
 
 class CookedClient:
@@ -53,7 +34,7 @@ class CookedClient:
         self,
         base_url: str,
         username: str,
-        password: SecretLike,
+        password: SecretStr,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         connect_timeout: float = 10.0,
@@ -67,12 +48,8 @@ class CookedClient:
         """``credentials_from``/``base_url_from`` name the settings for hints; ``clock`` times the login
         back-off; ``secrets`` (the bearer token) are scrubbed from Cooked's text too.
         """
-        self._sender = Sender(
-            base_url,
-            transport=transport,
-            timeouts=Timeouts(connect=connect_timeout, read=read_timeout, slow_read=import_read_timeout),
-            base_url_from=base_url_from,
-        )
+        timeouts = Timeouts(connect=connect_timeout, read=read_timeout, slow_read=import_read_timeout)
+        self._sender = Sender(base_url, transport=transport, timeouts=timeouts, base_url_from=base_url_from)
         self._session = Session(
             self._sender, username, password, credentials_from=credentials_from, clock=clock, secrets=secrets
         )
@@ -88,10 +65,6 @@ class CookedClient:
             base_url_from=settings.describe_origin("base_url"),
             secrets=settings.secret_values(),
         )
-
-    @property
-    def base_url(self) -> str:
-        return self._sender.base_url
 
     async def __aenter__(self) -> CookedClient:
         return self
@@ -117,64 +90,59 @@ class CookedClient:
         ``secrets`` given), for redaction."""
         return self._session.secret_values()
 
-    # --- recipes -------------------------------------------------------------------------------
-
     # implements: recipes.PAGINATION.2
-    async def list_recipes(self, page: int, page_count: int) -> list[CookedRecipeSummary]:
+    async def list_recipes(self, page: int, page_count: int) -> list[models.CookedRecipeSummary]:
         """Newest first; a full page means more may exist (Cooked does not say)."""
-        if page < 1 or not 1 <= page_count <= MAX_PAGE_COUNT:
-            raise ValueError(f"page must be >= 1 and page_count between 1 and {MAX_PAGE_COUNT}")
         params = {Query.PAGE: page, Query.PAGE_COUNT: page_count}
-        return (await self._call(endpoints.LIST_RECIPES, RecipeList, params=params)).items
+        return (await self._call(endpoints.LIST_RECIPES, models.RecipeList, params=params)).items
 
-    async def search_recipes(self, query: str, page: int) -> list[CookedRecipeSummary]:
-        if page < 1:
-            raise ValueError("page must be >= 1")
+    async def search_recipes(self, query: str, page: int) -> list[models.CookedRecipeSummary]:
         params: dict[str, str | int] = {Query.QUERY: query, Query.PAGE: page}
-        return (await self._call(endpoints.SEARCH_RECIPES, RecipeList, params=params)).items
+        return (await self._call(endpoints.SEARCH_RECIPES, models.RecipeList, params=params)).items
 
-    async def get_recipe(self, recipe_id: str) -> CookedRecipe:
-        return await self._call(endpoints.GET_RECIPE, CookedRecipe, path={"recipe_id": recipe_id})
+    async def get_recipe(self, recipe_id: str) -> models.CookedRecipe:
+        return await self._call(endpoints.GET_RECIPE, models.CookedRecipe, path={"recipe_id": recipe_id})
 
-    async def preview_recipe(self, title: str, text: str) -> Preview:
-        return await self._call(endpoints.PREVIEW_RECIPE, Preview, body={Key.TITLE: title, Key.TEXT: text})
+    async def preview_recipe(self, title: str, text: str) -> models.Preview:
+        body = {Key.TITLE: title, Key.TEXT: text}
+        return await self._call(endpoints.PREVIEW_RECIPE, models.Preview, body=body)
 
     # implements: recipes.SAVE.13
     async def save_recipe(self, title: str | None, description: str, portions: int | None) -> str:
         body = {Key.TITLE: title, Key.DESCRIPTION: description, Key.PORTIONS: portions}
-        return (await self._call(endpoints.SAVE_RECIPE, SavedRef, body=body)).recipe_id
+        return (await self._call(endpoints.SAVE_RECIPE, models.SavedRef, body=body)).recipe_id
 
     async def update_recipe(self, recipe_id: str, description: str, portions: int | None) -> str:
         body = {Key.DESCRIPTION: description, Key.PORTIONS: portions}
         path = {"recipe_id": recipe_id}
-        return (await self._call(endpoints.UPDATE_RECIPE, SavedRef, path=path, body=body)).recipe_id
+        return (await self._call(endpoints.UPDATE_RECIPE, models.SavedRef, path=path, body=body)).recipe_id
 
     async def delete_recipe(self, recipe_id: str) -> str:
-        return (await self._call(endpoints.DELETE_RECIPE, SavedRef, path={"recipe_id": recipe_id})).recipe_id
+        path = {"recipe_id": recipe_id}
+        return (await self._call(endpoints.DELETE_RECIPE, models.SavedRef, path=path)).recipe_id
 
-    async def import_url(self, url: str) -> ImportResult:
+    async def import_url(self, url: str) -> models.ImportResult:
         """May take up to a minute; a saved recipe or an unsaved draft comes back."""
-        return await self._call(endpoints.IMPORT_URL, ImportResult, body={Key.URL: url})
+        return await self._call(endpoints.IMPORT_URL, models.ImportResult, body={Key.URL: url})
 
-    async def get_draft(self, extraction_id: str) -> CookedDraft:
-        return await self._call(endpoints.GET_DRAFT, CookedDraft, path={"extraction_id": extraction_id})
+    async def get_draft(self, extraction_id: str) -> models.CookedDraft:
+        path = {"extraction_id": extraction_id}
+        return await self._call(endpoints.GET_DRAFT, models.CookedDraft, path=path)
 
     async def save_draft(self, extraction_id: str, description: str, portions: int | None) -> str:
         body = {Key.DESCRIPTION: description, Key.PORTIONS: portions}
         path = {"extraction_id": extraction_id}
-        return (await self._call(endpoints.SAVE_DRAFT, SavedRef, path=path, body=body)).recipe_id
+        return (await self._call(endpoints.SAVE_DRAFT, models.SavedRef, path=path, body=body)).recipe_id
 
-    # --- shopping list -------------------------------------------------------------------------
-
-    async def get_shopping_list(self) -> ShoppingList:
-        return await self._call(endpoints.GET_SHOPPING_LIST, ShoppingList)
+    async def get_shopping_list(self) -> models.ShoppingList:
+        return await self._call(endpoints.GET_SHOPPING_LIST, models.ShoppingList)
 
     async def add_ingredients(self, text: str, recipe_id: str | None = None) -> int:
         """Returns how many ingredients Cooked added; lines it could not parse are not counted."""
         body: dict[str, Any] = {Key.TEXT: text}
         if recipe_id is not None:
             body[Key.RECIPE_ID] = recipe_id
-        return (await self._call(endpoints.ADD_INGREDIENTS, AddResult, body=body)).added
+        return (await self._call(endpoints.ADD_INGREDIENTS, models.AddResult, body=body)).added
 
     async def update_product_group(
         self, group_id: str, *, name: str, quantity: str | None, aisle_id: str, selected: bool
@@ -182,24 +150,22 @@ class CookedClient:
         """Cooked replaces the whole group, so all four fields are always sent."""
         body = {Key.NAME: name, Key.QUANTITY: quantity, Key.AISLE_ID: aisle_id, Key.SELECTED: selected}
         path = {"product_group_id": group_id}
-        return (await self._call(endpoints.UPDATE_PRODUCT_GROUP, GroupRef, path=path, body=body)).id
+        return (await self._call(endpoints.UPDATE_PRODUCT_GROUP, models.GroupRef, path=path, body=body)).id
 
     async def set_selected(self, ids: Sequence[str]) -> list[str]:
         """Sets the complete selected set: every group not listed becomes unselected."""
         body = {Key.PRODUCT_GROUP_IDS: list(ids)}
-        return (await self._call(endpoints.SET_SELECTED, SelectedSet, body=body)).product_group_ids
+        return (await self._call(endpoints.SET_SELECTED, models.SelectedSet, body=body)).product_group_ids
 
     async def remove_product_groups(self, ids: Sequence[str]) -> list[str]:
         """Returns only the IDs that existed."""
         body = {Key.PRODUCT_GROUP_IDS: list(ids)}
-        return (await self._call(endpoints.REMOVE_PRODUCT_GROUPS, Removed, body=body)).removed
+        return (await self._call(endpoints.REMOVE_PRODUCT_GROUPS, models.Removed, body=body)).removed
 
     async def clear_shopping_list(self) -> None:
-        await self._call(endpoints.CLEAR_SHOPPING_LIST, Empty, allow_empty=True)
+        await self._call(endpoints.CLEAR_SHOPPING_LIST, models.Empty, allow_empty=True)
 
-    # --- the one request path ------------------------------------------------------------------
-
-    # implements: authentication.SESSION.4, authentication.SESSION.5, authentication.SESSION.6
+    # implements: authentication.SESSION.4, authentication.SESSION.5, authentication.SESSION.6, api-client.REQUESTS.5, authentication.LOGIN.6
     async def _call(
         self,
         endpoint: Endpoint,
@@ -210,14 +176,30 @@ class CookedClient:
         body: Mapping[str, Any] | None = None,
         allow_empty: bool = False,
     ) -> M:
+        """The one request path: the session's username fills a user-scoped path, a lost session is
+        renewed once, and an answer that is no success becomes the error that says so."""
+
+        async def send(username: str) -> Answer:
+            values = {**(path or {}), **({USERNAME_PARAM: username} if endpoint.user_scoped else {})}
+            try:
+                filled = endpoint.path(**values)
+            except InvalidPathValue as exc:
+                raise CookedRequestError(
+                    f"Nothing was sent to Cooked: {exc}", next_step="use an ID exactly as Cooked returned it"
+                ) from None
+            return await self._sender.send(endpoint, filled, params=params, body=body)
+
         generation, username = await self._session.current()
-        reply = await self._send(endpoint, username, path, params, body)
+        reply = await send(username)
         if reply.session_lost:
-            _, username = await self._session.renew(generation)
-            reply = await self._send(endpoint, username, path, params, body)
-        if reply.status == 401:  # after one re-login and one retry: no more
-            error = self._error(endpoint, reply)
-            raise CookedAuthError(
+            reply = await send((await self._session.renew(generation))[1])
+        if not reply.ok:
+            error = error_from_response(
+                reply.status, reply.body, reply.retry_after, endpoint=endpoint, redact=self._session.redact
+            )
+            if reply.status != 401:
+                raise error
+            raise CookedAuthError(  # after one re-login and one retry: no more
                 f"Cooked rejected the {endpoint.name} request even right after a fresh login",
                 status=401,
                 code=error.code,
@@ -226,33 +208,6 @@ class CookedClient:
                 f"keeps happening check that {self._sender.base_url_setting} points straight at Cooked (a proxy "
                 "may drop the session cookie)",
             )
-        if not reply.ok:
-            raise self._error(endpoint, reply)
         if allow_empty and not reply.body.strip():
             return model.model_validate({})
         return decode(model, reply, endpoint, self.secret_values)
-
-    # implements: api-client.REQUESTS.5, authentication.LOGIN.6
-    async def _send(
-        self,
-        endpoint: Endpoint,
-        username: str,
-        path_params: Mapping[str, str] | None,
-        params: Mapping[str, str | int] | None,
-        body: Mapping[str, Any] | None,
-    ) -> Answer:
-        values = dict(path_params or {})
-        if endpoint.user_scoped:
-            values[USERNAME_PARAM] = username
-        try:
-            path = endpoint.path(**values)
-        except InvalidPathValue as exc:
-            raise CookedRequestError(
-                f"Nothing was sent to Cooked: {exc}", next_step="use an ID exactly as Cooked returned it"
-            ) from None
-        return await self._sender.send(endpoint, path, params=params, body=body)
-
-    def _error(self, endpoint: Endpoint, reply: Answer) -> CookedError:
-        return error_from_response(
-            reply.status, reply.body, reply.retry_after, endpoint=endpoint, redact=self._session.redact
-        )

@@ -32,8 +32,7 @@ MAX_SHAPE_DEPTH: Final = 4
 MAX_SHAPE_KEYS: Final = 30
 #: Array elements whose shapes are merged into the array's element shape.
 _ELEMENTS_LOOKED_AT: Final = 5
-#: What a key that does not look like a schema key is shown as (numbered: ``<other key 1>``).
-OTHER_KEY: Final = "<other key>"
+#: A key that does not look like a schema key (a key can be data too) shows as ``<other key N>``.
 _SCHEMA_KEY = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\??")
 _MAX_KEY_CHARS: Final = 32
 
@@ -73,23 +72,11 @@ def decode(
 def _first_bad_field(error: ValidationError) -> str:
     """``items[3].id: field required (and 2 more problems)``, without the offending input."""
     problems = error.errors(include_url=False, include_input=False, include_context=False)
-    first = problems[0]
-    location = _location(first["loc"]) or "response"
-    message = str(first["msg"]).removeprefix("Value error, ")
-    message = message[:1].lower() + message[1:]
+    location = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problems[0]["loc"])
+    message = str(problems[0]["msg"]).removeprefix("Value error, ")
     more = len(problems) - 1
     suffix = f" (and {more} more problem{'s' if more != 1 else ''})" if more else ""
-    return f"{location}: {message}{suffix}"
-
-
-def _location(loc: tuple[int | str, ...]) -> str:
-    text = ""
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text += f".{part}" if text else part
-    return text
+    return f"{location.removeprefix('.') or 'response'}: {message[:1].lower()}{message[1:]}{suffix}"
 
 
 def shape_of(value: Any, secrets: tuple[str, ...] = (), depth: int = 0) -> Any:
@@ -100,8 +87,12 @@ def shape_of(value: Any, secrets: tuple[str, ...] = (), depth: int = 0) -> Any:
         out: dict[str, Any] = {}
         others = 0
         for key in list(value)[:MAX_SHAPE_KEYS]:
-            shown = _shown_key(key, secrets)
-            if shown == OTHER_KEY:
+            shown = key
+            if (
+                len(key) > _MAX_KEY_CHARS
+                or not _SCHEMA_KEY.fullmatch(key)
+                or any(secret and secret.casefold() in key.casefold() for secret in secrets)
+            ):
                 others += 1
                 shown = f"<other key {others}>"
             out[shown] = shape_of(value[key], secrets, depth + 1)
@@ -117,23 +108,8 @@ def shape_of(value: Any, secrets: tuple[str, ...] = (), depth: int = 0) -> Any:
             if shape not in elements:
                 elements.append(shape)
         return ["array", *elements]
-    return _type_name(value)
-
-
-def _shown_key(key: str, secrets: tuple[str, ...]) -> str:
-    folded = key.casefold()
-    if len(key) > _MAX_KEY_CHARS or not _SCHEMA_KEY.fullmatch(key):
-        return OTHER_KEY
-    if any(secret and secret.casefold() in folded for secret in secrets):
-        return OTHER_KEY
-    return key
-
-
-def _type_name(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    return "string"
+    return "number" if isinstance(value, int | float) else "string"

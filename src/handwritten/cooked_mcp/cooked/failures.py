@@ -12,25 +12,12 @@ from collections.abc import Callable, Iterator
 
 import anyio
 
+from cooked_mcp import exceptions as errors
 from cooked_mcp.cooked.endpoints import Endpoint, Key
-from cooked_mcp.exceptions import (
-    CookedError,
-    CookedForbidden,
-    CookedInvalidRequest,
-    CookedNotFound,
-    CookedRateLimited,
-    CookedRejected,
-    CookedServerError,
-    CookedUnprocessable,
-)
 from cooked_mcp.text import one_line
 
 _MAX_MESSAGE_CHARS = 300
 _MAX_CODE_CHARS = 64
-
-
-#: A 403 on a change to one recipe: Cooked lets an account change only the recipes it owns.
-_NOT_YOURS = "this recipe belongs to someone else and cannot be changed; read it and save a copy instead"
 _NEXT_STEPS_BY_CODE = {
     "INVALID_REQUEST": "check the arguments (IDs, required fields) and try again with corrected values",
     "NOT_FOUND": "check the ID; read the recipe list or the shopping list again to get current IDs",
@@ -39,9 +26,17 @@ _NEXT_STEPS_BY_CODE = {
         "preview and save it as raw text instead"
     ),
 }
+#: The kind of error each status is; any other 4xx is a ``CookedRejected``, any 5xx a ``CookedServerError``.
+_KINDS: dict[int, type[errors.CookedError]] = {
+    400: errors.CookedInvalidRequest,
+    403: errors.CookedForbidden,
+    404: errors.CookedNotFound,
+    422: errors.CookedUnprocessable,
+    429: errors.CookedRateLimited,
+}
 
 
-# implements: api-client.ERRORS.1, api-client.ERRORS.5, api-client.ERRORS.6
+# implements: api-client.ERRORS.1, api-client.ERRORS.5, api-client.ERRORS.6, api-client.ERRORS.3, api-client.ERRORS.4
 def error_from_response(
     status: int,
     body: bytes,
@@ -49,25 +44,43 @@ def error_from_response(
     *,
     endpoint: Endpoint,
     redact: Callable[[str], str] | None = None,
-) -> CookedError:
+) -> errors.CookedError:
     """A non-2xx answer (other than a session 401) as an error; ``body`` is already bounded, and one that
     is not a JSON object adds nothing but its status. ``redact`` scrubs Cooked's message.
     """
-    operation = endpoint.name
-    code, message = _parse_error_body(body, redact)
-    retry_after = parse_retry_after(retry_after_header)
-    kind = _kind(status)
-    summary = f"Cooked rejected the {operation} request"
-    if kind is CookedRateLimited:
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        data = None
+    fields = data if isinstance(data, dict) else {}
+    code = _cleaned(fields.get(Key.CODE), redact, _MAX_CODE_CHARS)
+    message = _cleaned(fields.get(Key.MESSAGE), redact, _MAX_MESSAGE_CHARS)
+    retry_after = _seconds(retry_after_header)
+    kind = errors.CookedServerError if status >= 500 else _KINDS.get(status, errors.CookedError)
+    if kind is errors.CookedError and 400 <= status < 500:
+        kind = errors.CookedRejected
+    summary = f"Cooked rejected the {endpoint.name} request"
+    if kind is errors.CookedRateLimited:
         wait = f"wait {retry_after:g} seconds" if retry_after is not None else "wait a little"
         next_step = f"Cooked is rate limiting; {wait}, then retry once"
-    elif kind is CookedServerError:
-        summary = f"Cooked failed while handling the {operation} request"
+    elif kind is errors.CookedServerError:
+        summary = f"Cooked failed while handling the {endpoint.name} request"
         next_step = "this is a problem on Cooked's side; retry later"
-    elif kind is CookedForbidden or code == "FORBIDDEN":
-        next_step = _forbidden(endpoint)
+    elif kind is errors.CookedForbidden or code == "FORBIDDEN":
+        # An account changes only the recipes it owns; a 403 on listing recipes or the shopping list
+        # is about the account, not about a recipe.
+        next_step = (
+            "this recipe belongs to someone else and cannot be changed; read it and save a copy instead"
+            if endpoint.changes and "recipe_id" in endpoint.path_params
+            else f"Cooked does not let this account {endpoint.name}; check that cooked-mcp is set up for the "
+            "right Cooked account (cooked-mcp --check), and do not repeat the call unchanged"
+        )
     else:  # Cooked's own code says more than the status, when it has one we know
-        next_step = _NEXT_STEPS_BY_CODE.get(code or "") or _NEXT_STEPS_BY_KIND.get(kind, _CHECK_ARGUMENTS)
+        next_step = _NEXT_STEPS_BY_CODE.get(code or "") or (
+            _NEXT_STEPS_BY_CODE["NOT_FOUND"]
+            if kind is errors.CookedNotFound
+            else "check the arguments and try again; do not repeat the same call unchanged"
+        )
     return kind(
         summary,
         status=status,
@@ -78,55 +91,13 @@ def error_from_response(
     )
 
 
-#: The kind of error each status is; any other 4xx is a ``CookedRejected``, any 5xx a ``CookedServerError``.
-_KINDS: dict[int, type[CookedError]] = {
-    400: CookedInvalidRequest,
-    403: CookedForbidden,
-    404: CookedNotFound,
-    422: CookedUnprocessable,
-    429: CookedRateLimited,
-}
-_NEXT_STEPS_BY_KIND: dict[type[CookedError], str] = {CookedNotFound: _NEXT_STEPS_BY_CODE["NOT_FOUND"]}
-_CHECK_ARGUMENTS = "check the arguments and try again; do not repeat the same call unchanged"
+def _cleaned(value: object, redact: Callable[[str], str] | None, limit: int) -> str | None:
+    if not isinstance(value, str):
+        return None
+    return one_line(redact(value) if redact is not None else value, "", limit) or None
 
 
-def _forbidden(endpoint: Endpoint) -> str:
-    """What a 403 means for this operation: ownership only where one recipe is changed (a 403
-    on listing recipes or the shopping list is about the account, not about a recipe)."""
-    if endpoint.changes and "recipe_id" in endpoint.path_params:
-        return _NOT_YOURS
-    return (
-        f"Cooked does not let this account {endpoint.name}; check that cooked-mcp is set up for the "
-        "right Cooked account (cooked-mcp --check), and do not repeat the call unchanged"
-    )
-
-
-def _kind(status: int) -> type[CookedError]:
-    if status >= 500:
-        return CookedServerError
-    return _KINDS.get(status, CookedRejected if 400 <= status < 500 else CookedError)
-
-
-# implements: api-client.ERRORS.3, api-client.ERRORS.4
-def _parse_error_body(body: bytes, redact: Callable[[str], str] | None) -> tuple[str | None, str | None]:
-    try:
-        data = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None, None
-    if not isinstance(data, dict):
-        return None, None
-    code = data.get(Key.CODE)
-    message = data.get(Key.MESSAGE)
-    if redact is not None:
-        code = redact(code) if isinstance(code, str) else code
-        message = redact(message) if isinstance(message, str) else message
-    return (
-        (one_line(code, "", _MAX_CODE_CHARS) or None) if isinstance(code, str) else None,
-        (one_line(message, "", _MAX_MESSAGE_CHARS) or None) if isinstance(message, str) else None,
-    )
-
-
-def parse_retry_after(value: str | None) -> float | None:
+def _seconds(value: str | None) -> float | None:
     """``Retry-After`` in delta-seconds; an HTTP-date or garbage is ignored rather than guessed at."""
     try:
         seconds = float(value.strip()) if value is not None else math.nan

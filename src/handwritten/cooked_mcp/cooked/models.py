@@ -20,13 +20,12 @@ class _CookedModel(BaseModel):
     @classmethod
     def _question_mark_keys(cls, data: Any) -> Any:
         """``can-edit?`` reads as ``can-edit`` unless the plain key is there too (it wins)."""
-        if not isinstance(data, dict) or not any(isinstance(k, str) and k.endswith("?") for k in data):
-            return data
-        plain = {k: v for k, v in data.items() if not (isinstance(k, str) and k.endswith("?"))}
-        for key, value in data.items():
-            if isinstance(key, str) and key.endswith("?"):
-                plain.setdefault(key[:-1], value)
-        return plain
+        asked = [k for k in data if isinstance(k, str) and k.endswith("?")] if isinstance(data, dict) else []
+        return (
+            {**{k[:-1]: data[k] for k in asked}, **{k: v for k, v in data.items() if k not in asked}}
+            if asked
+            else data
+        )
 
 
 class LoginResult(_CookedModel):

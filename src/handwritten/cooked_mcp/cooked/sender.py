@@ -1,7 +1,6 @@
-"""One HTTP exchange with Cooked: the only module that touches httpx. It owns the one
-``httpx.AsyncClient`` (built at the first request: loading the trust store is costly), and applies
-every bound against a misbehaving Cooked or proxy: one deadline per exchange, bounded reads, no
-compressed bodies, no redirects, a bounded cookie jar (figures in ``bounds``).
+"""One HTTP exchange with Cooked: the only module that touches httpx. Every bound against a
+misbehaving Cooked or proxy is applied here: one deadline per exchange, bounded reads, no compressed
+bodies, no redirects, a bounded cookie jar (figures in ``bounds``).
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from cooked_mcp.cooked.bounds import (
     MAX_SUCCESS_BODY_BYTES,
     CookieKey,
     bound_jar,
-    compression,
     read_bounded,
 )
 from cooked_mcp.cooked.endpoints import Endpoint
@@ -71,10 +69,15 @@ class Answer:
 
     @property
     def session_lost(self) -> bool:
-        """A 401, or a size refusal (431, a proxy's 400) of a request carrying cookies, which only a grown
-        jar explains: log in afresh with an empty jar and retry once.
-        """
-        return self.status == 401 or (self.carried_cookies and _refused_for_size(self.status, self.body))
+        """A 401, or a size refusal of a request carrying cookies, which only a grown jar explains: log in
+        afresh with an empty jar and retry once. A size refusal is a 431, or a 400 that is not Cooked's JSON
+        error but a server's page about headers or cookies."""
+        if self.status == 401 or not self.carried_cookies or self.status not in (400, 431):
+            return self.status == 401
+        text = self.body.lower()
+        return self.status == 431 or (
+            not self.body.lstrip().startswith(b"{") and (b"cookie" in text or b"header" in text)
+        )
 
 
 class Sender:
@@ -90,7 +93,6 @@ class Sender:
     ) -> None:
         """``base_url_from`` is where the base URL was set, for the messages that ask to check it."""
         self.base_url = base_url.rstrip("/")
-        #: The base URL and its source, as messages that point at the setting name it.
         self.base_url_setting = base_url_setting(self.base_url, base_url_from)
         self.timeouts = timeouts or Timeouts()
         self._given_transport = transport
@@ -101,15 +103,10 @@ class Sender:
         #: Request URLs by path and query, each parsed and checked once (``bounds.MAX_PARSED_URLS``).
         self._urls: dict[tuple[str, tuple[tuple[str, str | int], ...]], httpx.URL] = {}
         # implements: api-client.REQUESTS.2
-        self._headers = httpx.Headers(  # normalised once; each request copies the list
-            {
-                "Accept": "application/json",
-                # identity: the bounds on how much of a body is read are then bounds on bytes received,
-                # not on what a small compressed answer could expand to.
-                "Accept-Encoding": "identity",
-                "User-Agent": f"cooked-mcp/{__version__}",
-            }
-        )
+        # identity: the bounds on how much of a body is read are then bounds on bytes received, not on
+        # what a small compressed answer could expand to. Normalised once; each request copies the list.
+        headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
+        self._headers = httpx.Headers({**headers, "User-Agent": f"cooked-mcp/{__version__}"})
 
     @functools.cached_property
     def _http(self) -> httpx.AsyncClient:
@@ -150,12 +147,8 @@ class Sender:
         body: Mapping[str, Any] | None = None,
     ) -> Answer:
         """Send one request within the endpoint's deadline; an error body is read only up to its bound."""
-        unknown = set(params or {}) - set(endpoint.query)
-        if unknown:
-            raise ValueError(f"{endpoint.name} takes no query parameters {sorted(unknown)}")
-        seconds = self.timeouts.deadline(endpoint)
         try:
-            async with asyncio.timeout(seconds):
+            async with asyncio.timeout(self.timeouts.deadline(endpoint)):
                 url = self._url(endpoint, path, params)
                 http = self._client(endpoint)
                 timeout = self.timeouts.for_endpoint(endpoint).as_dict()
@@ -219,9 +212,8 @@ class Sender:
             self._cookie = (request.headers.get("cookie", ""), expiry)
 
     def _client(self, endpoint: Endpoint) -> httpx.AsyncClient:
-        """The client, built now if this is the first request; a proxy variable httpx cannot use,
-        or CA settings (``SSL_CERT_FILE``, ``SSL_CERT_DIR``) it cannot load, fail here, on every
-        call until fixed, as an error that says which setting to fix."""
+        """The client, built at the first request (loading the trust store is costly); a proxy variable
+        httpx cannot use, or CA settings it cannot load, fail here, on every call until fixed."""
         try:
             return self._http
         except ValueError:  # httpx.Proxy: an unknown scheme or a malformed URL; its text may hold the URL
@@ -250,10 +242,10 @@ class Sender:
             ) from None
 
     async def _read_body(self, endpoint: Endpoint, response: httpx.Response) -> tuple[bytes, bool]:
-        """The raw body, bounded; a compressed one (asked for ``identity`` anyway) could expand without bound,
-        so a success is refused unread and an error keeps only its status.
-        """
-        encoding = compression(response)
+        """The raw body, bounded; a compressed one could expand without bound, so a success is refused
+        unread and an error keeps only its status."""
+        encoding = response.headers.get("content-encoding", "").strip().lower()
+        encoding = None if encoding in ("", "identity") else encoding
         if not response.is_success:  # a compressed error body is not read at all: its status is kept
             limit = MAX_ERROR_BODY_BYTES
             return (b"", False) if encoding else await read_bounded(response.aiter_bytes(), limit)
@@ -279,8 +271,9 @@ class Sender:
     ) -> CookedUnavailable:
         """``answer_lost``: the request may have reached Cooked, so a change it asked for may have happened."""
         _log(endpoint, f"failed: {what}")
-        if next_step is None:
-            next_step = f"retry later; if it keeps failing, check that {self.base_url_setting} is right"
+        next_step = (
+            next_step or f"retry later; if it keeps failing, check that {self.base_url_setting} is right"
+        )
         if endpoint.slow:
             next_step = (
                 "the import may still finish on Cooked's side: list the recipes before retrying; " + next_step
@@ -298,18 +291,14 @@ class Sender:
 
     def _redirected(self, endpoint: Endpoint, response: httpx.Response) -> CookedUnavailable:
         _log(endpoint, f"{response.status_code}, redirect not followed")
-        target = ""
-        location = response.headers.get("location")
-        if location:
-            try:
-                url = response.request.url.join(location)
-            except httpx.InvalidURL:
-                url = None
-            if url is not None and url.host and url.host != response.request.url.host:
-                target = f" to {url.scheme}://{url.host}"
+        try:
+            url = response.request.url.join(response.headers.get("location", ""))
+        except httpx.InvalidURL:
+            url = response.request.url
+        host = url.host if url.host != response.request.url.host else ""
         return CookedUnavailable(
-            f"The {endpoint.name} request failed: Cooked at {self.base_url} redirected it{target} "
-            "instead of answering it",
+            f"The {endpoint.name} request failed: Cooked at {self.base_url} redirected it"
+            f"{f' to {url.scheme}://{host}' if host else ''} instead of answering it",
             status=response.status_code,
             next_step=(
                 f"change {self.base_url_setting} to the address Cooked answers at directly "
@@ -347,11 +336,3 @@ class _Client(httpx.AsyncClient):
 def _log(endpoint: Endpoint, outcome: str) -> None:
     """Method, path template and outcome only: never the filled path (it holds the username)."""
     logger.debug("Cooked %s %s (%s) -> %s", endpoint.method, endpoint.path_template, endpoint.name, outcome)
-
-
-def _refused_for_size(status: int, body: bytes) -> bool:
-    """431, or a 400 that is not Cooked's JSON error but a server's page about headers or cookies."""
-    if status == 431:
-        return True
-    text = body.lower()
-    return status == 400 and not body.lstrip().startswith(b"{") and (b"cookie" in text or b"header" in text)

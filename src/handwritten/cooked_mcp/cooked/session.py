@@ -9,14 +9,15 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Iterable
-from typing import Protocol
+
+from pydantic import SecretStr
 
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.decoding import decode
 from cooked_mcp.cooked.endpoints import Key
 from cooked_mcp.cooked.failures import error_from_response
 from cooked_mcp.cooked.models import LoginResult
-from cooked_mcp.cooked.sender import Answer, Sender
+from cooked_mcp.cooked.sender import Sender
 from cooked_mcp.exceptions import CookedAuthError, CookedError
 from cooked_mcp.redaction import redact
 
@@ -24,24 +25,8 @@ logger = logging.getLogger("cooked_mcp.cooked")
 
 #: How long rejected credentials are not tried again.
 LOGIN_BACKOFF_SECONDS = 60.0
-
-
-def login_hint(credentials_from: str | None = None) -> str:
-    """How a user fixes rejected credentials, naming the settings used (every place when unknown), never values."""
-    settings = credentials_from or (
-        "COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the config file)"
-    )
-    return f"check {settings} and restart cooked-mcp; social-login and passwordless Cooked accounts are not supported"
-
-
 #: Cookie values of earlier sessions kept for redaction (one per login; a long-lived process stays bounded).
 _RETIRED_COOKIES_KEPT = 16
-
-
-class SecretLike(Protocol):
-    """Anything that hands out a secret only on explicit request, like pydantic's ``SecretStr``."""
-
-    def get_secret_value(self) -> str: ...
 
 
 # implements: authentication.CREDENTIALS.10, authentication.SESSION.9
@@ -50,7 +35,7 @@ class Session:
         self,
         sender: Sender,
         login_name: str,
-        password: SecretLike,
+        password: SecretStr,
         *,
         credentials_from: str | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -87,7 +72,14 @@ class Session:
             # A login interrupted by cancellation leaves neither a username nor an error.
             interrupted = self._username is None and self._failure is None
             if self._generation == seen_generation or interrupted:
-                self._raise_if_backing_off()
+                failure = self._failure
+                if failure is not None and self._rejected_at is not None:  # within the back-off: not again
+                    waited = self._clock() - self._rejected_at
+                    if waited < LOGIN_BACKOFF_SECONDS:
+                        raise failure.with_next_step(
+                            f"{failure.next_step}. Cooked was not asked again: it rejected these credentials "
+                            f"{waited:.0f} s ago, and they are tried at most once every {LOGIN_BACKOFF_SECONDS:.0f} s"
+                        )
                 await self._login()
             if self._username is None:
                 assert self._failure is not None
@@ -115,28 +107,39 @@ class Session:
             secrets.append(self._last_username)
         return secrets
 
-    def _raise_if_backing_off(self) -> None:
-        """Within the back-off after a rejection: the same error again, and Cooked is not asked."""
-        if self._rejected_at is None or self._failure is None:
-            return
-        waited = self._clock() - self._rejected_at
-        if waited < LOGIN_BACKOFF_SECONDS:
-            raise self._failure.with_next_step(
-                f"{self._failure.next_step}. Cooked was not asked again: it rejected these credentials "
-                f"{waited:.0f} s ago, and they are tried at most once every {LOGIN_BACKOFF_SECONDS:.0f} s"
-            )
-
-    # implements: authentication.SESSION.3
+    # implements: authentication.SESSION.3, authentication.LOGIN.2, authentication.LOGIN.4, authentication.LOGIN.5
     async def _login(self) -> None:
-        """One login attempt. The generation moves on only when the attempt is over, so a caller
-        that looks while it is in flight waits for it instead of starting another one."""
+        """One login attempt, with an empty cookie jar. The generation moves on only when the attempt
+        is over, so a caller that looks while it is in flight waits for it instead of starting another."""
         self._username = None
         self._failure = None
         retired = [value for value in self._sender.cookie_values() if value not in self._retired_cookies]
         self._retired_cookies = [*self._retired_cookies, *retired][-_RETIRED_COOKIES_KEPT:]
         self._sender.clear_cookies()
+        endpoint = endpoints.LOGIN
         try:
-            self._username = self._last_username = await self._post_login()
+            body = {Key.USERNAME: self._login_name, Key.PASSWORD: self._password.get_secret_value()}
+            reply = await self._sender.send(endpoint, endpoint.path(), body=body)
+            if not reply.ok:
+                error = error_from_response(
+                    reply.status, reply.body, reply.retry_after, endpoint=endpoint, redact=self.redact
+                )
+                if reply.status not in (
+                    401,
+                    403,
+                ):  # 403: an account Cooked will not let in, the same to the user
+                    raise error
+                settings = self._credentials_from or (
+                    "COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the config file)"
+                )
+                raise CookedAuthError(
+                    "Cooked rejected the configured username or password",
+                    status=reply.status,
+                    code=error.code,
+                    next_step=f"check {settings} and restart cooked-mcp; social-login and passwordless Cooked "
+                    "accounts are not supported",
+                )
+            self._username = self._last_username = decode(LoginResult, reply, endpoint).username
             self._rejected_at = None
         except CookedError as exc:
             self._failure = exc
@@ -145,28 +148,3 @@ class Session:
         finally:
             self._generation += 1
         logger.debug("logged in to Cooked (session %d)", self._generation)
-
-    # implements: authentication.LOGIN.2, authentication.LOGIN.4, authentication.LOGIN.5
-    async def _post_login(self) -> str:
-        endpoint = endpoints.LOGIN
-        reply = await self._sender.send(
-            endpoint,
-            endpoint.path(),
-            body={Key.USERNAME: self._login_name, Key.PASSWORD: self._password.get_secret_value()},
-        )
-        if reply.status in (401, 403):  # 403: an account Cooked will not let in, the same to the user
-            error = self._error(reply)
-            raise CookedAuthError(
-                "Cooked rejected the configured username or password",
-                status=reply.status,
-                code=error.code,
-                next_step=login_hint(self._credentials_from),
-            )
-        if not reply.ok:
-            raise self._error(reply)
-        return decode(LoginResult, reply, endpoint).username
-
-    def _error(self, reply: Answer) -> CookedError:
-        return error_from_response(
-            reply.status, reply.body, reply.retry_after, endpoint=endpoints.LOGIN, redact=self.redact
-        )

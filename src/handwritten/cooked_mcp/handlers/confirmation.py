@@ -1,14 +1,7 @@
-"""The person confirms, in their own client, each change that loses data, before it is sent.
-
-Exactly four changes are asked about: delete_recipe, change_shopping_list remove and clear, and
-save_recipe source=existing (it replaces a recipe's content). Nothing else is. The question names
-what would be lost as the person knows it (the recipe's title and ID, the entries' names), read
-from Cooked just before asking, and ends saying what each answer does; a change that would lose
-nothing (no listed entry, an empty list) is not asked about. A question without a usable answer
-(none in time, one that does not parse, none possible) ends not confirmed, like a no. A client
-that does not declare elicitation, or a server with the setting off, is never asked and behaves
-as without this module. Runs inside writes.Writes.run, before a change starts, so an accepted
-change is still made once.
+"""The person confirms, in their own client, each change that loses data, before it is sent: the
+question names what would be lost as Cooked has it now and says what each answer does. No usable
+answer ends not confirmed, like a no; a client without elicitation, or the setting off, is never
+asked. Runs inside writes.Writes.run, before a change starts, so an accepted change is made once.
 """
 
 from __future__ import annotations
@@ -40,9 +33,6 @@ class Question:
     unchanged: str
 
 
-Confirm = Callable[[], Awaitable[None]]
-
-
 @dataclass(frozen=True)
 class Confirmation:
     """``turn_off`` is how the person turns the questions off; the entry point words it from the
@@ -53,7 +43,9 @@ class Confirmation:
     answer_seconds: float
 
     # implements: extensions.CONFIRMATION.1, extensions.CONFIRMATION.11, extensions.CONFIRMATION.12, extensions.CONFIRMATION.13, extensions.CONFIRMATION.14
-    def before(self, call: ToolCall, question: Callable[[], Awaitable[Question | None]]) -> Confirm | None:
+    def before(
+        self, call: ToolCall, question: Callable[[], Awaitable[Question | None]]
+    ) -> Callable[[], Awaitable[None]] | None:
         """What writes.Writes.run awaits before the change: None when nobody is to be asked (the
         setting is off, or the client cannot ask). Only the four changes call this, so read-only
         mode, which serves none of them, is as before; a question of None means nothing is lost."""
@@ -75,10 +67,12 @@ class Confirmation:
         """One sentence the person can read, then what the agent does; the way to turn questions
         off only when the answer came too fast for the question to have been shown."""
         person = reply.answer in ("decline", "cancel")
+        wait = self.answer_seconds
+        within = f"{wait / 60:g} minutes" if wait >= 120 else f"{wait:g} seconds"
         why = {
             "decline": "You said no",
             "cancel": "You cancelled the question",
-            "unanswered": f"The question had no answer within {_duration(self.answer_seconds)}",
+            "unanswered": f"The question had no answer within {within}",
             "unreadable": "Your client's answer to the question could not be read",
             "gone": "The session ended before the question was answered",
         }[reply.answer]
@@ -94,17 +88,12 @@ class Confirmation:
         return text
 
 
-def _duration(seconds: float) -> str:
-    return f"{seconds / 60:g} minutes" if seconds >= 120 else f"{seconds:g} seconds"
-
-
-def named(text: str | None, fallback: str) -> str:
-    """A Cooked name inside a question: one bounded line, quoted."""
-    return f'"{one_line(text, fallback, MAX_NAME_CHARS)}"' if text is not None else fallback
-
-
 def names(values: Sequence[str | None]) -> str:
-    shown = ", ".join(named(value, "(no name)") for value in values[:MAX_NAMED])
+    """Cooked names inside a question: each one bounded line, quoted; the rest counted."""
+    shown = ", ".join(
+        f'"{one_line(value, "(no name)", MAX_NAME_CHARS)}"' if value is not None else "(no name)"
+        for value in values[:MAX_NAMED]
+    )
     more = len(values) - MAX_NAMED
     return shown if more <= 0 else f"{shown} and {more} more"
 

@@ -32,15 +32,12 @@ def portions_phrase(portions: int | None) -> str:
 # implements: tools.RESPONSES.1, tools.RESPONSES.2
 def tool_call(tool: str, **arguments: str | int | None) -> str:
     """A follow-up call spelled the same way everywhere: simple values and ``<placeholders>`` bare,
-    anything else JSON-quoted so it reads as one value.
-    """
-    parts = [tool, *(f"{name}={_shown(value)}" for name, value in arguments.items())]
+    anything else JSON-quoted so it reads as one value."""
+    parts = [tool]
+    for name, value in arguments.items():
+        if value is None:
+            value = "null"
+        elif isinstance(value, str) and not (_PLAIN_VALUE.fullmatch(value) or value.startswith("<")):
+            value = json.dumps(value, ensure_ascii=False)
+        parts.append(f"{name}={value}")
     return " ".join(parts)
-
-
-def _shown(value: str | int | None) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, int) or _PLAIN_VALUE.fullmatch(value) or value.startswith("<"):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False)

@@ -8,29 +8,14 @@ change the list in between. Cooked's names are shown on single lines, fenced as 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Final
 
-from cooked_mcp_generated.models import (
-    Aisle,
-    ChangeShoppingListAdd,
-    ChangeShoppingListAddSelection,
-    ChangeShoppingListArguments,
-    ChangeShoppingListClear,
-    ChangeShoppingListOutput,
-    ChangeShoppingListRemove,
-    ChangeShoppingListRemoveSelection,
-    ChangeShoppingListReplaceSelection,
-    ChangeShoppingListUpdateItem,
-    ProductGroup,
-    ReadOutput,
-    ReadShoppingList,
-)
+from cooked_mcp_generated import models as tool
 from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
 from ..cooked.client import CookedClient
-from ..cooked.models import CookedAisle, CookedProductGroup, ShoppingList
+from ..cooked.models import CookedProductGroup, ShoppingList
 from ..text import one_line
 from .confirmation import Confirmation, Question, entries, names
 from .formatting import fence, tool_call
@@ -45,27 +30,11 @@ MAX_LISTED_IDS: Final = 50
 MAX_VALUE_CHARS: Final = 500
 
 NO_NAME: Final = "(no name)"
-#: Where Cooked's (web-page) text sits in a result: data_from_cooked in the output.
-LIST_DATA: Final = ["aisles[].name", "product_groups[].name", "product_groups[].quantity"]
-ITEM_DATA: Final = ["item.name", "item.quantity"]
 EDITABLE: Final = ("name", "quantity", "aisle_id", "selected")
 READ_CALL: Final = tool_call("read", target="shopping_list")
 READ_HINT: Final = f"{READ_CALL} for the current product group and aisle IDs"
 
-Output = ChangeShoppingListOutput
-Selection = (
-    ChangeShoppingListReplaceSelection | ChangeShoppingListAddSelection | ChangeShoppingListRemoveSelection
-)
-
-
-@dataclass(frozen=True)
-class Fields:
-    """The four values Cooked's product-group PUT requires, all of them, every time."""
-
-    name: str
-    quantity: str | None
-    aisle_id: str
-    selected: bool
+Output = tool.ChangeShoppingListOutput
 
 
 class ShoppingListTools:
@@ -76,62 +45,123 @@ class ShoppingListTools:
     _writes: Writes
     _writable: bool
 
-    # implements: shopping-list.READ.1, shopping-list.READ.9
-    async def read_shopping_list(self, args: ReadShoppingList, call: ToolCall) -> ToolResult[ReadOutput]:
+    # implements: shopping-list.READ.1, shopping-list.READ.9, api-client.LIMITS.2, api-client.LIMITS.3
+    async def read_shopping_list(
+        self, args: tool.ReadShoppingList, call: ToolCall
+    ) -> ToolResult[tool.ReadOutput]:
         """A read the agent receives is its look at list changes whose outcome is unknown (writes);
-        a read that failed showed nothing, so it is no look."""
+        a read that failed showed nothing, so it is no look. Cooked nests groups in aisles; the
+        agent gets them flat, each naming its aisle."""
         listing = await self._get_list()
         call.when_answered(lambda: self._writes.looked("shopping_list"))
-        output = ReadOutput(
-            target=args.target,
-            aisles=[_aisle(aisle) for aisle in listing.aisles],
-            product_groups=[
-                _group(group, aisle.id) for aisle in listing.aisles for group in aisle.product_groups
-            ],
-            recipe_ids=listing.recipe_ids,
-            data_from_cooked=LIST_DATA,
+        # implements: shopping-list.READ.2, shopping-list.READ.3
+        aisles = [
+            tool.Aisle(
+                id=aisle.id,
+                name=one_line(aisle.name, "", MAX_VALUE_CHARS),
+                product_group_count=len(aisle.product_groups),
+            )
+            for aisle in listing.aisles
+        ]
+        # implements: shopping-list.READ.4, shopping-list.READ.5, shopping-list.READ.6, shopping-list.READ.7, shopping-list.READ.8
+        groups = [
+            _group(group.id, group.name, group.quantity, group.selected, aisle.id)
+            for aisle in listing.aisles
+            for group in aisle.product_groups
+        ]
+        next_step = None
+        if self._writable:
+            next_step = (
+                "Change items with change_shopping_list using these IDs: tick with add_selection, "
+                "move with update_item aisle_id, delete with remove."
+                if groups
+                else "The list is empty; add ingredient lines with change_shopping_list action=add."
+            )
+        head = (
+            f"Shopping list: {_count(len(groups), 'product group')} in {_count(len(aisles), 'aisle')}, "
+            f"{sum(group.selected for group in groups)} ticked."
         )
-        output.next_step = _list_next_step(bool(output.product_groups)) if self._writable else None
-        return ToolResult(_list_text(output, self._writable), output)
+        if listing.recipe_ids:
+            head += f" Recipes on the list: {_id_list(listing.recipe_ids, 'recipe_ids')}."
+        lines: list[str] = []  # one header per aisle (empty ones too), one line per group up to the bound
+        budget = MAX_LISTED_GROUPS
+        for aisle in aisles:
+            members = [group for group in groups if group.aisle_id == aisle.id]
+            count = _count(len(members), "product group") if members else "empty"
+            lines.append(f"{one_line(aisle.name, NO_NAME)} ({one_line(aisle.id, '?')}): {count}")
+            for group in members[:budget]:
+                tick = "[x]" if group.selected else "[ ]"
+                quantity = f" — {one_line(group.quantity, '')}" if group.quantity else ""
+                lines.append(f"  {tick} {one_line(group.id, '?')} {one_line(group.name, NO_NAME)}{quantity}")
+            if len(members) > budget:
+                lines.append(f"  … {len(members) - budget} more not shown")
+            budget = max(0, budget - len(members))
+        parts = [head, fence("\n".join(lines), "Aisles (aisle_id) and product groups")]
+        left_out = max(0, len(groups) - MAX_LISTED_GROUPS)
+        if left_out:
+            parts.append(
+                f"This text shows the first {len(groups) - left_out} of {len(groups)} product groups; "
+                f"{left_out} are left out here (aisles listed with their counts). "
+                "The structured output (product_groups) has every group with its ID, name, quantity, "
+                "selected state and aisle_id."
+            )
+        if next_step:
+            parts.append(next_step)
+        elif not groups:
+            parts.append("The list is empty.")
+        output = tool.ReadOutput(
+            target=args.target,
+            aisles=aisles,
+            product_groups=groups,
+            recipe_ids=listing.recipe_ids,
+            data_from_cooked=["aisles[].name", "product_groups[].name", "product_groups[].quantity"],
+            next_step=next_step,
+        )
+        return ToolResult("\n".join(parts), output)
 
     # implements: shopping-list.ACTIONS.1
     async def change_shopping_list(
-        self, args: ChangeShoppingListArguments, call: ToolCall
+        self, args: tool.ChangeShoppingListArguments, call: ToolCall
     ) -> ToolResult[Output]:
         """add, remove and clear are made once (writes.py): each repeat would change the list again.
-        The others set a state, so a repeat changes nothing and they go straight to Cooked."""
-        args = _as_sent(args)
+        The others set a state, so a repeat changes nothing and they go straight to Cooked.
+        add and remove are keyed as Cooked gets them (stripped ingredient lines without blank ones,
+        each ID once), so two calls that send the same request are identical calls."""
+        match args:
+            case tool.ChangeShoppingListAdd():
+                lines = [line.strip() for line in args.ingredients.splitlines() if line.strip()]
+                args = args.model_copy(update={"ingredients": "\n".join(lines)})
+            case tool.ChangeShoppingListRemove():
+                args = args.model_copy(update={"product_group_ids": _unique(args.product_group_ids)})
         write = partial(Write.of, call, args, area="shopping_list", look=READ_CALL)
         match args:
-            case ChangeShoppingListAdd():
+            case tool.ChangeShoppingListAdd():
                 named = frozenset({args.recipe_id} if args.recipe_id is not None else ())
-                return await self._writes.run(write(recipe_ids=named), call, lambda: self._add(args))
-            case ChangeShoppingListUpdateItem():
+                return await self._writes.run(write(recipe_ids=named), call, partial(self._add, args))
+            case tool.ChangeShoppingListUpdateItem():
                 return await self._update_item(args)
             # implements: shopping-list.SELECTION.1, shopping-list.SELECTION.8
-            case ChangeShoppingListReplaceSelection():
+            case tool.ChangeShoppingListReplaceSelection():
                 return await self._select(args, _unique(args.product_group_ids))
             # implements: shopping-list.SELECTION.2, shopping-list.SELECTION.4, shopping-list.SELECTION.9
-            case ChangeShoppingListAddSelection():
+            case tool.ChangeShoppingListAddSelection():
                 current = _selected_ids(await self._get_list())
                 return await self._select(args, _unique([*current, *args.product_group_ids]))
             # implements: shopping-list.SELECTION.3, shopping-list.SELECTION.4, shopping-list.SELECTION.10
-            case ChangeShoppingListRemoveSelection():
+            case tool.ChangeShoppingListRemoveSelection():
                 current = _selected_ids(await self._get_list())
                 dropped = set(args.product_group_ids)
                 return await self._select(args, [gid for gid in current if gid not in dropped])
-            case ChangeShoppingListRemove():
+            case tool.ChangeShoppingListRemove():
                 confirm = self._confirmation.before(call, partial(self._remove_question, args))
-                return await self._writes.run(write(), call, lambda: self._remove(args), confirm=confirm)
-            case ChangeShoppingListClear():
+                return await self._writes.run(write(), call, partial(self._remove, args), confirm=confirm)
+            case tool.ChangeShoppingListClear():
                 confirm = self._confirmation.before(call, self._clear_question)
-                return await self._writes.run(write(), call, lambda: self._clear(args), confirm=confirm)
+                return await self._writes.run(write(), call, partial(self._clear, args), confirm=confirm)
 
-    # --- actions -------------------------------------------------------------------------------
-
-    # implements: shopping-list.ADD.1, shopping-list.ADD.2, shopping-list.ADD.3
-    async def _add(self, args: ChangeShoppingListAdd) -> ToolResult[Output]:
-        lines = args.ingredients.splitlines()  # one ingredient a line, as _as_sent made them
+    # implements: shopping-list.ADD.1, shopping-list.ADD.2, shopping-list.ADD.3, shopping-list.ADD.4
+    async def _add(self, args: tool.ChangeShoppingListAdd) -> ToolResult[Output]:
+        lines = args.ingredients.splitlines()  # one ingredient a line, as change_shopping_list made them
         not_found = (
             f"no saved recipe or import draft has ID {args.recipe_id!r}; "
             "use an ID from read target=recipes or a draft_id from save_recipe source=url, "
@@ -141,17 +171,24 @@ class ShoppingListTools:
         )
         with cooked_errors(not_found=not_found):
             added = await self._client.add_ingredients("\n".join(lines), args.recipe_id)
-        output = Output(
-            action=args.action,
-            added_count=added,
-            lines_sent=len(lines),
-            notice=_not_added(added, len(lines)) or None,
-            next_step=f"Cooked merges and files them into aisles: {READ_HINT}.",
+        sent = len(lines)
+        not_added = (
+            f"{_count(sent - added, 'line')} could not be parsed and were NOT added; Cooked does not say which. "
+            "Compare with the list and add them again as 'amount name' lines (e.g. '2 onions')."
+            if added < sent
+            else ""
         )
-        return ToolResult(_added_text(added, len(lines), args.recipe_id), output)
+        filed = f"Cooked merges and files them into aisles: {READ_HINT}."
+        output = Output(
+            action=args.action, added_count=added, lines_sent=sent, notice=not_added or None, next_step=filed
+        )
+        linked = f", linked to recipe {one_line(args.recipe_id, '?')}" if args.recipe_id else ""
+        text = f"Cooked added {_count(added, 'ingredient')} from {_count(sent, 'line')} sent{linked}."
+        return ToolResult(" ".join(part for part in (text, not_added, filed) if part), output)
 
     # implements: shopping-list.UPDATE_ITEM.1, shopping-list.UPDATE_ITEM.2, shopping-list.UPDATE_ITEM.4, shopping-list.UPDATE_ITEM.5, shopping-list.UPDATE_ITEM.8, shopping-list.UPDATE_ITEM.9
-    async def _update_item(self, args: ChangeShoppingListUpdateItem) -> ToolResult[Output]:
+    async def _update_item(self, args: tool.ChangeShoppingListUpdateItem) -> ToolResult[Output]:
+        """Cooked's PUT replaces the group's four fields, so those not given are read first and sent as they are."""
         group_id = args.product_group_id
         given: dict[str, Any] = {
             name: getattr(args, name) for name in EDITABLE if name in args.model_fields_set
@@ -159,10 +196,7 @@ class ShoppingListTools:
         # null means "not given" (keep it), so clearing the quantity is spelled "".
         if given.get("quantity") == "":
             given["quantity"] = None
-        if len(given) == len(EDITABLE):
-            fields = Fields(**given)
-        else:
-            fields = replace(await self._current_fields(group_id), **given)
+        fields = given if len(given) == len(EDITABLE) else {**await self._current_fields(group_id), **given}
         with cooked_errors(
             not_found=f"product group {group_id!r} is not on the shopping list; {READ_HINT}",
             invalid=(
@@ -170,38 +204,42 @@ class ShoppingListTools:
                 "and a non-blank name"
             ),
         ):
-            changed_id = await self._client.update_product_group(
-                group_id,
-                name=fields.name,
-                quantity=fields.quantity,
-                aisle_id=fields.aisle_id,
-                selected=fields.selected,
-            )
-        item = ProductGroup(
-            id=changed_id,
-            name=one_line(fields.name, "", MAX_VALUE_CHARS),
-            quantity=one_line(fields.quantity, "", MAX_VALUE_CHARS) or None,
-            selected=fields.selected,
-            aisle_id=fields.aisle_id,
-        )
+            changed_id = await self._client.update_product_group(group_id, **fields)
+        item = _group(changed_id, **fields)
         kept = [name for name in EDITABLE if name not in given]
-        output = Output(
-            action=args.action, product_group_id=changed_id, item=item, data_from_cooked=ITEM_DATA
+        quantity = f", quantity {one_line(item.quantity, '')}" if item.quantity else ", no quantity"
+        tick = "ticked" if item.selected else "not ticked"
+        kept_text = f" Kept the current value of: {', '.join(kept)}." if kept else ""
+        text = (
+            f"Updated product group {one_line(item.id, '?')}: {one_line(item.name, NO_NAME)}{quantity}, "
+            f"in aisle {one_line(item.aisle_id, '?')}, {tick}.{kept_text}"
         )
-        return ToolResult(_updated_text(item, kept), output)
+        output = Output(
+            action=args.action,
+            product_group_id=changed_id,
+            item=item,
+            data_from_cooked=["item.name", "item.quantity"],
+        )
+        return ToolResult(text, output)
 
-    # implements: shopping-list.REMOVE.1
-    async def _remove(self, args: ChangeShoppingListRemove) -> ToolResult[Output]:
-        asked = args.product_group_ids  # each once, as _as_sent made them
+    # implements: shopping-list.REMOVE.1, shopping-list.REMOVE.2
+    async def _remove(self, args: tool.ChangeShoppingListRemove) -> ToolResult[Output]:
+        asked = args.product_group_ids  # each once, as change_shopping_list made them
         with cooked_errors():
             removed = await self._client.remove_product_groups(asked)
         gone = set(removed)
         not_found = [gid for gid in asked if gid not in gone]
-        output = Output(action=args.action, removed_ids=removed, not_found_ids=not_found)
-        return ToolResult(_removed_text(removed, not_found), output)
+        text = (
+            f"Removed {_count(len(removed), 'product group')} for good: {_id_list(removed, 'removed_ids')}."
+            if removed
+            else "Removed nothing."
+        )
+        if not_found:
+            text += f" Not on the list, so not removed: {_id_list(not_found, 'not_found_ids')}."
+        return ToolResult(text, Output(action=args.action, removed_ids=removed, not_found_ids=not_found))
 
     # implements: shopping-list.CLEAR.1, shopping-list.CLEAR.2
-    async def _clear(self, args: ChangeShoppingListClear) -> ToolResult[Output]:
+    async def _clear(self, args: tool.ChangeShoppingListClear) -> ToolResult[Output]:
         with cooked_errors():
             await self._client.clear_shopping_list()
         text = (
@@ -210,10 +248,8 @@ class ShoppingListTools:
         )
         return ToolResult(text, Output(action=args.action, cleared=True))
 
-    # --- what the person is asked (confirmation.py) ----------------------------------------------
-
     # implements: extensions.CONFIRMATION.2, extensions.CONFIRMATION.3
-    async def _remove_question(self, args: ChangeShoppingListRemove) -> Question | None:
+    async def _remove_question(self, args: tool.ChangeShoppingListRemove) -> Question | None:
         """Names the entries that are on the list; IDs not on it lose nothing and are not mentioned."""
         on_list = {group.id: group.name for group in _groups(await self._get_list())}
         asked = [on_list[gid] for gid in _unique(args.product_group_ids) if gid in on_list]
@@ -236,26 +272,29 @@ class ShoppingListTools:
             "the shopping list was not cleared",
         )
 
-    # --- the one read and the one selection write ----------------------------------------------
-
     async def _get_list(self) -> ShoppingList:
         with cooked_errors():
             return await self._client.get_shopping_list()
 
     # implements: shopping-list.UPDATE_ITEM.3, shopping-list.UPDATE_ITEM.7
-    async def _current_fields(self, group_id: str) -> Fields:
+    async def _current_fields(self, group_id: str) -> dict[str, Any]:
         """The group's current values, so omitted fields survive Cooked's whole-group PUT."""
         for aisle in (await self._get_list()).aisles:
             for group in aisle.product_groups:
                 if group.id == group_id:
-                    return Fields(group.name, group.quantity, aisle.id, group.selected)
+                    return {
+                        "name": group.name,
+                        "quantity": group.quantity,
+                        "aisle_id": aisle.id,
+                        "selected": group.selected,
+                    }
         raise ToolError(
             f"Nothing was changed: product group {group_id!r} is not on the shopping list. "
             f"Next step: {READ_HINT}."
         )
 
     # implements: shopping-list.SELECTION.5
-    async def _select(self, args: Selection, wanted: list[str]) -> ToolResult[Output]:
+    async def _select(self, args: tool.ChangeShoppingListArguments, wanted: list[str]) -> ToolResult[Output]:
         invalid = f"every ID must be a product group on the list; {READ_HINT}"
         with cooked_errors(invalid=invalid):
             now = await self._client.set_selected(wanted)
@@ -268,111 +307,29 @@ class ShoppingListTools:
         return ToolResult(text, Output(action=args.action, selected_ids=now))
 
 
-# --- shaping Cooked's list ---------------------------------------------------------------------
-
-
 def _groups(listing: ShoppingList) -> list[CookedProductGroup]:
     return [group for aisle in listing.aisles for group in aisle.product_groups]
 
 
 def _selected_ids(listing: ShoppingList) -> list[str]:
     """Ticked IDs in list order, so a union or difference keeps Cooked's order stable."""
-    return [group.id for aisle in listing.aisles for group in aisle.product_groups if group.selected]
+    return [group.id for group in _groups(listing) if group.selected]
 
 
-# implements: shopping-list.READ.2, shopping-list.READ.3
-def _aisle(aisle: CookedAisle) -> Aisle:
-    return Aisle(
-        id=aisle.id,
-        name=one_line(aisle.name, "", MAX_VALUE_CHARS),
-        product_group_count=len(aisle.product_groups),
-    )
-
-
-# implements: shopping-list.READ.4, shopping-list.READ.5, shopping-list.READ.6, shopping-list.READ.7, shopping-list.READ.8
-def _group(group: CookedProductGroup, aisle_id: str) -> ProductGroup:
-    """Cooked nests groups in aisles instead of naming the aisle; the agent gets it flat."""
-    return ProductGroup(
-        id=group.id,
-        name=one_line(group.name, "", MAX_VALUE_CHARS),
-        quantity=one_line(group.quantity, "", MAX_VALUE_CHARS) or None,
-        selected=group.selected,
+def _group(
+    group_id: str, name: str, quantity: str | None, selected: bool, aisle_id: str
+) -> tool.ProductGroup:
+    return tool.ProductGroup(
+        id=group_id,
+        name=one_line(name, "", MAX_VALUE_CHARS),
+        quantity=one_line(quantity, "", MAX_VALUE_CHARS) or None,
+        selected=selected,
         aisle_id=aisle_id,
     )
 
 
 def _unique(ids: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(ids))
-
-
-def _as_sent(args: ChangeShoppingListArguments) -> ChangeShoppingListArguments:
-    """The arguments as Cooked gets them (stripped ingredient lines without blank ones, each ID
-    once): the request and the kept outcome's key (writes.Write) are both made of these, so two
-    calls that send the same request are identical calls."""
-    match args:
-        case ChangeShoppingListAdd():
-            lines = [line.strip() for line in args.ingredients.splitlines() if line.strip()]
-            return args.model_copy(update={"ingredients": "\n".join(lines)})
-        case ChangeShoppingListRemove():
-            return args.model_copy(update={"product_group_ids": _unique(args.product_group_ids)})
-    return args
-
-
-# --- text for the agent ------------------------------------------------------------------------
-
-
-# implements: api-client.LIMITS.2, api-client.LIMITS.3
-def _list_text(output: ReadOutput, writable: bool) -> str:
-    aisles, groups = output.aisles or [], output.product_groups or []
-    ticked = sum(group.selected for group in groups)
-    size = f"{_count(len(groups), 'product group')} in {_count(len(aisles), 'aisle')}"
-    head = f"Shopping list: {size}, {ticked} ticked."
-    if output.recipe_ids:
-        head += f" Recipes on the list: {_id_list(output.recipe_ids, 'recipe_ids')}."
-    lines, left_out = _listing_lines(aisles, groups)
-    parts = [head, fence("\n".join(lines), "Aisles (aisle_id) and product groups")]
-    if left_out:
-        parts.append(
-            f"This text shows the first {len(groups) - left_out} of {len(groups)} product groups; "
-            f"{left_out} are left out here (aisles listed with their counts). "
-            "The structured output (product_groups) has every group with its ID, name, quantity, "
-            "selected state and aisle_id."
-        )
-    if writable and output.next_step:
-        parts.append(output.next_step)
-    elif not groups:
-        parts.append("The list is empty.")
-    return "\n".join(parts)
-
-
-def _list_next_step(has_groups: bool) -> str:
-    return (
-        "Change items with change_shopping_list using these IDs: tick with add_selection, "
-        "move with update_item aisle_id, delete with remove."
-        if has_groups
-        else "The list is empty; add ingredient lines with change_shopping_list action=add."
-    )
-
-
-def _listing_lines(aisles: Sequence[Aisle], groups: Sequence[ProductGroup]) -> tuple[list[str], int]:
-    """One header per aisle (empty ones too) and one line per group, up to MAX_LISTED_GROUPS."""
-    lines: list[str] = []
-    budget = MAX_LISTED_GROUPS
-    for aisle in aisles:
-        members = [group for group in groups if group.aisle_id == aisle.id]
-        count = _count(len(members), "product group") if members else "empty"
-        lines.append(f"{one_line(aisle.name, NO_NAME)} ({one_line(aisle.id, '?')}): {count}")
-        lines += [f"  {_group_line(group)}" for group in members[:budget]]
-        if len(members) > budget:
-            lines.append(f"  … {len(members) - budget} more not shown")
-        budget = max(0, budget - len(members))
-    return lines, max(0, len(groups) - MAX_LISTED_GROUPS)
-
-
-def _group_line(group: ProductGroup) -> str:
-    tick = "[x]" if group.selected else "[ ]"
-    quantity = f" — {one_line(group.quantity, '')}" if group.quantity else ""
-    return f"{tick} {one_line(group.id, '?')} {one_line(group.name, NO_NAME)}{quantity}"
 
 
 def _count(number: int, noun: str) -> str:
@@ -383,44 +340,3 @@ def _id_list(ids: Sequence[str], field: str) -> str:
     shown = ", ".join(one_line(gid, "?") for gid in ids[:MAX_LISTED_IDS])
     more = len(ids) - MAX_LISTED_IDS
     return shown if more <= 0 else f"{shown} and {more} more (all in {field})"
-
-
-# implements: shopping-list.ADD.4
-def _added_text(added: int, sent: int, recipe_id: str | None) -> str:
-    linked = f", linked to recipe {one_line(recipe_id, '?')}" if recipe_id else ""
-    text = f"Cooked added {_count(added, 'ingredient')} from {_count(sent, 'line')} sent{linked}."
-    not_added = _not_added(added, sent)
-    if not_added:
-        text += f" {not_added}"
-    return text + f" Cooked merges and files them into aisles: {READ_HINT}."
-
-
-def _not_added(added: int, sent: int) -> str:
-    if added >= sent:
-        return ""
-    return (
-        f"{_count(sent - added, 'line')} could not be parsed and were NOT added; Cooked does not say which. "
-        "Compare with the list and add them again as 'amount name' lines (e.g. '2 onions')."
-    )
-
-
-def _updated_text(item: ProductGroup, kept: Sequence[str]) -> str:
-    quantity = f", quantity {one_line(item.quantity, '')}" if item.quantity else ", no quantity"
-    tick = "ticked" if item.selected else "not ticked"
-    kept_text = f" Kept the current value of: {', '.join(kept)}." if kept else ""
-    return (
-        f"Updated product group {one_line(item.id, '?')}: {one_line(item.name, NO_NAME)}{quantity}, "
-        f"in aisle {one_line(item.aisle_id, '?')}, {tick}.{kept_text}"
-    )
-
-
-# implements: shopping-list.REMOVE.2
-def _removed_text(removed: Sequence[str], not_found: Sequence[str]) -> str:
-    text = (
-        f"Removed {_count(len(removed), 'product group')} for good: {_id_list(removed, 'removed_ids')}."
-        if removed
-        else "Removed nothing."
-    )
-    if not_found:
-        text += f" Not on the list, so not removed: {_id_list(not_found, 'not_found_ids')}."
-    return text

@@ -35,8 +35,8 @@ KEEP_SECONDS = 300.0
 #: Changes running at once (waited on or in the background); one more is refused before Cooked.
 MAX_RUNNING = 16
 #: A change still unanswered after this long is cancelled and its outcome is unknown. Each Cooked
-#: exchange already ends by its own deadline (cooked.sender.Timeouts: 100 s for an import, 40 s for
-#: the rest); this bounds their sum, when logins and retries pile up.
+#: exchange already ends by its own deadline (cooked.sender.Timeouts); this bounds their sum,
+#: when logins and retries pile up.
 BACKGROUND_LIMIT_SECONDS = 300.0
 
 
@@ -53,8 +53,7 @@ class Write:
     recipe_ids: frozenset[str] = frozenset()
     #: delete_recipe: the recipe it deletes; when it succeeds every other outcome naming it goes.
     deletes: str | None = None
-    #: save_recipe source=draft: the draft it saves; when it succeeds the import that made it is
-    #: forgotten (its draft is gone), so that import no longer answers an identical call.
+    #: save_recipe source=draft: when it succeeds the import that made the draft is forgotten.
     saves_draft: str | None = None
     #: URL imports: a success keeps answering identical calls after a call received it.
     reported_again: bool = False
@@ -116,7 +115,10 @@ class Writes:
             kept = self._binding_outcome(write)
         own = kept is None
         if kept is None:
-            kept = self._start(write, change)
+            self._refuse_if_full()
+            kept = _Kept(write, asyncio.create_task(_bounded(change)), started=self._clock())
+            self._kept[write.key] = kept
+            kept.task.add_done_callback(partial(self._ended, kept))
         if not kept.task.done():
             await asyncio.wait({kept.task}, timeout=answer_seconds)
             if not kept.task.done():
@@ -145,28 +147,6 @@ class Writes:
     def looked(self, area: Area) -> None:
         """A read of ``area`` reached the agent: unknown outcomes it was told of may now be repeated."""
         self._looked[area] = next(self._events)
-
-    def forget_recipe(self, recipe_id: str, *, but: _Kept | None = None) -> None:
-        """Deleting a recipe ends every ended outcome naming it (reporting a gone recipe helps no one),
-        and saving a draft every one naming the draft (a URL import's draft, gone once saved). An
-        unknown outcome stays: whether its change was made is still for the agent to look at."""
-        for key, kept in list(self._kept.items()):
-            if (
-                kept is not but
-                and kept.ended is not None
-                and recipe_id in kept.names
-                and not _unknown(kept.task)
-            ):
-                del self._kept[key]
-
-    # --- the life of one change ----------------------------------------------------------------
-
-    def _start(self, write: Write, change: Callable[[], Awaitable[ToolResult[Any]]]) -> _Kept:
-        self._refuse_if_full()
-        kept = _Kept(write, asyncio.create_task(_bounded(change)), started=self._clock())
-        self._kept[write.key] = kept
-        kept.task.add_done_callback(partial(self._ended, kept))
-        return kept
 
     def _refuse_if_full(self) -> None:
         """Raise when no new change may start: too many running, or the promises kept at a bound."""
@@ -205,15 +185,17 @@ class Writes:
         if failure is None and not task.cancelled():
             result = task.result()
             kept.size = len(result.text) + len(result.output.model_dump_json())
-            named = getattr(result.output, "recipe_id", None)
-            if isinstance(named, str):
-                kept.names.add(named)
-            draft = getattr(getattr(result.output, "draft", None), "draft_id", None)
-            if isinstance(draft, str):
-                kept.names.add(draft)
-            for gone in (kept.write.deletes, kept.write.saves_draft):
-                if gone is not None:
-                    self.forget_recipe(gone, but=kept)
+            draft = getattr(result.output, "draft", None)
+            for named in (getattr(result.output, "recipe_id", None), getattr(draft, "draft_id", None)):
+                if isinstance(named, str):
+                    kept.names.add(named)
+            # A deleted recipe, or a saved draft, ends every known outcome naming it (reporting what is
+            # gone helps no one); an unknown one stays: whether its change was made is still to look at.
+            for gone in {kept.write.deletes, kept.write.saves_draft} - {None}:
+                for key, other in list(self._kept.items()):
+                    known = other.ended is not None and not _unknown(other.task)
+                    if other is not kept and known and gone in other.names:
+                        del self._kept[key]
         elif isinstance(failure, ToolError):
             logger.info("a %s change ended with an error: %s", kept.write.tool, failure)
         elif failure is not None and not isinstance(failure, TimeoutError):
@@ -233,9 +215,9 @@ class Writes:
         write, task = kept.write, kept.task
         age = self._clock() - kept.started
         if _unknown(task):
-            call.when_answered(partial(self._told_unknown, kept))
-            raise ToolError(_unknown_text(write, _lost_how(write, task), None if own else age))
-        call.when_answered(partial(self._received, kept))
+            call.when_answered(lambda: setattr(kept, "told_unknown", next(self._events)))
+            raise ToolError(_unknown_text(write, task, None if own else age))
+        call.when_answered(lambda: setattr(kept, "received", True))
         failure = task.exception()
         if failure is not None:
             if own:
@@ -247,20 +229,29 @@ class Writes:
         result = task.result()
         if own:
             return result
-        note = _repeat_note(write, age)
+        if write.reported_again:
+            note = (
+                f"This page was already imported {age:.0f} s ago by an earlier save_recipe call, so it was not "
+                "imported again; that import's result follows."
+            )
+        else:
+            again = (
+                "The recipe is gone: there is nothing to delete again."
+                if write.deletes is not None
+                else f"To make the change once more on purpose, call {write.tool} again with the same arguments."
+            )
+            note = (
+                f"An identical {write.tool} call made {age:.0f} s ago already made this change, so nothing was "
+                f"sent to Cooked again (its answer may not have reached you); its result follows. {again}"
+            )
         earlier = getattr(result.output, "notice", None)
         output = result.output.model_copy(update={"notice": f"{note}\n{earlier}" if earlier else note})
         return replace(result, text=f"{note}\n{result.text}", output=output)
 
-    def _received(self, kept: _Kept) -> None:
-        kept.received = True
-
-    def _told_unknown(self, kept: _Kept) -> None:
-        kept.told_unknown = next(self._events)
-
     def _promising(self, kept: _Kept) -> bool:
-        """An answer told the agent that identical calls send nothing: still running, or unknown."""
-        return (kept.promised or kept.told_unknown is not None) and self._binding(kept)
+        """An answer told the agent that identical calls send nothing (still running, or unknown), or
+        no call received the outcome yet (a timed-out call's retry must get it, not make it again)."""
+        return (kept.promised or not kept.received) and self._binding(kept)
 
     def _forget_ended(self) -> None:
         """Expired outcomes go; then, beyond a bound, the oldest kept under no promise."""
@@ -292,50 +283,31 @@ def _unknown(task: asyncio.Task[ToolResult[Any]]) -> bool:
     return failure is not None and (isinstance(failure, AnswerLost) or not isinstance(failure, ToolError))
 
 
-def _lost_how(write: Write, task: asyncio.Task[ToolResult[Any]]) -> str:
+def _unknown_text(write: Write, task: asyncio.Task[ToolResult[Any]], age: float | None) -> str:
+    """What an agent needs when nobody can know whether Cooked acted: look first, then repeat on purpose."""
     failure = None if task.cancelled() else task.exception()
     if isinstance(failure, AnswerLost):
-        return (
+        how = (
             f"{failure.summary} Cooked may have made the change before its answer was lost, or may not have."
         )
-    if failure is None or isinstance(failure, TimeoutError):
-        return (
+    elif failure is None or isinstance(failure, TimeoutError):
+        how = (
             f"cooked-mcp could not tell whether Cooked made this {write.tool} change (it may or may not "
             f"have): it stopped waiting for Cooked's answer after {BACKGROUND_LIMIT_SECONDS:.0f} s."
         )
+    else:
+        how = (
+            f"{write.tool} failed inside cooked-mcp after the change was sent (the server log has the "
+            "details), so Cooked may or may not have made it."
+        )
+    if age is not None:
+        how = (
+            f"Nothing was sent to Cooked again: an identical {write.tool} call made {age:.0f} s ago ended "
+            f"like this: {how}"
+        )
     return (
-        f"{write.tool} failed inside cooked-mcp after the change was sent (the server log has the "
-        "details), so Cooked may or may not have made it."
-    )
-
-
-def _unknown_text(write: Write, how: str, age: float | None) -> str:
-    """What an agent needs when nobody can know whether Cooked acted: look first, then repeat on purpose."""
-    head = (
-        how
-        if age is None
-        else f"Nothing was sent to Cooked again: an identical {write.tool} call made {age:.0f} s ago ended "
-        f"like this: {how}"
-    )
-    return (
-        f"{head} Next step: look before you retry it: {write.look}. If the change is there, do not make it again. If "
+        f"{how} Next step: look before you retry it: {write.look}. If the change is there, do not make it again. If "
         f"it is not, call {write.tool} again with the same arguments after that read: it is then carried out "
         f"again. Until such a read, identical calls send nothing and get this answer (for up to "
         f"{KEEP_SECONDS / 60:.0f} minutes)."
-    )
-
-
-def _repeat_note(write: Write, age: float) -> str:
-    if write.reported_again:
-        return (
-            f"This page was already imported {age:.0f} s ago by an earlier save_recipe call, so it was not "
-            "imported again; that import's result follows."
-        )
-    if write.deletes is not None:
-        again = "The recipe is gone: there is nothing to delete again."
-    else:
-        again = f"To make the change once more on purpose, call {write.tool} again with the same arguments."
-    return (
-        f"An identical {write.tool} call made {age:.0f} s ago already made this change, so nothing was sent "
-        f"to Cooked again (its answer may not have reached you); its result follows. {again}"
     )
