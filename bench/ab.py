@@ -92,14 +92,21 @@ async def _http_calls(
     pids: dict[str, int],
     profile: Path | None = None,
 ) -> AsyncIterator[dict[str, Call]]:
-    if profile is not None:
-        raise SystemExit("--profile is for stdio only")
     async with contextlib.AsyncExitStack() as stack:
         calls: dict[str, Call] = {}
-        for name, bin_dir in builds.items():
+        for index, (name, bin_dir) in enumerate(builds.items()):
             port, token = free_port(), new_token()
             env = _env(home, base_url, bin_dir, COOKED_MCP_HTTP_TOKEN=token)
             argv = [str(bin_dir / "cooked-mcp"), "--transport", "http", "--http-addr", f"{HOST}:{port}"]
+            if profile is not None:
+                argv = [
+                    str(bin_dir / "python"),
+                    "-m",
+                    "cProfile",
+                    "-o",
+                    str(profile / f"build{index}.prof"),
+                    *argv,
+                ]
             child = stack.enter_context(spawn(name, argv, env, logs / f"{name}-http.log"))
             wait_for_port(child, port)
             client = await stack.enter_async_context(lean_http(f"http://{HOST}:{port}/mcp", token))

@@ -15,6 +15,7 @@ import respx
 from client_support import CANONICAL_USERNAME, LOGIN_NAME, LOGIN_PATH, PASSWORD, make_client, user_path
 
 from cooked_mcp.cooked import CookedClient
+from cooked_mcp.cooked.bounds import MAX_PARSED_URLS
 from cooked_mcp.cooked.endpoints import API_PREFIX, ENDPOINTS
 from cooked_mcp.exceptions import CookedRequestError
 
@@ -393,3 +394,34 @@ def test_no_client_method_accepts_a_username_or_credentials() -> None:
             continue
         parameters = set(inspect.signature(method).parameters)
         assert not parameters & {"username", "user", "password", "login", "credentials", "cookie"}, name
+
+
+@pytest.mark.req("api-client.REQUESTS.1", "api-client.REQUESTS.4")
+@pytest.mark.anyio
+async def test_an_address_used_again_is_not_parsed_again_and_at_most_128_are_kept(
+    router: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """httpx checks a URL character by character (~35 µs a request): each address is parsed once;
+    past ``MAX_PARSED_URLS`` the kept ones are forgotten, and every request still goes where it
+    should."""
+    parsed: list[str] = []
+    parse = httpx.URL
+
+    def counted(url: Any = "", **kwargs: Any) -> httpx.URL:
+        if isinstance(url, str) and url.startswith("https://cooked.test/api/user/"):
+            parsed.append(url)
+        return parse(url, **kwargs)
+
+    monkeypatch.setattr(httpx, "URL", counted)
+    route = router.get(user_path("/recipes")).mock(return_value=httpx.Response(200, json={"items": []}))
+    async with make_client(router) as client:
+        for _ in range(3):
+            await client.list_recipes(1, 10)
+        assert len(parsed) == 1
+        for page in range(1, MAX_PARSED_URLS + 2):  # page 1 is kept already: 128 more addresses
+            await client.list_recipes(page, 10)
+        assert len(parsed) == MAX_PARSED_URLS + 1
+        await client.list_recipes(1, 10)  # forgotten once the 129th came
+    assert len(parsed) == MAX_PARSED_URLS + 2
+    pages = [parse_qs(call.request.url.query.decode())["page"] for call in route.calls]
+    assert pages == [["1"]] * 4 + [[str(page)] for page in range(2, MAX_PARSED_URLS + 2)] + [["1"]]

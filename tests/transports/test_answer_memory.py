@@ -26,7 +26,15 @@ from hardening_support import FIGURES
 from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_server, server_env, write_limits
 
 from cooked_fake import FakeCooked
-from cooked_mcp_runtime.results import CURRENT_CALL, AnswerBudget, ToolCall, ToolError
+from cooked_mcp_runtime.results import (
+    CURRENT_CALL,
+    HANDED_OVER,
+    SMALL_ANSWER_BYTES,
+    AnswerBudget,
+    HandedOver,
+    ToolCall,
+    ToolError,
+)
 
 RECIPE_BYTES = 7 * 1024 * 1024
 READERS = 20
@@ -178,6 +186,27 @@ async def test_a_call_holds_what_it_read_until_handed_over_and_a_task_it_leaves_
         assert budget.held == 0
     finally:
         CURRENT_CALL.reset(token)
+
+
+@pytest.mark.anyio
+@pytest.mark.req("extensions.MEMORY.1")
+async def test_over_http_only_an_answer_of_64_kib_or_more_stays_held_until_its_response_is_written() -> None:
+    """A smaller one is freed when handed to the SDK, as over stdio: holding it until written
+    cost every HTTP call an extra write of its response, for a few KiB at most per call."""
+    budget = AnswerBudget()
+    budget.configure(8, 0.1)
+    handed = HandedOver()
+    scope = {"type": "http", HANDED_OVER: handed}
+    small, big = (ToolCall(tool="read", report_progress=_no_progress) for _ in range(2))
+    for call, size in ((small, SMALL_ANSWER_BYTES - 1), (big, SMALL_ANSWER_BYTES)):
+        token = CURRENT_CALL.set(call)
+        try:
+            await budget.hold(size)
+        finally:
+            CURRENT_CALL.reset(token)
+        budget.hand_over(call, scope)
+    assert handed.calls == [big]
+    assert budget.held == SMALL_ANSWER_BYTES
 
 
 @pytest.mark.req("extensions.MEMORY.1", "extensions.MEMORY.2")

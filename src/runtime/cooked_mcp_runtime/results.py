@@ -92,6 +92,12 @@ class HandedOver:
 
 
 _MIB = 1024 * 1024
+
+#: Below this, a call's answer is freed when handed to the SDK, over HTTP too: the server's write
+#: buffer (64 KiB before it waits for a slow client) takes it without waiting, and waiting for the
+#: write costs every call an extra write of its response (about 0.15 ms). Each call in flight
+#: can then hold at most this much beyond the budget.
+SMALL_ANSWER_BYTES = 64 * 1024
 _M_MMAP_THRESHOLD = -3  # glibc's malloc.h
 
 
@@ -148,9 +154,15 @@ class AnswerBudget:
 
     def hand_over(self, call: ToolCall | None, scope: object) -> None:
         """The dispatcher handed ``call``'s answer to the SDK, or gave up on it. Over HTTP, what it
-        holds stays held until its response is written (``HANDED_OVER``); otherwise it is freed."""
+        holds stays held until its response is written (``HANDED_OVER``) if it holds
+        ``SMALL_ANSWER_BYTES`` or more; otherwise it is freed."""
         handed = scope.get(HANDED_OVER) if isinstance(scope, dict) else None
-        if call is not None and isinstance(handed, HandedOver) and not handed.written:
+        if (
+            call is not None
+            and call._held.bytes >= SMALL_ANSWER_BYTES
+            and isinstance(handed, HandedOver)
+            and not handed.written
+        ):
             handed.calls.append(call)
         else:
             self.release(call)

@@ -24,6 +24,10 @@ MAX_ERROR_BODY_BYTES = 64 * 1024
 MAX_COOKIES = 32
 MAX_COOKIE_BYTES = 4096
 
+#: Parsed request URLs the client keeps (httpx checks each one character by character): the
+#: addresses used again and again are parsed once; past this many it forgets them all.
+MAX_PARSED_URLS = 128
+
 CookieKey = tuple[str, str, str]  # domain, path, name
 
 
