@@ -111,7 +111,7 @@ class Sender:
     @functools.cached_property
     def _http(self) -> httpx.AsyncClient:
         # implements: authentication.SESSION.7, authentication.SESSION.8
-        return _Client(
+        return httpx.AsyncClient(
             trust_env=True,  # proxy and CA settings from the environment, as any httpx client
             verify=httpx.create_ssl_context(),  # one trust store for the client and a proxy's transport
             transport=self._given_transport,
@@ -305,32 +305,6 @@ class Sender:
                 "(for example https://cooked.wiki), or retry later"
             ),
         )
-
-
-class _Cookies(httpx.Cookies):
-    """httpx's cookies, offered only the answers that set one: httpx offers the jar every answer,
-    and the standard library's view of one that it builds for that costs ~40 µs a request."""
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        if "set-cookie" in response.headers:
-            super().extract_cookies(response)
-
-
-class _Client(httpx.AsyncClient):
-    """httpx's client over ``_Cookies``: given to its constructor or assigned, they would be
-    copied into a plain ``httpx.Cookies``."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.session_cookies = _Cookies()
-
-    @property
-    def cookies(self) -> httpx.Cookies:
-        return self.session_cookies
-
-    @cookies.setter
-    def cookies(self, cookies: object) -> None:
-        raise AttributeError("the session's cookie jar is not replaced, only cleared")
 
 
 def _log(endpoint: Endpoint, outcome: str) -> None:
