@@ -142,11 +142,9 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
     middleware = [Middleware(AnswersInFlight), Middleware(Refusals)]
     if settings.http_token is not None and remote is None:
         middleware.append(Middleware(BearerTokenMiddleware, token=settings.http_token, served_path=MCP_PATH))
-    if remote is None:
-        middleware.append(Middleware(RequestBodyLimitMiddleware, max_body_size=Limits.MAX_MESSAGE_BYTES))
-    else:
-        # The SDK's limit reads a body whole before the app sees it: a stranger's is a form of a few
-        # KiB, and /mcp reads its 4 MiB only once the access token let it through.
+    if remote is not None:
+        # A stranger's body is a form of a few KiB; /mcp reads its 4 MiB (HttpGuard) only once the
+        # access token let it through.
         middleware.append(Middleware(_StrangersBodies))
 
     @contextlib.asynccontextmanager
@@ -158,9 +156,7 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
     routes = [
         Route(
             MCP_PATH,
-            endpoint=remote.guard(RequestBodyLimitMiddleware(guard, Limits.MAX_MESSAGE_BYTES))
-            if remote
-            else guard,
+            endpoint=remote.guard(guard) if remote else guard,
         ),
         *(remote.routes if remote else []),
     ]

@@ -90,15 +90,24 @@ class HttpGuard:
                 tracked.last = time.monotonic()
 
     async def _post(self, scope: Scope, receive: Receive, send: Send, session: str | None) -> None:
-        body, chunks = b"", []
-        while (part := await receive())["type"] == "http.request":
+        # The body bound, applied here as the body is read once (the SDK's would read and copy it again).
+        declared = Headers(scope=scope).get("content-length", "")
+        size, chunks = int(declared) if declared.isdigit() else 0, []
+        read = 0
+        while size <= Limits.MAX_MESSAGE_BYTES:
+            part = await receive()
+            if part["type"] != "http.request":  # nobody is left to answer, and the request was never whole
+                logger.debug("a client went away before its request body was complete")
+                return
             chunks.append(part.get("body", b""))
+            read += len(chunks[-1])
+            size = max(size, read)
             if not part.get("more_body", False):
-                body = b"".join(chunks)
                 break
-        else:  # nobody is left to answer, and the request was never whole
-            logger.debug("a client went away before its request body was complete")
+        if size > Limits.MAX_MESSAGE_BYTES:
+            await Response("Request body too large", 413)(scope, receive, send)
             return
+        body = b"".join(chunks)
         # Without a session only a handshake-era request opens one (a 2026-07-28 one never does).
         version = Headers(scope=scope).get("mcp-protocol-version", HANDSHAKE_PROTOCOL_VERSIONS[0])
         opens = session is None and version in HANDSHAKE_PROTOCOL_VERSIONS
