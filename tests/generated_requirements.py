@@ -1573,7 +1573,7 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.REMOTE.2",
         "extensions",
         "REMOTE",
-        "Remote mode refuses to start without an owner password (COOKED_MCP_OWNER_PASSWORD, mcp.owner_password or mcp.owner_password_cmd).",
+        "Remote mode refuses to start without an owner password (COOKED_MCP_OWNER_PASSWORD, mcp.owner_password or mcp.owner_password_cmd), or with one shorter than 12 characters, saying so without showing it.",
     ),
     "extensions.REMOTE.3": Requirement(
         "extensions.REMOTE.3",

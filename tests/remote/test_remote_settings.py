@@ -10,6 +10,7 @@ from canaries import assert_no_canary
 from servers import python_command, run_main
 
 from cooked_mcp.config import load_settings
+from cooked_mcp.exceptions import ConfigError
 
 OWNER = "owner-canary-9xq"
 
@@ -30,6 +31,23 @@ def test_remote_mode_refuses_to_start_without_an_owner_password(tmp_path: Path) 
     assert result.returncode == 2
     assert "remote mode (--public-url) needs an owner password" in result.stderr
     assert "COOKED_MCP_OWNER_PASSWORD" in result.stderr
+
+
+@pytest.mark.req("extensions.REMOTE.2")
+def test_remote_mode_refuses_an_owner_password_under_12_characters_without_showing_it(tmp_path: Path) -> None:
+    short = "short-Pw9Zk"  # 11 characters
+    result = run_main(
+        _env(tmp_path, COOKED_MCP_OWNER_PASSWORD=short), "--public-url", "https://cooked.example.net"
+    )
+    assert result.returncode == 2
+    assert "has 11 characters" in result.stderr and "at least 12" in result.stderr
+    assert "COOKED_MCP_OWNER_PASSWORD" in result.stderr and short not in result.stderr
+    config = tmp_path / "config.toml"
+    config.write_text(f"[mcp]\nowner_password_cmd = {json.dumps(python_command(f'print({short!r})'))}\n")
+    config.chmod(0o600)
+    with pytest.raises(ConfigError, match="has 11 characters") as refused:
+        load_settings(config_path=str(config), environ=_env(tmp_path), public_url="https://c.example")
+    assert short not in str(refused.value) and "owner_password_cmd" in str(refused.value)
 
 
 @pytest.mark.req("extensions.REMOTE.3")

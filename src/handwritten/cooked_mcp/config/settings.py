@@ -354,6 +354,19 @@ class Settings(BaseModel):
             object.__setattr__(self, name, output if name == "username" else SecretStr(output))
         return self
 
+    # implements: extensions.REMOTE.2
+    @model_validator(mode="after")
+    def _owner_password_long_enough(self) -> Self:
+        """After the commands: the consent page is on the internet, with a few guesses per lockout."""
+        owner = self.owner_password.get_secret_value() if self.owner_password is not None else ""
+        if self.owner_password is not None and len(owner) < MIN_OWNER_PASSWORD:
+            raise ValueError(
+                f"the owner password from {self.describe_source('owner_password')} has {len(owner)} characters: "
+                f"remote mode puts the consent page on the internet, so it needs at least {MIN_OWNER_PASSWORD}; "
+                "choose a longer one"
+            )
+        return self
+
     # --- where the values came from ---------------------------------------------------------
 
     def origin(self, setting: str) -> Origin:
@@ -435,6 +448,10 @@ def _has_space_or_control(text: str) -> bool:
 
 
 # implements: server.SECURITY.11
+#: Remote mode's owner password: the consent page allows a few wrong guesses per lockout (remote/).
+MIN_OWNER_PASSWORD = 12
+
+
 def _token(value: str) -> str:
     """A bearer token travels in an HTTP header: it must be visible ASCII, and never empty."""
     stripped = value.strip(ASCII_WHITESPACE)
