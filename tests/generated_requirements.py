@@ -1675,7 +1675,7 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.MEMORY.1",
         "extensions",
         "MEMORY",
-        "The bytes of Cooked's answers that tool calls in flight hold, from before each answer is read until the call's own answer is written (over HTTP) or handed to the MCP SDK (over stdio), are bounded by a setting.",
+        "The bytes of Cooked's answers that tool calls in flight hold, from before each answer is read until the call's own answer is written (over HTTP, when the call holds 64 KiB or more) or handed to the MCP SDK (over stdio, and a smaller call over HTTP), are bounded by a setting.",
     ),
     "extensions.MEMORY.2": Requirement(
         "extensions.MEMORY.2",
