@@ -347,6 +347,16 @@ def test_stdin_from_a_file_is_served_too(
     assert [r.path for r in fake.api_requests() if r.path == "/api/saved/r-0001"] == ["/api/saved/r-0001"]
 
 
+def test_answers_the_copying_thread_cannot_write_are_reported_on_stderr(process_env: dict[str, str]) -> None:
+    """A regular file or device on stdout is fed through a pipe by a thread: when writing to it
+    fails (a full disk: /dev/full), the user is told on stderr; before, the answers were silently
+    lost and nothing said why."""
+    with open("/dev/full", "wb") as stdout:
+        process = _start(process_env, subprocess.PIPE, stdout)
+        _, err = process.communicate(_line(INITIALIZE) + _line(INITIALIZED), timeout=15)
+    assert "could not write to stdout (No space left on device)" in err.decode(errors="replace"), err[-500:]
+
+
 def test_a_call_still_running_when_stdin_ends_is_answered_before_exit(
     client: LineClient, fake: FakeCooked
 ) -> None:

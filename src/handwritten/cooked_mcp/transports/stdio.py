@@ -263,16 +263,28 @@ def _private(fd: int, flags: int, copies: list[threading.Thread]) -> int:
         return os.dup(fd)
     pipe = os.pipe()
     ends = (os.dup(fd), pipe[1]) if flags == os.O_RDONLY else (pipe[0], os.dup(fd))
-    copies.append(threading.Thread(target=_copy, args=ends, daemon=True))
+    copies.append(threading.Thread(target=_copy, args=(*ends, fd), daemon=True))
     copies[-1].start()
     return pipe[0] if flags == os.O_RDONLY else pipe[1]
 
 
-def _copy(source: int, target: int) -> None:
-    with contextlib.suppress(OSError):
+def _copy(source: int, target: int, fd: int) -> None:
+    """A broken pipe is the loop's end closed (serving is over); any other error cuts the requests
+    or answers short, so the user is told which stream failed and why."""
+    try:
         while chunk := os.read(source, 1 << 16):
             while chunk:
                 chunk = chunk[os.write(target, chunk) :]
+    except BrokenPipeError:
+        pass
+    except OSError as exc:
+        doing, what = ("read from stdin", "requests") if fd == 0 else ("write to stdout", "answers")
+        logger.error(
+            "could not %s (%s), so the %s from then on were lost: check the file or device it is",
+            doing,
+            exc.strerror,
+            what,
+        )
     os.close(source)
     os.close(target)
 
