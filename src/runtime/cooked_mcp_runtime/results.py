@@ -93,10 +93,10 @@ class HandedOver:
 
 _MIB = 1024 * 1024
 
-#: Below this, a call's answer is freed when handed to the SDK, over HTTP too: the server's write
-#: buffer (64 KiB before it waits for a slow client) takes it without waiting, and waiting for the
-#: write costs every call an extra write of its response (about 0.15 ms). Each call in flight
-#: can then hold at most this much beyond the budget.
+#: Below this, a call's answer is freed when handed to the SDK, over HTTP too: waiting for the
+#: write costs every call an extra write of its response (about 0.15 ms). Each call in flight can
+#: then hold its response beyond the budget until a slow client reads it: about twice this (the
+#: text and the structured content each repeat the answer), more than the server's write buffer.
 SMALL_ANSWER_BYTES = 64 * 1024
 _M_MMAP_THRESHOLD = -3  # glibc's malloc.h
 
