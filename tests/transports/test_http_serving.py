@@ -21,6 +21,7 @@ from servers import INITIALIZE, MCP_HEADERS, HttpServer, bearer, http_client
 from sessions import text_of
 
 from cooked_fake import FakeCooked
+from cooked_mcp.config.limits import Limits
 
 pytestmark = pytest.mark.anyio
 
@@ -194,16 +195,23 @@ async def test_a_call_bigger_than_an_initialize_may_be_is_served_in_either_proto
     assert not result.is_error, text_of(result)
 
 
+TOO_LARGE = (
+    f"Request body larger than {Limits.MAX_MESSAGE_BYTES} bytes; it was not read and nothing was sent "
+    "to Cooked: send a message of at most 4 MiB"
+)
+
+
 @pytest.mark.req("server.TRANSPORT.5")
 def test_an_oversized_body_is_refused_with_413(server: HttpServer) -> None:
     body = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"x" * (5 * 1024 * 1024) + b'"}}'
     response = httpx.post(server.url, headers=bearer(), content=body, timeout=10)
     assert response.status_code == 413
+    assert response.text == TOO_LARGE, response.text  # names the bound and what to do, as over stdio
 
 
 @pytest.mark.req("server.TRANSPORT.5")
 def test_an_oversized_chunked_body_is_refused_with_413(server: HttpServer) -> None:
-    # No Content-Length: the SDK counts bytes as they arrive and stops at its 4 MiB limit.
+    # No Content-Length: the bytes are counted as they arrive and reading stops at 4 MiB.
     def chunks() -> Iterator[bytes]:
         yield b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"'
         for _ in range(80):
@@ -213,6 +221,7 @@ def test_an_oversized_chunked_body_is_refused_with_413(server: HttpServer) -> No
     response = httpx.post(server.url, headers=bearer(), content=chunks(), timeout=10)
     assert "content-length" not in response.request.headers
     assert response.status_code == 413
+    assert response.text == TOO_LARGE, response.text
 
 
 @pytest.mark.req("server.SECURITY.7")

@@ -105,7 +105,11 @@ class HttpGuard:
             if not part.get("more_body", False):
                 break
         if size > Limits.MAX_MESSAGE_BYTES:
-            await Response("Request body too large", 413)(scope, receive, send)
+            too_large = (
+                f"Request body larger than {Limits.MAX_MESSAGE_BYTES} bytes; it was not read and nothing "
+                "was sent to Cooked: send a message of at most 4 MiB"
+            )
+            await Response(too_large, 413)(scope, receive, send)
             return
         body = b"".join(chunks)
         # Without a session only a handshake-era request opens one (a 2026-07-28 one never does).
