@@ -266,10 +266,11 @@ BEFORE_INITIALIZE = b'{not json\n{"jsonrpc": "2.0", "id": 5, "method": "tools/li
 def _before_initialize(answers: list[dict[str, Any]]) -> None:
     not_json, too_early = answers
     assert (not_json["error"]["code"], not_json["id"]) == (-32700, None)
-    assert too_early["id"] == 5 and too_early["error"]["code"] == -32602  # the SDK's own answer
+    assert too_early["id"] == 5 and too_early["error"]["code"] == -32602
+    assert "send initialize first" in too_early["error"]["message"]
 
 
-def test_before_initialize_a_bad_line_is_a_parse_error_and_a_request_is_answered(
+def test_before_initialize_a_bad_line_is_a_parse_error_and_a_request_is_told_to_initialize(
     client: LineClient,
 ) -> None:
     client.send(BEFORE_INITIALIZE)

@@ -34,6 +34,8 @@ from ..config.limits import Limits
 from .protocol_guard import Refusal, find_id, interrupted, make_answer, read_message, refusal
 from .stop_signals import StopSignals, cancel_when_set
 
+NOT_INITIALIZED = "The session is not initialized: send initialize first, then notifications/initialized"
+
 logger = logging.getLogger("cooked_mcp.transports.stdio")
 
 Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
@@ -72,6 +74,7 @@ async def stdio_streams(application: Application, stop: StopSignals) -> AsyncIte
     read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     running: set[types.RequestId] = set()  # read and not yet answered
+    early: set[types.RequestId] | None = set()  # handshake-era requests read before initialize was answered
     none_left, stopping = anyio.Event(), False  # set once input has ended and no request runs
 
     def drop(request_id: Any) -> None:
@@ -95,6 +98,9 @@ async def stdio_streams(application: Application, stop: StopSignals) -> AsyncIte
             return
         if isinstance(message, types.JSONRPCRequest):
             running.add(message.id)
+            meta = (message.params or {}).get("_meta")
+            if early is not None and not (isinstance(meta, dict) and types.PROTOCOL_VERSION_META_KEY in meta):
+                early.add(message.id)
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
             drop((message.params or {}).get("requestId"))  # the MCP spec: it gets no answer
         await read_send.send(SessionMessage(message))
@@ -116,6 +122,24 @@ async def stdio_streams(application: Application, stop: StopSignals) -> AsyncIte
                     flush=True,
                 )
                 return
+
+    def explained(message: types.JSONRPCResponse | types.JSONRPCError) -> types.JSONRPCMessage:
+        """The SDK's bare "Invalid request parameters" to a request sent before ``initialize`` says
+        what to do instead (a 2026-07-28 request, which needs no initialize, is left alone)."""
+        nonlocal early
+        if early is None:
+            return message
+        asked_early = message.id in early
+        early.discard(message.id)
+        if isinstance(message, types.JSONRPCResponse) and "protocolVersion" in message.result:
+            early = None  # the initialize answer
+        elif (
+            asked_early
+            and isinstance(message, types.JSONRPCError)
+            and message.error.code == types.INVALID_PARAMS
+        ):
+            return make_answer(message.id, NOT_INITIALIZED, types.INVALID_PARAMS)
+        return message
 
     def cut_off() -> list[Refusal]:
         answers = [interrupted(request_id) for request_id in sorted(running, key=str)]
@@ -158,6 +182,7 @@ async def stdio_streams(application: Application, stop: StopSignals) -> AsyncIte
                         )
                         continue
                     drop(message.id)
+                    message = explained(message)
                 try:
                     await send(message)
                 except ConnectionError:
