@@ -305,7 +305,7 @@ def _copy(source: int, target: int, fd: int) -> None:
     except OSError as exc:
         doing, what = ("read from stdin", "requests") if fd == 0 else ("write to stdout", "answers")
         logger.error(
-            "could not %s (%s), so the %s from then on were lost: check the file or device it is",
+            "could not %s (%s), so the %s from then on were lost: check the file or device it was redirected to",
             doing,
             exc.strerror,
             what,
