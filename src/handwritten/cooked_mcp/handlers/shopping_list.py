@@ -83,10 +83,13 @@ class ShoppingListTools:
         )
         if listing.recipe_ids:
             head += f" Recipes on the list: {_id_list(listing.recipe_ids, 'recipe_ids')}."
+        by_aisle: dict[str, list[tool.ProductGroup]] = {}
+        for group in groups:
+            by_aisle.setdefault(group.aisle_id, []).append(group)
         lines: list[str] = []  # one header per aisle (empty ones too), one line per group up to the bound
         budget = MAX_LISTED_GROUPS
         for aisle in aisles:
-            members = [group for group in groups if group.aisle_id == aisle.id]
+            members = by_aisle.get(aisle.id, [])
             count = _count(len(members), "product group") if members else "empty"
             lines.append(f"{one_line(aisle.name, NO_NAME)} ({one_line(aisle.id, '?')}): {count}")
             for group in members[:budget]:
