@@ -2,7 +2,7 @@
 
 Both builds' ``cooked-mcp`` (each from its own worktree's .venv) and the bare SDK server are
 started over stdio against one fake Cooked and spoken to by the minimal JSON-RPC client
-(lean.py); ``read target=recipe`` (the bare server: its trivial ``echo`` tool) is timed in
+(lean.py); ``read target=recipe`` (or ``--workload``'s call; the bare server: its trivial ``echo`` tool) is timed in
 rounds, the three servers in a random order every turn, so every series sees the machine
 at the same moments. Prints each round's p50 and the median of the rounds' p50s per server, each server's
 CPU time per timed call (from /proc: the figure least moved by other work on the machine),
@@ -36,7 +36,7 @@ from .fake import remote_fake
 from .lean import lean_http, lean_stdio
 from .measure import MS, interleaved
 from .procs import HOST, cpu_seconds, free_port, server_env, spawn, wait_for_port
-from .workloads import READ_RECIPE
+from .workloads import WORKLOADS, Workload
 
 Call = Callable[[], Awaitable[object]]
 ECHO = ("echo", {"text": "x"})
@@ -55,6 +55,7 @@ async def _stdio_calls(
     base_url: str,
     logs: Path,
     pids: dict[str, int],
+    workload: Workload,
     profile: Path | None = None,
 ) -> AsyncIterator[dict[str, Call]]:
     async with contextlib.AsyncExitStack() as stack:
@@ -73,7 +74,7 @@ async def _stdio_calls(
                     *argv,
                 ]
             client = await stack.enter_async_context(lean_stdio(env, errlog, argv=argv))
-            calls[name] = READ_RECIPE.mcp_call(client)
+            calls[name] = workload.mcp_call(client)
             pids[name] = client.pid
         errlog = stack.enter_context((logs / "bare.log").open("a"))
         env = _env(home, base_url, Path(sys.executable).parent)
@@ -90,6 +91,7 @@ async def _http_calls(
     base_url: str,
     logs: Path,
     pids: dict[str, int],
+    workload: Workload,
     profile: Path | None = None,
 ) -> AsyncIterator[dict[str, Call]]:
     async with contextlib.AsyncExitStack() as stack:
@@ -110,7 +112,7 @@ async def _http_calls(
             child = stack.enter_context(spawn(name, argv, env, logs / f"{name}-http.log"))
             wait_for_port(child, port)
             client = await stack.enter_async_context(lean_http(f"http://{HOST}:{port}/mcp", token))
-            calls[name] = READ_RECIPE.mcp_call(client)
+            calls[name] = workload.mcp_call(client)
             pids[name] = child.pid
         port = free_port()
         env = _env(home, base_url, Path(sys.executable).parent)
@@ -134,7 +136,8 @@ async def _run(args: argparse.Namespace, base_url: str, scratch: Path) -> dict[s
     logs.mkdir()
     shuffle = random.Random(7)
     pids: dict[str, int] = {}
-    async with opener(builds, scratch / "home", base_url, logs, pids, args.profile) as calls:
+    workload = next(w for w in WORKLOADS if w.name == args.workload)
+    async with opener(builds, scratch / "home", base_url, logs, pids, workload, args.profile) as calls:
         names = list(calls)
         per_round: dict[str, list[float]] = {name: [] for name in names}
         for call in calls.values():  # log-in, first-call set-up and warm caches: untimed
@@ -174,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.ab", description=__doc__.splitlines()[0])
     parser.add_argument("--other", type=Path, required=True, help="worktree of the other build (its .venv)")
     parser.add_argument("--http", action="store_true", help="Streamable HTTP instead of stdio")
+    parser.add_argument(
+        "--workload", choices=[w.name for w in WORKLOADS], default=WORKLOADS[0].name, help="the call timed"
+    )
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--calls", type=int, default=100, help="timed calls per server per round")
     parser.add_argument("--warmup", type=int, default=30)

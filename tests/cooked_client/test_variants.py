@@ -6,6 +6,8 @@ to a variant (cooked_fake/variants.py); the agent must see exactly the same thin
 
 from __future__ import annotations
 
+import codecs
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -19,6 +21,10 @@ from sessions import cooked_session, text_of
 from cooked_fake import DRAFT_ID, FOREIGN_RECIPE_ID, SEED_LOGIN, SEED_PASSWORD, FakeCooked
 from cooked_mcp.app import build_server
 from cooked_mcp.cooked.client import CookedClient
+from cooked_mcp.cooked.decoding import decode
+from cooked_mcp.cooked.endpoints import GET_SHOPPING_LIST
+from cooked_mcp.cooked.models import ShoppingList
+from cooked_mcp.cooked.sender import Answer
 
 Seen = list[tuple[bool, str, Any]]
 Journey = Callable[[Client], Awaitable[Seen]]
@@ -205,3 +211,12 @@ async def test_tolerance_stops_where_a_tool_would_lie(
         result = await client.call_tool(*call)
     assert result.is_error
     assert words in text_of(result)
+
+
+@pytest.mark.req("api-client.RESPONSES.1")
+def test_an_answer_the_one_pass_decoder_refuses_is_read_as_the_json_module_reads_it() -> None:
+    """Answers are parsed and validated in one pass; one that pass refuses, as a leading byte-order
+    mark that the json module skips, is read the way it always was."""
+    body = {"aisles": [{"id": "a", "name": "A", "product-groups": []}], "recipe-ids": ["r-1"]}
+    answer = Answer(200, codecs.BOM_UTF8 + json.dumps(body).encode(), truncated=False, retry_after=None)
+    assert decode(ShoppingList, answer, GET_SHOPPING_LIST) == ShoppingList.model_validate(body)

@@ -159,3 +159,17 @@ async def test_a_long_list_is_summarised_in_text_and_complete_in_structured_outp
     assert "first 100 of 156 product groups; 56 are left out here" in text
     assert "structured output (product_groups) has every group" in text
     assert len(text) < 6000
+
+
+@pytest.mark.req("shopping-list.READ.7", "api-client.RESPONSES.1")
+async def test_a_flag_spelled_both_ways_reads_as_its_plain_key(fake: FakeCooked) -> None:
+    """Cooked's app spells flags ``selected?`` too (docs/cooked-api.md); when both come, the plain one wins."""
+    groups = [
+        {"id": "pg-1", "name": "Onion", "selected": False, "selected?": True},
+        {"id": "pg-2", "name": "Leek", "selected?": True},
+    ]
+    fake.fail("GET", LIST, status=200, body={"aisles": [{"id": "a", "name": "A", "product-groups": groups}]})
+    async with cooked_session(fake) as client:
+        result = await read_list(client)
+    assert [group["selected"] for group in structured(result)["product_groups"]] == [False, True]
+    assert "1 ticked" in text_of(result)

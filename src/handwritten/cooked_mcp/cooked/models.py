@@ -16,16 +16,10 @@ from cooked_mcp.cooked.endpoints import Key
 class _CookedModel(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _question_mark_keys(cls, data: Any) -> Any:
-        """``can-edit?`` reads as ``can-edit`` unless the plain key is there too (it wins)."""
-        asked = [k for k in data if isinstance(k, str) and k.endswith("?")] if isinstance(data, dict) else []
-        return (
-            {**{k[:-1]: data[k] for k in asked}, **{k: v for k, v in data.items() if k not in asked}}
-            if asked
-            else data
-        )
+
+def _flag(key: str) -> AliasChoices:
+    """A boolean key read as Cooked may spell it, ``can-edit`` or ``can-edit?`` (the plain one wins)."""
+    return AliasChoices(key, f"{key}?")
 
 
 class LoginResult(_CookedModel):
@@ -56,7 +50,7 @@ class CookedRecipe(_CookedModel):
     description: str = Field(alias=Key.DESCRIPTION)
     portions: int | None = Field(default=None, alias=Key.PORTIONS)
     owner: str | None = Field(default=None, alias=Key.OWNER)
-    can_edit: bool | None = Field(default=None, alias=Key.CAN_EDIT)
+    can_edit: bool | None = Field(default=None, alias=Key.CAN_EDIT, validation_alias=_flag(Key.CAN_EDIT))
 
 
 class Preview(_CookedModel):
@@ -102,7 +96,7 @@ class CookedProductGroup(_CookedModel):
     id: str = Field(alias=Key.ID, min_length=1)
     name: str = Field(alias=Key.NAME)
     quantity: str | None = Field(default=None, alias=Key.QUANTITY)
-    selected: bool = Field(alias=Key.SELECTED)
+    selected: bool = Field(alias=Key.SELECTED, validation_alias=_flag(Key.SELECTED))
 
 
 class CookedAisle(_CookedModel):

@@ -54,39 +54,53 @@ class ShoppingListTools:
         agent gets them flat, each naming its aisle."""
         listing = await self._get_list()
         call.when_answered(lambda: self._writes.looked("shopping_list"))
-        # implements: shopping-list.READ.2, shopping-list.READ.3
-        aisles = [
-            tool.Aisle(
-                id=aisle.id,
-                name=one_line(aisle.name, "", MAX_VALUE_CHARS),
-                product_group_count=len(aisle.product_groups),
-            )
-            for aisle in listing.aisles
-        ]
-        # implements: shopping-list.READ.4, shopping-list.READ.5, shopping-list.READ.6, shopping-list.READ.7, shopping-list.READ.8
-        groups = [
-            _group(group.id, group.name, group.quantity, group.selected, aisle.id)
-            for aisle in listing.aisles
-            for group in aisle.product_groups
-        ]
+        has_groups = any(aisle.product_groups for aisle in listing.aisles)
         next_step = None
         if self._writable:
             next_step = (
                 "Change items with change_shopping_list using these IDs: tick with add_selection, "
                 "move with update_item aisle_id, delete with remove."
-                if groups
+                if has_groups
                 else "The list is empty; add ingredient lines with change_shopping_list action=add."
             )
+        # Validated in one call from plain values: one model per aisle and group costs ~1.5 us each.
+        output = tool.ReadOutput.model_validate(
+            {
+                "target": args.target,
+                # implements: shopping-list.READ.2, shopping-list.READ.3
+                "aisles": [
+                    {
+                        "id": aisle.id,
+                        "name": one_line(aisle.name, "", MAX_VALUE_CHARS),
+                        "product_group_count": len(aisle.product_groups),
+                    }
+                    for aisle in listing.aisles
+                ],
+                # implements: shopping-list.READ.4, shopping-list.READ.5, shopping-list.READ.6, shopping-list.READ.7, shopping-list.READ.8
+                "product_groups": [
+                    _group_fields(group.id, group.name, group.quantity, group.selected, aisle.id)
+                    for aisle in listing.aisles
+                    for group in aisle.product_groups
+                ],
+                "recipe_ids": listing.recipe_ids,
+                "data_from_cooked": ["aisles[].name", "product_groups[].name", "product_groups[].quantity"],
+                "next_step": next_step,
+            }
+        )
+        aisles, groups = output.aisles or [], output.product_groups or []
         head = (
             f"Shopping list: {_count(len(groups), 'product group')} in {_count(len(aisles), 'aisle')}, "
             f"{sum(group.selected for group in groups)} ticked."
         )
         if listing.recipe_ids:
             head += f" Recipes on the list: {_id_list(listing.recipe_ids, 'recipe_ids')}."
+        by_aisle: dict[str, list[tool.ProductGroup]] = {}
+        for group in groups:
+            by_aisle.setdefault(group.aisle_id, []).append(group)
         lines: list[str] = []  # one header per aisle (empty ones too), one line per group up to the bound
         budget = MAX_LISTED_GROUPS
         for aisle in aisles:
-            members = [group for group in groups if group.aisle_id == aisle.id]
+            members = by_aisle.get(aisle.id, [])
             count = _count(len(members), "product group") if members else "empty"
             lines.append(f"{one_line(aisle.name, NO_NAME)} ({one_line(aisle.id, '?')}): {count}")
             for group in members[:budget]:
@@ -109,14 +123,6 @@ class ShoppingListTools:
             parts.append(next_step)
         elif not groups:
             parts.append("The list is empty.")
-        output = tool.ReadOutput(
-            target=args.target,
-            aisles=aisles,
-            product_groups=groups,
-            recipe_ids=listing.recipe_ids,
-            data_from_cooked=["aisles[].name", "product_groups[].name", "product_groups[].quantity"],
-            next_step=next_step,
-        )
         return ToolResult("\n".join(parts), output)
 
     # implements: shopping-list.ACTIONS.1
@@ -205,7 +211,7 @@ class ShoppingListTools:
             ),
         ):
             changed_id = await self._client.update_product_group(group_id, **fields)
-        item = _group(changed_id, **fields)
+        item = tool.ProductGroup.model_validate(_group_fields(changed_id, **fields))
         kept = [name for name in EDITABLE if name not in given]
         quantity = f", quantity {one_line(item.quantity, '')}" if item.quantity else ", no quantity"
         tick = "ticked" if item.selected else "not ticked"
@@ -316,16 +322,17 @@ def _selected_ids(listing: ShoppingList) -> list[str]:
     return [group.id for group in _groups(listing) if group.selected]
 
 
-def _group(
+def _group_fields(
     group_id: str, name: str, quantity: str | None, selected: bool, aisle_id: str
-) -> tool.ProductGroup:
-    return tool.ProductGroup(
-        id=group_id,
-        name=one_line(name, "", MAX_VALUE_CHARS),
-        quantity=one_line(quantity, "", MAX_VALUE_CHARS) or None,
-        selected=selected,
-        aisle_id=aisle_id,
-    )
+) -> dict[str, Any]:
+    """A product group as the tools show it (``tool.ProductGroup``'s fields)."""
+    return {
+        "id": group_id,
+        "name": one_line(name, "", MAX_VALUE_CHARS),
+        "quantity": one_line(quantity, "", MAX_VALUE_CHARS) or None,
+        "selected": selected,
+        "aisle_id": aisle_id,
+    }
 
 
 def _unique(ids: Iterable[str]) -> list[str]:
