@@ -2,7 +2,7 @@
 
 Before the answer budget (``mcp.limits.answers_in_flight_mib``) every read held its 7 MiB from
 Cooked, the result made of it (text and structured content) and the JSON written out, all at
-once: the process grew by ~450 MiB. Now at most 32 MiB of Cooked's answers are held at a time,
+once: the process grew by ~450 MiB. Now at most 16 MiB of Cooked's answers are held at a time,
 each until its call's response is written, so the other reads wait. SECURITY.md states the two
 figures asserted here: the peak (VmHWM) grows by at most ``MAX_PEAK_GROWTH_MIB`` over the start,
 and once every client has closed its session, resident memory comes back to within

@@ -43,11 +43,13 @@ class Limits(BaseModel):
     ] = 300.0
 
     #: MiB of Cooked's answers the calls in flight may hold (results.AnswerBudget); a read finding no
-    #: room waits ``answers_wait_seconds``, then is refused.
+    #: room waits ``answers_wait_seconds``, then is refused. Each answer is held several times over
+    #: on its way out (text, structured content, JSON, the event): 16 keeps a burst's peak well under
+    #: SECURITY.md's bound, which 32 met only just, and takes no longer.
     answers_in_flight_mib: Annotated[
         int,
         Field(ge=8, le=4096, description="a whole number of MiB from 8 (the largest answer read) to 4096"),
-    ] = 32
+    ] = 16
     #: At most 20 s: the wait is part of the read's own 40 s deadline (cooked.sender.Timeouts).
     answers_wait_seconds: Annotated[
         float,
