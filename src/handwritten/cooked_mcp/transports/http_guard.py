@@ -91,7 +91,8 @@ class HttpGuard:
 
     async def _post(self, scope: Scope, receive: Receive, send: Send, session: str | None) -> None:
         # The body bound, applied here as the body is read once (the SDK's would read and copy it again).
-        declared = Headers(scope=scope).get("content-length", "")
+        headers = Headers(scope=scope)
+        declared = headers.get("content-length", "")
         size, chunks = int(declared) if declared.isdigit() else 0, []
         read = 0
         while size <= Limits.MAX_MESSAGE_BYTES:
@@ -107,13 +108,13 @@ class HttpGuard:
         if size > Limits.MAX_MESSAGE_BYTES:
             too_large = (
                 f"Request body larger than {Limits.MAX_MESSAGE_BYTES} bytes; it was not read and nothing "
-                "was sent to Cooked: send a message of at most 4 MiB"
+                f"was sent to Cooked: send a message of at most {Limits.MAX_MESSAGE_BYTES // 2**20} MiB"
             )
             await Response(too_large, 413)(scope, receive, send)
             return
         body = b"".join(chunks)
         # Without a session only a handshake-era request opens one (a 2026-07-28 one never does).
-        version = Headers(scope=scope).get("mcp-protocol-version", HANDSHAKE_PROTOCOL_VERSIONS[0])
+        version = headers.get("mcp-protocol-version", HANDSHAKE_PROTOCOL_VERSIONS[0])
         opens = session is None and version in HANDSHAKE_PROTOCOL_VERSIONS
         if opens and len(body) > Limits.MAX_INITIALIZE_BYTES:
             too_big = make_answer(None, f"initialize request larger than {Limits.MAX_INITIALIZE_BYTES} bytes")
