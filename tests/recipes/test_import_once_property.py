@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -231,11 +232,15 @@ def mixed_case(text: str, upper: list[bool]) -> str:
 
 
 def escaped(text: str, which: list[bool], lower_hex: bool) -> str:
-    """Some unreserved characters of ``text`` percent-escaped (in either hex case)."""
+    """Some unreserved characters of ``text`` percent-escaped (in either hex case); the two hex
+    digits of an escape already there are not characters of their own (escaping one would make
+    its ``%`` a literal one, another page)."""
+    inside = {i + k for i in range(len(text)) if re.match(r"%[0-9A-Fa-f]{2}", text[i:]) for k in (1, 2)}
     out = []
-    for char, escape in zip(text, which + [False] * len(text), strict=False):
+    for i, (char, escape) in enumerate(zip(text, which + [False] * len(text), strict=False)):
         code = f"%{ord(char):02X}"
-        out.append((code.lower() if lower_hex else code) if escape and char in UNRESERVED else char)
+        escapable = escape and char in UNRESERVED and i not in inside
+        out.append((code.lower() if lower_hex else code) if escapable else char)
     return "".join(out)
 
 
@@ -275,3 +280,13 @@ def test_every_spelling_of_a_page_has_its_key_and_another_path_another(
     key = same_page(page)
     assert same_page(spelt) == key == same_page(key)
     assert same_page(f"{scheme}://{host}/{path}x") != key
+
+
+@pytest.mark.req("recipes.SAVE.3")
+def test_a_bare_percent_is_a_literal_one_and_never_makes_an_escape_with_what_follows() -> None:
+    """Decoding ``%41`` after a bare ``%`` made ``%AB``, the key of another page: a literal
+    ``%`` is what httpx sends as ``%25``, so ``/%%41B`` is ``/%25AB``, and its key is its own key."""
+    key = same_page("http://a.com/%%41B")
+    assert key == "http://a.com/%25AB" == same_page(key) == same_page("http://a.com/%25%41B")
+    assert key != same_page("http://a.com/%AB")
+    assert same_page("http://a.com/%0a") == same_page("http://a.com/%0A") == "http://a.com/%0A"

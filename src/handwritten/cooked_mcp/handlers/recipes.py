@@ -33,7 +33,7 @@ SEARCH_PAGE_SIZE = 20
 #: How often a running URL import reports progress; clients drop a call that stays silent too long.
 PROGRESS_INTERVAL_SECONDS = 3.0
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})?")  # a bare % is a literal one, sent as %25
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 
 # implements: api-client.ERRORS.5
@@ -475,6 +475,8 @@ def same_page(url: str) -> str:
 
 def _unescaped(text: str) -> str:
     def one(escape: re.Match[str]) -> str:
+        if escape[1] is None:  # so that no decoded character can make a new escape with it
+            return "%25"
         char = chr(int(escape[1], 16))
         return char if char in _UNRESERVED else f"%{escape[1].upper()}"
 
