@@ -31,7 +31,7 @@ import time
 import anyio
 
 from cooked_mcp.logging_setup import configure_logging
-from cooked_mcp.transports.stop_signals import StopSignals
+from cooked_mcp.transports.protocol_guard import StopSignals
 
 STOP_SECONDS = 2.0
 SECRET = "canary-secret-W3k"

@@ -24,8 +24,7 @@ from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_client, http_serve
 
 from cooked_fake import FakeCooked
 from cooked_mcp.config.limits import Limits
-from cooked_mcp.transports.connection_guard import connection_cap
-from cooked_mcp.transports.http_sockets import rate_limited_accept_errors
+from cooked_mcp.transports.connection_guard import connection_cap, rate_limited_accept_errors
 
 TOKEN = "CANARY-bounds-Token_0123456789"
 HEADERS = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}

@@ -253,7 +253,7 @@ def banner_built_here(process_env: dict[str, str]) -> tuple[str, str]:
     url = f"http://127.0.0.1:{port}{MCP_PATH}"
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(http_transport.os, "isatty", lambda fd: False)
-        return http_transport._banner(settings, url), url
+        return http_transport._banner(settings), url
 
 
 @pytest.mark.req("server.SECURITY.2", "server.SECURITY.4")

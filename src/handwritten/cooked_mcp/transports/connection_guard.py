@@ -1,28 +1,34 @@
-"""The reaches into uvicorn (and its h11): deadlines and a cap for HTTP connections, and serving
-without uvicorn's signal handlers.
+"""The HTTP server's sockets and connections: bound before uvicorn starts (an address in use is
+one clear line and exit 2), the open-files limit raised, accept failures logged at most once a
+second, and the reaches into uvicorn (and its h11) for deadlines and a connection cap.
 
 uvicorn keeps a silent or trickling connection open for ever, and its only cap
 (``limit_concurrency``) answers 503 to everyone once silent sockets fill it. So its h11 protocol
 is subclassed (its ``connections``, ``cycle``, ``conn``, ``handle_events``,
 ``on_response_complete``, ``shutdown``; pyproject.toml pins the minors checked) until uvicorn has
-request timeouts (encode/uvicorn #157). ``ServerWithoutSignals``: uvicorn's handlers would turn a
-second signal into a forced exit that skips the application's shutdown.
+request timeouts (encode/uvicorn #157).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
+import math
+import resource
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import h11
 import uvicorn
+from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ..config.limits import Limits
+from ..exceptions import ListenError
 
 logger = logging.getLogger("cooked_mcp.transports.http")
 
@@ -31,6 +37,80 @@ _BUSY_503 = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nconnection: close\r\n"
     b"retry-after: 1\r\ncontent-length: %d\r\n\r\n%s" % (len(_BUSY_BODY), _BUSY_BODY)
 )
+
+
+def raise_open_files_limit() -> int:
+    """Raise the soft open-files limit to the hard one (capped if unlimited); return the new one."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, Limits.OPEN_FILES)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError) as exc:
+            logger.debug("could not raise the open-files limit: %s", exc)
+    return int(soft)
+
+
+def rate_limited_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
+    """Log asyncio's "out of system resource" accept failures at most once per
+    ``Limits.ACCEPT_ERROR_LOG_SECONDS``; every other loop error goes to the previous handler."""
+    previous = loop.get_exception_handler() or (lambda loop, context: loop.default_exception_handler(context))
+    last, suppressed = -Limits.ACCEPT_ERROR_LOG_SECONDS, 0
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        nonlocal last, suppressed
+        if "out of system resource" not in str(context.get("message", "")):
+            previous(loop, context)
+        elif time.monotonic() - last < Limits.ACCEPT_ERROR_LOG_SECONDS:
+            suppressed += 1
+        else:
+            last = time.monotonic()
+            logger.error(
+                "cannot accept connections: %s (%d more not logged)", context.get("exception"), suppressed
+            )
+            suppressed = 0
+
+    loop.set_exception_handler(handle)
+
+
+def listen(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets for every address ``host`` resolves to (``localhost``: IPv4 and IPv6).
+    An address family this machine lacks is skipped if one address works; anything else (above
+    all "address in use") is fatal: a half-bound name would send some clients elsewhere."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ListenError(f"cannot resolve the host ({exc.strerror})") from None
+    sockets: list[socket.socket] = []
+    unavailable: OSError | None = None
+    try:
+        for family, address in dict.fromkeys((info[0], info[4]) for info in infos):
+            try:
+                # SO_REUSEADDR (a restart reuses the port while old connections linger in TIME_WAIT)
+                # and IPv6 only on an IPv6 socket, so that localhost's two addresses do not collide.
+                sockets.append(socket.create_server(address, family=family, backlog=Limits.ACCEPT_BURST))
+            except OSError as exc:
+                if exc.errno not in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
+                    raise ListenError(_reason(exc)) from None
+                unavailable = exc
+        if unavailable is not None and not sockets:
+            raise ListenError(_reason(unavailable))
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+def _reason(exc: OSError) -> str:
+    reasons = {
+        errno.EADDRINUSE: "address already in use (another program is listening there: stop it or "
+        "choose another port with --http-addr)",
+        errno.EADDRNOTAVAIL: "this machine has no such address (use 127.0.0.1 or one of its own addresses)",
+        errno.EACCES: "permission denied (ports below 1024 need privileges: choose a higher port)",
+    }
+    return reasons.get(exc.errno or 0, exc.strerror or type(exc).__name__)
 
 
 def connection_cap(open_files: int) -> int:
@@ -135,8 +215,30 @@ def bounded_protocol(open_files: int, limits: Limits) -> type[BoundedH11Protocol
     return type("BoundedH11Protocol", (BoundedH11Protocol,), fitted)
 
 
-class ServerWithoutSignals(uvicorn.Server):
-    """uvicorn's server, leaving SIGINT and SIGTERM to ``StopSignals`` (no option turns it off)."""
+def uvicorn_server(app: ASGIApp, limits: Limits) -> uvicorn.Server:
+    """uvicorn serving ``app`` with the bounds of ``limits``, in the running event loop; the
+    open-files limit is raised first, as the connection cap depends on it."""
+    rate_limited_accept_errors(asyncio.get_running_loop())
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        access_log=False,
+        http=bounded_protocol(raise_open_files_limit(), limits),
+        h11_max_incomplete_event_size=Limits.MAX_HEAD_BYTES,
+        backlog=Limits.ACCEPT_BURST,
+        ws="none",
+        lifespan="on",
+        proxy_headers=False,
+        server_header=False,
+        # the drain's grace, then a second for the interrupted requests' answers
+        timeout_graceful_shutdown=math.ceil(limits.stop_grace_seconds) + 2,
+    )
+    return _ServerWithoutSignals(config)
+
+
+class _ServerWithoutSignals(uvicorn.Server):
+    """uvicorn's server, leaving SIGINT and SIGTERM to ``StopSignals``: its handlers would turn a
+    second signal into a forced exit that skips the application's shutdown (no option turns them off)."""
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:

@@ -1,45 +1,31 @@
-"""MCP over Streamable HTTP at ``/mcp``, served by uvicorn on the configured address.
-
-``build_app`` assembles the ASGI app, middleware outermost first so the cheapest refusal comes
-first. At SIGINT or SIGTERM (``StopSignals``) event streams end, calls get the grace, then their
-one answer (``HttpGuard.drain``), and uvicorn closes the connections.
-"""
+"""MCP over Streamable HTTP at ``/mcp``, served by uvicorn on the configured address."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ipaddress
-import math
 import os
 import sys
 from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
 import anyio
-import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
-from mcp.server.transport_security import RequestBodyLimitMiddleware, TransportSecuritySettings
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..app import Application
 from ..config import Settings
 from ..config.limits import Limits
 from ..exceptions import ListenError
 from ..remote import remote_mode
-from .answers_in_flight import AnswersInFlight
-from .auth import BearerTokenMiddleware
-from .connection_guard import ServerWithoutSignals, bounded_protocol
+from .connection_guard import listen, uvicorn_server
 from .http_guard import HttpGuard
-from .http_middleware import Refusals
-from .http_sockets import listen, raise_open_files_limit, rate_limited_accept_errors
-from .stop_signals import StopSignals
+from .http_middleware import MCP_PATH, AnswersInFlight, BearerTokenMiddleware, Refusals, StrangersBodies
+from .protocol_guard import StopSignals
 
-# implements: server.TRANSPORT.5
-MCP_PATH = "/mcp"
 EXIT_STARTUP = 2
 
 _LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -48,65 +34,48 @@ _LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
 # implements: server.TRANSPORT.2-2, server.TRANSPORT.3
 def serve_http(application: Application) -> int:
     """Serve until SIGINT or SIGTERM; 0 on a clean stop, 2 if the address cannot be used."""
-    return anyio.run(_serve, application, raise_open_files_limit())
+    return anyio.run(_serve, application)
 
 
-async def _serve(application: Application, open_files: int) -> int:
+async def _serve(application: Application) -> int:
     """Signals are caught before the port is bound, so one sent as soon as it answers ends the
-    process cleanly."""
+    process cleanly. At a stop event streams end, calls get the grace, then their one answer
+    (``HttpGuard.drain``), and uvicorn closes the connections."""
     settings = application.settings
-    where = settings.http_addr.shown()
     stop = StopSignals()
-    async with anyio.create_task_group() as signals:
-        await signals.start(stop.watch)
+    async with anyio.create_task_group() as tasks:
+        await tasks.start(stop.watch)
         try:
             sockets = listen(settings.http_host, settings.http_port)
         except ListenError as exc:
-            print(f"cooked-mcp: cannot listen on {where}: {exc}", file=sys.stderr)
-            signals.cancel_scope.cancel()
+            print(f"cooked-mcp: cannot listen on {settings.http_addr.shown()}: {exc}", file=sys.stderr)
+            tasks.cancel_scope.cancel()
             return EXIT_STARTUP
+
+        async def stop_when_asked() -> None:
+            await stop.requested.wait()
+            server.should_exit = True  # uvicorn's public way to stop: no new connections, idle ones closed
+            await guard.drain(
+                settings.limits.stop_grace_seconds, stop.now, application.tools.changes_finished
+            )
+
         try:
             app, guard = build_app(application)
-            server = ServerWithoutSignals(
-                uvicorn.Config(
-                    app,
-                    log_config=None,
-                    access_log=False,
-                    http=bounded_protocol(open_files, settings.limits),
-                    h11_max_incomplete_event_size=Limits.MAX_HEAD_BYTES,
-                    backlog=Limits.ACCEPT_BURST,
-                    ws="none",
-                    lifespan="on",
-                    proxy_headers=False,
-                    server_header=False,
-                    # the drain's grace, then a second for the interrupted requests' answers
-                    timeout_graceful_shutdown=math.ceil(settings.limits.stop_grace_seconds) + 2,
-                )
-            )
+            server = uvicorn_server(app, settings.limits)
             # Printed: the default log level shows warnings only, and the user needs the address.
-            print(_banner(settings, f"http://{where}{MCP_PATH}"), file=sys.stderr, flush=True)
-            rate_limited_accept_errors(asyncio.get_running_loop())
-            async with application, anyio.create_task_group() as serving:
-                serving.start_soon(_stop_when_asked, server, guard, stop, application)
+            print(_banner(settings), file=sys.stderr, flush=True)
+            async with application:
+                tasks.start_soon(stop_when_asked)
                 await server.serve(sockets=sockets)
-                serving.cancel_scope.cancel()
         finally:
             for sock in sockets:
                 sock.close()
-        signals.cancel_scope.cancel()
+        tasks.cancel_scope.cancel()
     return 0
 
 
-async def _stop_when_asked(
-    server: uvicorn.Server, guard: HttpGuard, stop: StopSignals, app: Application
-) -> None:
-    await stop.requested.wait()
-    server.should_exit = True  # uvicorn's public way to stop: no new connections, idle ones closed
-    await guard.drain(app.settings.limits.stop_grace_seconds, stop.now, app.tools.changes_finished)
-
-
 # implements: extensions.REMOTE.17
-def _banner(settings: Settings, url: str) -> str:
+def _banner(settings: Settings) -> str:
     """Where, for which account, who may connect, how to stop; the login name only on a terminal
     (a log gets where it comes from)."""
     account = settings.username if os.isatty(2) else f"from {settings.describe_origin('username')}"
@@ -120,8 +89,8 @@ def _banner(settings: Settings, url: str) -> str:
     else:
         who = f"every request must carry the bearer token from {settings.describe_origin('http_token')}"
     return (
-        f"cooked-mcp: serving MCP over HTTP at {url} (Cooked account {account} at "
-        f"{settings.base_url}); {who}. Press Ctrl-C to stop."
+        f"cooked-mcp: serving MCP over HTTP at http://{settings.http_addr.shown()}{MCP_PATH} (Cooked "
+        f"account {account} at {settings.base_url}); {who}. Press Ctrl-C to stop."
     )
 
 
@@ -141,11 +110,9 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
     remote = remote_mode(settings) if settings.public_url else None
     middleware = [Middleware(AnswersInFlight), Middleware(Refusals)]
     if settings.http_token is not None and remote is None:
-        middleware.append(Middleware(BearerTokenMiddleware, token=settings.http_token, served_path=MCP_PATH))
+        middleware.append(Middleware(BearerTokenMiddleware, token=settings.http_token))
     if remote is not None:
-        # A stranger's body is a form of a few KiB; /mcp reads its 4 MiB (HttpGuard) only once the
-        # access token let it through.
-        middleware.append(Middleware(_StrangersBodies))
+        middleware.append(Middleware(StrangersBodies))
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -154,28 +121,13 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
             await guard.drained()  # uvicorn shuts the app down once no connection is left
 
     routes = [
-        Route(
-            MCP_PATH,
-            endpoint=remote.guard(guard) if remote else guard,
-        ),
+        Route(MCP_PATH, endpoint=remote.guard(guard) if remote else guard),
         *(remote.routes if remote else []),
     ]
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     # /mcp is the one endpoint: /mcp/ is a 404 like any other path, not a redirect to /mcp.
     app.router.redirect_slashes = False
     return app, guard
-
-
-class _StrangersBodies:
-    """Remote mode: every path but /mcp (the OAuth endpoints, the consent form) reads at most
-    ``Limits.MAX_FORM_BYTES``; /mcp is limited inside its token check."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app, self.limited = app, RequestBodyLimitMiddleware(app, Limits.MAX_FORM_BYTES)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        served = self.app if scope["type"] != "http" or scope["path"] == MCP_PATH else self.limited
-        await served(scope, receive, send)
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:

@@ -28,8 +28,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..config.limits import Limits
-from .protocol_guard import interrupted, make_answer, read_message, refusal
-from .stop_signals import cancel_when_set
+from .protocol_guard import cancel_when_set, interrupted, make_answer, read_message, refusal
 
 logger = logging.getLogger("cooked_mcp.transports.http")
 

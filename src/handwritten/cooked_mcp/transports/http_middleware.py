@@ -1,27 +1,26 @@
-"""The ASGI layers around the SDK's app that make its refusals cheap and say what to do."""
+"""The ASGI layers in front of ``/mcp`` (``http.build_app`` orders them): each refusal as cheap as
+it can be and saying what to do next. Every scope but ``http`` passes through untouched."""
 
 from __future__ import annotations
 
+import hmac
+import logging
+
+from mcp.server.transport_security import RequestBodyLimitMiddleware
+from pydantic import SecretStr
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from cooked_mcp.text import printable
+from cooked_mcp_runtime.results import ANSWERS, HANDED_OVER, HandedOver
 
-class HttpMiddleware:
-    """An ASGI layer for HTTP requests (``handle``); every other scope passes through untouched."""
+from ..config.limits import Limits
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+logger = logging.getLogger("cooked_mcp.transports.http")
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            await self.handle(scope, receive, send)
-        else:
-            await self.app(scope, receive, send)
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        raise NotImplementedError  # each layer's own
-
-
+# implements: server.TRANSPORT.5
+MCP_PATH = "/mcp"
 HOST_REFUSED = (
     "Host header not allowed: this server answers to 127.0.0.1, localhost, [::1], its own address and "
     "its public URL's host; behind a reverse proxy, have the proxy pass the Host header it received "
@@ -33,18 +32,59 @@ ORIGIN_REFUSED = (
     "origin to mcp.allowed_origins in the config file (as http://NAME:PORT; it needs a bearer token)"
 )
 _MESSAGES = {421: HOST_REFUSED.encode(), 403: ORIGIN_REFUSED.encode()}
+_NOT_OAUTH = (
+    "this server takes the fixed token it was started with (COOKED_MCP_HTTP_TOKEN, mcp.http_token or "
+    "mcp.http_token_cmd), sent as 'Authorization: Bearer <token>'; there is nothing to log in to"
+)
 
 
-class Refusals(HttpMiddleware):
+# implements: extensions.MEMORY.1
+class AnswersInFlight:
+    """A call's answer of ``SMALL_ANSWER_BYTES`` or more keeps its room in the answer budget
+    (``results.ANSWERS``) until its response has been written, or the client went away: a slow
+    client keeps the answer, now JSON, in this process. The dispatcher leaves such calls in the
+    scope's ``HandedOver``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        handed = HandedOver()
+        if scope["type"] == "http":
+            scope[HANDED_OVER] = handed
+
+        async def written(message: Message) -> None:
+            if not handed.calls or message["type"] != "http.response.body" or message.get("more_body"):
+                await send(message)
+                return
+            # The server waits for a slow client before each part it sends, not after the last:
+            # an empty last part returns only once the socket has taken the answer.
+            await send({**message, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+        try:
+            await self.app(scope, receive, written)
+        finally:
+            handed.written = True
+            for call in handed.calls:
+                ANSWERS.release(call)
+
+
+class Refusals:
     """``Connection: close`` on any answer sent before the request body was read to its end (a 401,
     a 413): uvicorn would go on reading and discarding the rest, so an endless upload would keep
-    the server busy. And the SDK's DNS-rebinding refusals ("Invalid Host header", 421; "Invalid
-    Origin header", 403; nothing else here answers them) name the setting to change, for a user
-    who reached the server through a new name (a LAN address, a reverse proxy)."""
+    the server busy. And the SDK's DNS-rebinding refusals (421, 403: nothing else here answers
+    them) name the setting to change, for a user who reached the server through a new name."""
 
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
         headers = Headers(scope=scope)
-        body_done = "transfer-encoding" not in headers and headers.get("content-length", "0").strip() in (
+        body_done = "transfer-encoding" not in headers and headers.get("content-length", "").strip() in (
             "",
             "0",
         )
@@ -53,9 +93,7 @@ class Refusals(HttpMiddleware):
         async def tracking_receive() -> Message:
             nonlocal body_done
             message = await receive()
-            body_done = (
-                body_done or message["type"] == "http.disconnect" or not message.get("more_body", False)
-            )
+            body_done = body_done or message["type"] == "http.disconnect" or not message.get("more_body")
             return message
 
         async def rewrite(message: Message) -> None:
@@ -73,3 +111,55 @@ class Refusals(HttpMiddleware):
             await send(message)
 
         await self.app(scope, tracking_receive, rewrite)
+
+
+# implements: server.SECURITY.3, server.SECURITY.6, server.SECURITY.7
+class BearerTokenMiddleware:
+    """401 to every HTTP request without the token, on every path, before its body is read: an
+    unauthenticated caller learns nothing, not even which paths exist. The token is compared in
+    constant time, never echoed or logged."""
+
+    def __init__(self, app: ASGIApp, token: SecretStr) -> None:
+        self.app = app
+        self._token = token.get_secret_value().encode("ascii")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        values = [value for name, value in scope["headers"] if name.lower() == b"authorization"]
+        scheme, _, credentials = (values[0] if len(values) == 1 else b"").strip().partition(b" ")
+        credentials = credentials.strip(b" \t") if scheme.lower() == b"bearer" else b""
+        # compare_digest takes as long for a near miss as for a wild guess (length aside).
+        if credentials and hmac.compare_digest(credentials, self._token):
+            await self.app(scope, receive, send)
+            return
+        path = MCP_PATH if scope["path"] == MCP_PATH else "(another path)"
+        problem = "wrong bearer token" if credentials else "no single Authorization: Bearer header"
+        logger.info("refused %s %s: %s", printable(scope["method"])[:20], path, problem)
+        # RFC 6750 section 3.1 for a static token: ``invalid_token`` whether missing or wrong, so a
+        # client reads "bad token" rather than "start an OAuth flow" (a word the text avoids).
+        description = (
+            f"The bearer token is wrong; {_NOT_OAUTH}"
+            if credentials
+            else f"No bearer token was sent; {_NOT_OAUTH}"
+        )
+        challenge = f'Bearer realm="cooked-mcp", error="invalid_token", error_description="{description}"'
+        refusal = JSONResponse(
+            {"error": "invalid_token", "error_description": description},
+            status_code=401,
+            headers={"www-authenticate": challenge, "cache-control": "no-store"},
+        )
+        await refusal(scope, receive, send)
+
+
+class StrangersBodies:
+    """Remote mode: every path but /mcp (the OAuth endpoints, the consent form) reads at most
+    ``Limits.MAX_FORM_BYTES``; /mcp reads its 4 MiB (``HttpGuard``) only once its token let it in."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app, self.limited = app, RequestBodyLimitMiddleware(app, Limits.MAX_FORM_BYTES)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        served = self.app if scope["type"] != "http" or scope["path"] == MCP_PATH else self.limited
+        await served(scope, receive, send)

@@ -1,4 +1,4 @@
-"""The protocol rules the SDK lacks, shared by both transports (stdio.py, http_guard.py).
+"""What both transports share: the protocol rules the SDK lacks, and the stop signals.
 
 What is no JSON-RPC message, and a request whose ``id`` is no string or integer, the SDK leaves
 unanswered (python-sdk issues #2751, #2848): answered -32700 or -32600 with the request's ``id``
@@ -10,15 +10,21 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import re
+import signal
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import mcp_types as types
 import pydantic_core
+from anyio.abc import TaskStatus
 from pydantic import ValidationError
 
 from ..config.limits import Limits
+
+logger = logging.getLogger("cooked_mcp.transports")
 
 #: What a request cut off by a stop is told: a write may have reached Cooked.
 INTERRUPTED = (
@@ -108,3 +114,43 @@ def find_id(head: bytes, tail: bytes) -> types.RequestId | None:
             value = json.loads(b"{" + tail[found.start() :]).get("id")
             break
     return value if type(value) in (int, str) else None
+
+
+class StopSignals:
+    """SIGINT and SIGTERM, taken by the event loop: its handler runs no Python code (one that logs
+    could deadlock on a lock its thread holds). The first asks to stop (``requested``: calls get
+    their grace); a second ends the grace at once (``now``: they are answered as cut off)."""
+
+    def __init__(self) -> None:
+        self.requested = anyio.Event()
+        self.now = anyio.Event()
+        self.signal = 0  # the first signal received, for the exit status
+
+    async def watch(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Receive signals until cancelled; started with ``TaskGroup.start``, it returns once
+        they are caught, so a signal from then on always finds the loop's handler."""
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as received:
+            task_status.started()
+            async for signum in received:
+                name = signal.Signals(signum).name
+                if not self.signal:
+                    logger.info("received %s, stopping", name)
+                    self.signal = int(signum)
+                    self.requested.set()
+                elif not self.now.is_set():
+                    logger.info("received %s again, stopping now", name)
+                    self.now.set()
+
+    async def after_grace(self, grace: float, scope: anyio.CancelScope | None) -> None:
+        """Once a stop's grace is over (``grace`` seconds after the first signal, or a second),
+        cancelling ``scope``."""
+        await self.requested.wait()
+        with anyio.move_on_after(grace):
+            await self.now.wait()
+        if scope is not None:
+            scope.cancel()
+
+
+async def cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()

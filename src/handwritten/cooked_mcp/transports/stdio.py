@@ -31,8 +31,16 @@ from cooked_mcp_runtime.confirmation import end_questions
 
 from ..app import Application
 from ..config.limits import Limits
-from .protocol_guard import Refusal, find_id, interrupted, make_answer, read_message, refusal
-from .stop_signals import StopSignals, cancel_when_set
+from .protocol_guard import (
+    Refusal,
+    StopSignals,
+    cancel_when_set,
+    find_id,
+    interrupted,
+    make_answer,
+    read_message,
+    refusal,
+)
 
 NOT_INITIALIZED = "The session is not initialized: send initialize first, then notifications/initialized"
 
