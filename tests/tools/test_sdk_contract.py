@@ -40,7 +40,7 @@ from starlette.types import Receive, Scope, Send
 from cooked_mcp.config.limits import Limits
 from cooked_mcp.transports.connection_guard import bounded_protocol
 from cooked_mcp.transports.http_guard import _ANSWER, HttpGuard, _carries_answer
-from cooked_mcp.transports.protocol_guard import INTERRUPTED
+from cooked_mcp.transports.protocol_guard import INTERRUPTED, StopSignals
 
 pytestmark = [pytest.mark.tooling, pytest.mark.anyio]
 
@@ -189,7 +189,9 @@ async def test_a_call_running_at_a_stop_gets_its_one_answer_after_the_grace() ->
         group.start_soon(post)
         with anyio.fail_after(10):
             await tools.started.wait()
-            await guard.drain(0.1, anyio.Event(), anyio.lowlevel.checkpoint)
+            stop = StopSignals()
+            stop.requested.set()
+            await guard.drain(stop, 0.1, anyio.lowlevel.checkpoint)
     [answer] = answers(responses[0])
     assert answer["id"] == 7 and answer["error"]["message"] == INTERRUPTED
 

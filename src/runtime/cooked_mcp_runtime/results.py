@@ -77,7 +77,7 @@ class ToolCall:
 CURRENT_CALL: ContextVar[ToolCall | None] = ContextVar("CURRENT_CALL", default=None)
 
 #: A key of the ASGI scope of an HTTP request: the ``HandedOver`` the HTTP layer
-#: (transports.answers_in_flight) puts there.
+#: (transports.http_middleware.AnswersInFlight) puts there.
 HANDED_OVER = "cooked_mcp.handed_over"
 
 

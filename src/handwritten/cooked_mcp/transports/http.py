@@ -55,9 +55,7 @@ async def _serve(application: Application) -> int:
         async def stop_when_asked() -> None:
             await stop.requested.wait()
             server.should_exit = True  # uvicorn's public way to stop: no new connections, idle ones closed
-            await guard.drain(
-                settings.limits.stop_grace_seconds, stop.now, application.tools.changes_finished
-            )
+            await guard.drain(stop, settings.limits.stop_grace_seconds, application.tools.changes_finished)
 
         try:
             app, guard = build_app(application)

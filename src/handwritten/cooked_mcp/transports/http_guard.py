@@ -28,7 +28,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..config.limits import Limits
-from .protocol_guard import cancel_when_set, interrupted, make_answer, read_message, refusal
+from .protocol_guard import StopSignals, interrupted, make_answer, read_message, refusal
 
 logger = logging.getLogger("cooked_mcp.transports.http")
 
@@ -166,12 +166,8 @@ class HttpGuard:
                 cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
                 await self._send_inside(scope, "POST", session, pydantic_core.to_json(cancel))
             return
-        cut_off = call.scope.cancel_called
-        error = (
-            interrupted(message.id)
-            if cut_off
-            else make_answer(message.id, SESSION_ENDED, types.INTERNAL_ERROR)
-        )
+        ended = make_answer(message.id, SESSION_ENDED, types.INTERNAL_ERROR)
+        error = interrupted(message.id) if call.scope.cancel_called else ended
         if not call.started:
             await _json(error, 200)(scope, receive, send)
         elif call.event_stream:
@@ -265,21 +261,17 @@ class HttpGuard:
         with anyio.CancelScope(shield=True):
             await self.app({**scope, "method": method, "headers": headers.raw}, receive, discard)
 
-    async def drain(self, grace: float, now: anyio.Event, changes: Callable[[], Awaitable[None]]) -> None:
+    async def drain(self, stop: StopSignals, grace: float, changes: Callable[[], Awaitable[None]]) -> None:
         """At a stop: end every event stream now; give the calls still running, and the changes
-        still running at Cooked (``changes``), ``grace`` seconds (``now`` ends it at once); then
-        answer each call still running as cut off."""
+        still running at Cooked (``changes``), the stop's ``grace``; then answer each call still
+        running as cut off."""
         self._drained = drained = anyio.Event()
+        self._none_left = none_left = anyio.Event()
+        if not self._calls:
+            none_left.set()
         for stream in list(self._streams):
             stream.cancel()
-        with anyio.move_on_after(grace):
-            async with anyio.create_task_group() as waiting:
-                waiting.start_soon(cancel_when_set, now, waiting.cancel_scope)
-                if self._calls:
-                    self._none_left = anyio.Event()
-                    await self._none_left.wait()
-                await changes()
-                waiting.cancel_scope.cancel()
+        await stop.within_grace(grace, none_left.wait, changes)
         if self._calls:
             logger.warning(
                 "shutting down: %d call(s) still running were answered as interrupted", len(self._calls)

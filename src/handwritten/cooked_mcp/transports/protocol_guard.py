@@ -13,7 +13,7 @@ import json
 import logging
 import re
 import signal
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -33,15 +33,7 @@ INTERRUPTED = (
 )
 _STRING = rb'"(?:[^"\\]|\\.)*"'
 #: A top-level ``id`` after string members only (``"jsonrpc"``, ``"method"``), and its value.
-_HEAD_ID = re.compile(
-    rb"\s*\{(?:\s*"
-    + _STRING
-    + rb"\s*:\s*"
-    + _STRING
-    + rb'\s*,)*?\s*"id"\s*:\s*(-?\d+|'
-    + _STRING
-    + rb")\s*[,}]"
-)
+_HEAD_ID = re.compile(rb'\s*\{(?:\s*%s\s*:\s*%s\s*,)*?\s*"id"\s*:\s*(-?\d+|%s)\s*[,}]' % ((_STRING,) * 3))
 
 
 class Refusal(types.JSONRPCError):
@@ -141,7 +133,7 @@ class StopSignals:
                     logger.info("received %s again, stopping now", name)
                     self.now.set()
 
-    async def after_grace(self, grace: float, scope: anyio.CancelScope | None) -> None:
+    async def after_grace(self, grace: float, scope: anyio.CancelScope | None = None) -> None:
         """Once a stop's grace is over (``grace`` seconds after the first signal, or a second),
         cancelling ``scope``."""
         await self.requested.wait()
@@ -150,7 +142,10 @@ class StopSignals:
         if scope is not None:
             scope.cancel()
 
-
-async def cancel_when_set(event: anyio.Event, scope: anyio.CancelScope) -> None:
-    await event.wait()
-    scope.cancel()
+    async def within_grace(self, grace: float, *waits: Callable[[], Awaitable[object]]) -> None:
+        """Each of ``waits`` in turn, until a stop's grace is over."""
+        async with anyio.create_task_group() as group:
+            group.start_soon(self.after_grace, grace, group.cancel_scope)
+            for wait in waits:
+                await wait()
+            group.cancel_scope.cancel()

@@ -24,29 +24,17 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
 from cooked_mcp_runtime.confirmation import end_questions
 
 from ..app import Application
 from ..config.limits import Limits
-from .protocol_guard import (
-    Refusal,
-    StopSignals,
-    cancel_when_set,
-    find_id,
-    interrupted,
-    make_answer,
-    read_message,
-    refusal,
-)
+from .protocol_guard import Refusal, StopSignals, find_id, interrupted, make_answer, read_message, refusal
 
 NOT_INITIALIZED = "The session is not initialized: send initialize first, then notifications/initialized"
 
 logger = logging.getLogger("cooked_mcp.transports.stdio")
-
-Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
 
 
 # implements: server.TRANSPORT.1, server.TRANSPORT.2-1
@@ -67,17 +55,16 @@ async def _serve(application: Application) -> int:
     stop = StopSignals()
     async with anyio.create_task_group() as signals:
         await signals.start(stop.watch)
-        async with application, stdio_streams(application, stop) as (read_stream, write_stream):
-            server = application.server
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with application:
+            await _serve_pipes(application, stop)
         signals.cancel_scope.cancel()
     return 128 + stop.signal if stop.signal else 0
 
 
-@contextlib.asynccontextmanager
-async def stdio_streams(application: Application, stop: StopSignals) -> AsyncIterator[Streams]:
-    """The streams the SDK's server runs on (its ``stdio_server`` contract), served by the running
-    asyncio loop; the end of input (or a stop) waits for the calls still running."""
+async def _serve_pipes(application: Application, stop: StopSignals) -> None:
+    """The SDK's server on memory streams (its ``stdio_server`` contract) that the running asyncio
+    loop fills from stdin and empties to stdout; the end of input (or a stop) waits for the calls
+    still running."""
     loop, most, limits = asyncio.get_running_loop(), Limits.MAX_MESSAGE_BYTES, application.settings.limits
     read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
@@ -158,20 +145,16 @@ async def stdio_streams(application: Application, stop: StopSignals) -> AsyncIte
     async def serve_input() -> None:
         nonlocal stopping
         async with read_send:  # its end is the end of input, which the SDK's server acts on
-            async with anyio.create_task_group() as reading:
-                reading.start_soon(cancel_when_set, stop.requested, reading.cancel_scope)
-                await read()
-                reading.cancel_scope.cancel()
+            await stop.within_grace(0, read)  # a stop ends reading at once
             end_questions()  # no answer to a confirmation question can be read any more
             stopping = True
             drop(None)
             # A stop's grace, or the end of input's (which a signal shortens to the stop's).
             with anyio.move_on_after(math.inf if stop.requested.is_set() else limits.input_end_grace_seconds):
-                async with anyio.create_task_group() as group:
-                    group.start_soon(stop.after_grace, limits.stop_grace_seconds, group.cancel_scope)
-                    await none_left.wait()
-                    await application.tools.changes_finished()  # every change sent to Cooked has ended
-                    group.cancel_scope.cancel()
+                # every request answered, every change sent to Cooked ended
+                await stop.within_grace(
+                    limits.stop_grace_seconds, none_left.wait, application.tools.changes_finished
+                )
             if running:
                 logger.warning(
                     "%d request(s) still running after the grace; answered as cut off", len(running)
@@ -198,6 +181,14 @@ async def stdio_streams(application: Application, stop: StopSignals) -> AsyncIte
                     cut_off()  # none can be delivered: stop waiting for them
                     return
 
+    async def end_after_stop() -> None:
+        """A stop ends serving at the latest ``Limits.FLUSH_SECONDS`` after its grace: the answers
+        still unwritten then are for a client that stopped reading, and would hold the process."""
+        await stop.after_grace(limits.stop_grace_seconds)
+        await anyio.sleep(Limits.FLUSH_SECONDS)
+        logger.warning("a stop ended serving: the client did not read the answers left")
+        ending.cancel_scope.cancel()
+
     with claimed_stdio() as (wire_in, wire_out):
         reader = asyncio.StreamReader(limit=most, loop=loop)
         read_transport, _ = await loop.connect_read_pipe(
@@ -212,11 +203,12 @@ async def stdio_streams(application: Application, stop: StopSignals) -> AsyncIte
         writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
         try:
             async with anyio.create_task_group() as ending:
-                ending.start_soon(_end_after_stop, stop, limits.stop_grace_seconds, ending.cancel_scope)
+                ending.start_soon(end_after_stop)
                 async with anyio.create_task_group() as tasks:
                     tasks.start_soon(serve_input)
                     tasks.start_soon(serve_output)
-                    yield read_stream, write_stream
+                    server = application.server
+                    await server.run(read_stream, write_stream, server.create_initialization_options())
                 ending.cancel_scope.cancel()
         finally:
             read_transport.close()
@@ -320,12 +312,3 @@ def _copy(source: int, target: int, fd: int) -> None:
         )
     os.close(source)
     os.close(target)
-
-
-async def _end_after_stop(stop: StopSignals, grace: float, scope: anyio.CancelScope) -> None:
-    """A stop ends serving at the latest ``Limits.FLUSH_SECONDS`` after its grace: the answers
-    still unwritten then are for a client that stopped reading, and would hold the process."""
-    await stop.after_grace(grace, None)
-    await anyio.sleep(Limits.FLUSH_SECONDS)
-    logger.warning("a stop ended serving: the client did not read the answers left")
-    scope.cancel()
