@@ -128,8 +128,7 @@ class BoundedH11Protocol(H11Protocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._waiting_since = time.monotonic()  # for a request head; ``_busy`` while one runs
-        self._busy = False
+        self._waiting_since = time.monotonic()  # for a request head, while ``_idle``
         self._timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -157,33 +156,33 @@ class BoundedH11Protocol(H11Protocol):
     def handle_events(self) -> None:
         before = self.cycle
         super().handle_events()
-        if self.cycle is not before and self.cycle is not None and not self.cycle.response_complete:
-            self._busy = True
+        if self.cycle is not before and not self._idle():
             self._arm(self.limits.http_body_seconds)
 
     def on_response_complete(self) -> None:
-        self._busy = False
         if not self.transport.is_closing():
             self._wait_for_head()
         super().on_response_complete()  # may start a pipelined request (handle_events above)
+
+    def _idle(self) -> bool:
+        return self.cycle is None or self.cycle.response_complete
 
     def _wait_for_head(self) -> None:
         self._waiting_since = time.monotonic()
         self._arm(self.limits.http_head_seconds)
 
     def _overdue(self) -> None:
-        cycle = self.cycle
         if self.transport.is_closing():
             return
-        if not self._busy:
+        if self._idle():
             self._close("no complete request head within %.1f s", self.limits.http_head_seconds)
-        elif cycle is not None and cycle.more_body and not cycle.response_started:
+        elif self.cycle.more_body and not self.cycle.response_started:
             self._close("request body not complete within %.1f s", self.limits.http_body_seconds)
 
     def _make_room(self) -> bool:
         """Close the connection that has waited longest for a request; False if all are busy."""
         idle = [
-            c for c in self.connections if isinstance(c, BoundedH11Protocol) and c is not self and not c._busy
+            c for c in self.connections if isinstance(c, BoundedH11Protocol) and c is not self and c._idle()
         ]
         if not idle:
             return False

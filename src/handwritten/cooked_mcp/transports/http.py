@@ -23,7 +23,7 @@ from ..exceptions import ListenError
 from ..remote import remote_mode
 from .connection_guard import listen, uvicorn_server
 from .http_guard import HttpGuard
-from .http_middleware import MCP_PATH, AnswersInFlight, BearerTokenMiddleware, Refusals, StrangersBodies
+from .http_middleware import MCP_PATH, AnswersInFlight, Refusals, StrangersBodies
 from .protocol_guard import StopSignals
 
 EXIT_STARTUP = 2
@@ -106,9 +106,9 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
     )
     guard = HttpGuard(StreamableHTTPASGIApp(sessions))
     remote = remote_mode(settings) if settings.public_url else None
-    middleware = [Middleware(AnswersInFlight), Middleware(Refusals)]
-    if settings.http_token is not None and remote is None:
-        middleware.append(Middleware(BearerTokenMiddleware, token=settings.http_token))
+    # Remote mode's OAuth access token replaces the bearer token.
+    token = settings.http_token if remote is None else None
+    middleware = [Middleware(AnswersInFlight), Middleware(Refusals, token=token)]
     if remote is not None:
         middleware.append(Middleware(StrangersBodies))
 

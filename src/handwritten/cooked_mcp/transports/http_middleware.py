@@ -71,23 +71,23 @@ class AnswersInFlight:
 
 
 class Refusals:
-    """``Connection: close`` on any answer sent before the request body was read to its end (a 401,
-    a 413): uvicorn would go on reading and discarding the rest, so an endless upload would keep
-    the server busy. And the SDK's DNS-rebinding refusals (421, 403: nothing else here answers
-    them) name the setting to change, for a user who reached the server through a new name."""
+    """The bearer token's 401 (``unauthorised``), and ``Connection: close`` on any answer sent
+    before the request body was read to its end (a 401, a 413): uvicorn would go on reading and
+    discarding the rest, so an endless upload would keep the server busy. And the SDK's
+    DNS-rebinding refusals (421, 403: nothing else here answers them) name the setting to change,
+    for a user who reached the server through a new name."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, token: SecretStr | None) -> None:
         self.app = app
+        self._token = token.get_secret_value().encode("ascii") if token else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        body_done = "transfer-encoding" not in headers and headers.get("content-length", "").strip() in (
-            "",
-            "0",
-        )
+        declared = headers.get("content-length", "").strip()
+        body_done = "transfer-encoding" not in headers and declared in ("", "0")
         replacement: bytes | None = None
 
         async def tracking_receive() -> Message:
@@ -110,47 +110,34 @@ class Refusals:
                 message = {**message, "body": replacement}  # a Starlette Response: one body message
             await send(message)
 
-        await self.app(scope, tracking_receive, rewrite)
+        refused = unauthorised(scope, self._token) if self._token else None
+        await (refused or self.app)(scope, tracking_receive, rewrite)
 
 
 # implements: server.SECURITY.3, server.SECURITY.6, server.SECURITY.7
-class BearerTokenMiddleware:
-    """401 to every HTTP request without the token, on every path, before its body is read: an
+def unauthorised(scope: Scope, token: bytes) -> JSONResponse | None:
+    """The 401 to an HTTP request without ``token``, on every path, before its body is read: an
     unauthenticated caller learns nothing, not even which paths exist. The token is compared in
     constant time, never echoed or logged."""
-
-    def __init__(self, app: ASGIApp, token: SecretStr) -> None:
-        self.app = app
-        self._token = token.get_secret_value().encode("ascii")
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        values = [value for name, value in scope["headers"] if name.lower() == b"authorization"]
-        scheme, _, credentials = (values[0] if len(values) == 1 else b"").strip().partition(b" ")
-        credentials = credentials.strip(b" \t") if scheme.lower() == b"bearer" else b""
-        # compare_digest takes as long for a near miss as for a wild guess (length aside).
-        if credentials and hmac.compare_digest(credentials, self._token):
-            await self.app(scope, receive, send)
-            return
-        path = MCP_PATH if scope["path"] == MCP_PATH else "(another path)"
-        problem = "wrong bearer token" if credentials else "no single Authorization: Bearer header"
-        logger.info("refused %s %s: %s", printable(scope["method"])[:20], path, problem)
-        # RFC 6750 section 3.1 for a static token: ``invalid_token`` whether missing or wrong, so a
-        # client reads "bad token" rather than "start an OAuth flow" (a word the text avoids).
-        description = (
-            f"The bearer token is wrong; {_NOT_OAUTH}"
-            if credentials
-            else f"No bearer token was sent; {_NOT_OAUTH}"
-        )
-        challenge = f'Bearer realm="cooked-mcp", error="invalid_token", error_description="{description}"'
-        refusal = JSONResponse(
-            {"error": "invalid_token", "error_description": description},
-            status_code=401,
-            headers={"www-authenticate": challenge, "cache-control": "no-store"},
-        )
-        await refusal(scope, receive, send)
+    values = [value for name, value in scope["headers"] if name.lower() == b"authorization"]
+    scheme, _, credentials = (values[0] if len(values) == 1 else b"").strip().partition(b" ")
+    credentials = credentials.strip(b" \t") if scheme.lower() == b"bearer" else b""
+    # compare_digest takes as long for a near miss as for a wild guess (length aside).
+    if credentials and hmac.compare_digest(credentials, token):
+        return None
+    path = MCP_PATH if scope["path"] == MCP_PATH else "(another path)"
+    problem = "wrong bearer token" if credentials else "no single Authorization: Bearer header"
+    logger.info("refused %s %s: %s", printable(scope["method"])[:20], path, problem)
+    # RFC 6750 section 3.1 for a static token: ``invalid_token`` whether missing or wrong, so a
+    # client reads "bad token" rather than "start an OAuth flow" (a word the text avoids).
+    sent = "The bearer token is wrong" if credentials else "No bearer token was sent"
+    description = f"{sent}; {_NOT_OAUTH}"
+    challenge = f'Bearer realm="cooked-mcp", error="invalid_token", error_description="{description}"'
+    return JSONResponse(
+        {"error": "invalid_token", "error_description": description},
+        status_code=401,
+        headers={"www-authenticate": challenge, "cache-control": "no-store"},
+    )
 
 
 class StrangersBodies:

@@ -2,11 +2,9 @@
 
 The event loop watches the pipes (a regular file is copied through one by a thread): cheaper per
 call than the SDK's ``stdio_server`` (a worker-thread hop per line, docs/performance.md), and
-raw lines let an over-long one be answered by its id instead of read whole. While serving, fd 0
-reads the null device and fd 1 writes to stderr, so a library or child process that prints
-cannot corrupt the protocol stream. One answer per request, also when a stop (SIGINT, SIGTERM,
-the end of stdin) cuts it off: after the grace (``Limits``) each request still running is
-answered ``interrupted`` and anything later for it is dropped.
+raw lines let an over-long one be answered by its id instead of read whole. One answer per
+request, also when a stop (SIGINT, SIGTERM, the end of stdin) cuts it off: after the grace each
+request still running is answered ``interrupted`` and anything later for it is dropped.
 """
 
 from __future__ import annotations
@@ -246,15 +244,16 @@ async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | tuple[byt
 @contextlib.contextmanager
 def claimed_stdio() -> Iterator[tuple[int, int]]:
     """Private fds for the protocol, while fd 0 reads the null device and fd 1 writes to stderr
-    (or the null device); all restored on exit."""
+    (or the null device), so that a library or child process that prints cannot corrupt the
+    protocol stream; all restored on exit."""
     saved = os.dup(0), os.dup(1)
     copies: list[threading.Thread] = []
     wires = _private(0, os.O_RDONLY, copies), _private(1, os.O_WRONLY, copies)
-    for fd, source, flags in ((0, None, os.O_RDONLY), (1, 2, os.O_WRONLY)):
-        try:
-            os.dup2(source, fd) if source is not None else _to_null(fd, flags)
-        except OSError:  # no stderr at all
-            _to_null(fd, flags)
+    _to_null(0, os.O_RDONLY)
+    try:
+        os.dup2(2, 1)
+    except OSError:  # no stderr at all
+        _to_null(1, os.O_WRONLY)
     try:
         yield wires
     finally:
