@@ -144,7 +144,9 @@ class Application:
 def build_application(settings: Settings) -> Application:
     """The running application for ``settings``: the one place settings become handlers and a server."""
     tools = ToolsOnFirstCall(settings)
-    ANSWERS.configure(settings.limits.answers_in_flight_mib, settings.limits.answers_wait_seconds)
+    ANSWERS.configure(
+        settings.limits.answers_in_flight_mib, settings.limits.answers_wait_seconds, Limits.SMALL_ANSWER_BYTES
+    )
     register_secret_source(tools.secret_values)  # the log filter scrubs session cookies too
     read_only_from = settings.describe_source("read_only") if settings.read_only else None
     return Application(settings, tools, _server(tools, read_only_from, tools.cooked_client))

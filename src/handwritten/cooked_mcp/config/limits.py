@@ -84,3 +84,7 @@ class Limits(BaseModel):
     SESSION_IDLE_SECONDS: ClassVar[float] = 5 * 60
     #: How long buffered stdio answers may take to reach a client that stopped reading.
     FLUSH_SECONDS: ClassVar[float] = 5.0
+    #: Over HTTP an answer below this is freed from ``answers_in_flight_mib`` when handed to the SDK:
+    #: waiting for its write would cost every call an extra write (about 0.15 ms). A slow reader can
+    #: then hold about twice this a call beyond the budget (text and structured content).
+    SMALL_ANSWER_BYTES: ClassVar[int] = 64 * 1024

@@ -4,7 +4,7 @@
 Handing an answer to the SDK does not free its memory yet: it becomes JSON on its way to the
 client, and a client that reads slowly keeps it in this process. So each HTTP request gets a
 ``HandedOver`` in its ASGI scope where the dispatcher leaves the calls it answered that hold
-``SMALL_ANSWER_BYTES`` or more (a smaller answer is freed at once); they are
+``Limits.SMALL_ANSWER_BYTES`` or more (a smaller answer is freed at once); they are
 freed when the request's response has been written, or the client went away (a call ending
 after that is freed at once). Pure ASGI: it works whatever serves the endpoint underneath.
 """
