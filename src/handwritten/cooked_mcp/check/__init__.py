@@ -3,23 +3,28 @@ says? One command finds what we guessed wrong, with a report to send (docs/check
 
 from __future__ import annotations
 
+import json
+import platform
+import secrets
 import sys
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import anyio
 
-from cooked_mcp.config import Settings
+from cooked_mcp import __version__, docs_url
+from cooked_mcp.config import Settings, default
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
-from cooked_mcp.cooked.models import CookedRecipeSummary
-from cooked_mcp.exceptions import CookedError
+from cooked_mcp.cooked.endpoints import ENDPOINTS, Endpoint
+from cooked_mcp.exceptions import CookedAuthError, CookedError
+from cooked_mcp.redaction import redact
 
-from .roundtrip import RoundTrip, line_name, new_token, recipe_title
-from .steps import Outcome, Steps, login_problem, print_endpoints, verdicts, write_report
+from .roundtrip import LINE_NAME, RECIPE_TITLE, RoundTrip
+from .steps import Outcome, Steps, answered, for_a_person, safe_code
 
 #: The only answer that starts ``--write``: exactly what the question asks for.
 CONFIRMATION = "yes"
@@ -28,11 +33,17 @@ REPORT_ADVICE = (
     "To report it: run the same command again with --report FILE and attach FILE to a bug report "
     "(it holds no secrets or recipes)."
 )
-
 #: What the search step looks for: one letter, so any account with recipes finds some.
 SEARCH_QUERY = "a"
 #: How many recipes the list step asks for.
 LIST_PAGE = 5
+#: The endpoints no mode of ``--check`` calls, and why (docs/check.md says the same).
+NEVER_CHECKED: dict[Endpoint, str] = {
+    endpoints.IMPORT_URL: "a URL import makes Cooked fetch a web page",
+    endpoints.GET_DRAFT: "drafts come only from a URL import",
+    endpoints.SAVE_DRAFT: "drafts come only from a URL import",
+    endpoints.CLEAR_SHOPPING_LIST: "it would empty your whole shopping list",
+}
 
 
 @dataclass(frozen=True)
@@ -45,10 +56,6 @@ class CheckResult:
         undone = self.roundtrip is None or self.roundtrip.undo_complete
         return undone and all(o.ok for o in self.outcomes)
 
-    @property
-    def logged_in(self) -> bool:
-        return bool(self.outcomes) and self.outcomes[0].ok
-
 
 async def check_account(
     client: CookedClient,
@@ -60,9 +67,41 @@ async def check_account(
 ) -> CheckResult:
     """The read checks, then (``write``) the round trip; never raises for a Cooked failure."""
     outcomes = Steps() if steps is None else steps
-    if not await read_checks(client, outcomes, explain_login) or not write:
+    await outcomes.step("log in", endpoints.LOGIN, client.ensure_session, explain=explain_login)
+    if not outcomes[-1].ok:
         return CheckResult(outcomes, None)
-    roundtrip = RoundTrip(client, outcomes, token or new_token())
+    # The page size first: "5 recipes on the first page" read as "the account has 5 recipes".
+    listed = await outcomes.step(
+        "list recipes",
+        endpoints.LIST_RECIPES,
+        lambda: client.list_recipes(1, LIST_PAGE),
+        lambda items: f"page of {LIST_PAGE}: {len(items)} recipes",
+    )
+    found = await outcomes.step(
+        "search recipes",
+        endpoints.SEARCH_RECIPES,
+        lambda: client.search_recipes(SEARCH_QUERY, 1),
+        lambda items: f"first page of the search for '{SEARCH_QUERY}': {len(items)} matches",
+    )
+    await outcomes.step(
+        "read the shopping list",
+        endpoints.GET_SHOPPING_LIST,
+        client.get_shopping_list,
+        lambda s: f"{len(s.aisles)} aisles, {sum(len(a.product_groups) for a in s.aisles)} product groups",
+    )
+    ids = [item.id for item in [*(listed or []), *(found or [])]]
+    if ids:
+        await outcomes.step("read one recipe", endpoints.GET_RECIPE, lambda: client.get_recipe(ids[0]))
+    else:
+        none = all(o.ok for o in outcomes)  # else listing failed: no ID could be had
+        why = "the account has no saved recipes" if none else "no recipe ID could be listed or found"
+        outcomes.started("read one recipe")
+        outcomes.append(
+            Outcome("read one recipe", endpoints.GET_RECIPE, none, f"skipped: {why}", skipped=True)
+        )
+    if not write:
+        return CheckResult(outcomes, None)
+    roundtrip = RoundTrip(client, outcomes, token or secrets.token_hex(4))
     await roundtrip.run()
     return CheckResult(outcomes, roundtrip)
 
@@ -79,7 +118,7 @@ def run_check(
     """Print each line as soon as it is known (no network first); exit 0 only when all matched."""
     mode = "with --write" if write else "read-only"
     _say(out, f"cooked-mcp --check ({mode}) against {settings.base_url}", *settings.describe_account())
-    token = new_token()
+    token = secrets.token_hex(4)  # tells the check's own recipe and line from the user's
     if write and not yes and not _confirmed(token, out, answer):
         _say(out, "Nothing was sent to Cooked.")
         return 1
@@ -97,18 +136,10 @@ def run_check(
             )
             return result, client.secret_values()
 
-    result, secrets = anyio.run(run)
+    result, secret_values = anyio.run(run)
     _summarise(result, out, reported=report is not None)
     if report is not None:
-        trip = result.roundtrip
-        write_report(
-            report,
-            mode="write" if write else "read-only",
-            base_url=settings.base_url,
-            outcomes=result.outcomes,
-            undo=None if trip is None else {"complete": trip.undo_complete, "needed": bool(trip.undo_notes)},
-            secrets=secrets,
-        )
+        _write_report(report, result, write=write, base_url=settings.base_url, secret_values=secret_values)
         _say(out, f"Report written to {report}: attach it to a bug report (it holds no secrets or recipes).")
     return 0 if result.passed else 1
 
@@ -123,8 +154,8 @@ def _confirmed(token: str, out: TextIO, answer: TextIO) -> bool:
     _say(
         out,
         "--write changes this Cooked account and changes it back:",
-        f"  creates the recipe {recipe_title(token)!r} (previewed, saved, read, updated), then deletes it",
-        f"  adds the shopping-list line '1 {line_name(token)}' (ticked, unticked, updated), then removes it",
+        f"  creates the recipe {RECIPE_TITLE.format(token)!r} (previewed, saved, read, updated), then deletes it",
+        f"  adds the shopping-list line '1 {LINE_NAME.format(token)}' (ticked, unticked, updated), then removes it",
         "If a step fails, it removes what it created (or names what to remove by hand).",
     )
     print(f"Type '{CONFIRMATION}' to go ahead (or run with --yes): ", end="", file=out, flush=True)
@@ -134,19 +165,60 @@ def _confirmed(token: str, out: TextIO, answer: TextIO) -> bool:
     return reply.strip() == CONFIRMATION
 
 
+# implements: authentication.LOGIN.4
+def login_problem(error: CookedError, settings: Settings) -> str:
+    """A rejected login is the user's to fix here and now: no restart to mention, the code said once."""
+    if not isinstance(error, CookedAuthError):
+        return for_a_person(error)  # a connection problem says what failed and what to check
+    return (
+        f"Cooked rejected the username or password ({answered(error.status, safe_code(error.code))}): "
+        f"check {settings.describe_credentials()}; "
+        "social-login and passwordless Cooked accounts are not supported"
+    )
+
+
+def verdicts(outcomes: list[Outcome]) -> list[tuple[Endpoint, str, Outcome | None]]:
+    """Per row of the endpoint table: ok, mismatch (with its first such outcome), skipped or not checked."""
+    rows: list[tuple[Endpoint, str, Outcome | None]] = []
+    for endpoint in ENDPOINTS:
+        mine = [o for o in outcomes if o.endpoint == endpoint]
+        bad = next((o for o in mine if o.mismatch is not None), None)
+        if bad is not None:
+            rows.append((endpoint, "mismatch", bad))
+        elif any(o.ok and not o.skipped for o in mine):
+            rows.append((endpoint, "ok", None))
+        else:
+            rows.append((endpoint, "skipped" if mine else "not checked", None))
+    return rows
+
+
 def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
     """What was checked and what was not; ``reported``: a report is on its way."""
-    if not result.logged_in:
+    outcomes = result.outcomes
+    if not outcomes or not outcomes[0].ok:
         _say(out, "Nothing else was checked: every other request needs a logged-in session.")
-        login = result.outcomes[0].mismatch if result.outcomes else None
+        login = outcomes[0].mismatch if outcomes else None
         if not reported and login is not None and login.disagrees:
             _say(out, REPORT_ADVICE)
         return
     if result.roundtrip is not None:
         _say(out, *(f"  undo: {note}" for note in result.roundtrip.undo_notes))
-    rows, outcomes = verdicts(result.outcomes), result.outcomes
-    print_endpoints(rows, out)
-    counts = Counter(row.status for row in rows)
+    rows = verdicts(outcomes)
+    _say(out, "Endpoints, whether a public source confirms them, and what this run found:")
+    width = max(len(endpoint.path_template) for endpoint in ENDPOINTS)
+    for e, status, bad in rows:
+        verdict = status.upper()
+        if bad is not None and bad.mismatch is not None:
+            shown = answered(bad.mismatch.status, bad.mismatch.code)
+            shown = f" [{shown}]" if shown and shown not in bad.mismatch.problem else ""
+            verdict = f"{verdict} in '{bad.step}': {bad.mismatch.problem}{shown}"
+        elif status == "not checked":
+            verdict = f"{verdict} ({NEVER_CHECKED.get(e, 'only --check --write calls it')})"
+        kind = "confirmed" if e.provenance.confirmed else "reconstructed"
+        _say(out, f"  {e.method:<6} {e.path_template:<{width}}  {kind:<13}  {verdict}")
+    _say(out, *(f"  {provenance.label}" for provenance in dict.fromkeys(e.provenance for e in ENDPOINTS)))
+    _say(out, f"The contract these rows follow: {docs_url('cooked-api.md')}")
+    counts = Counter(status for _, status, _ in rows)
     unchecked = len(rows) - counts["ok"] - counts["mismatch"]
     checked = (
         f"{counts['ok']} of the {len(rows)} endpoints answered as cooked-mcp expects"
@@ -165,48 +237,53 @@ def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
         _say(out, f"{len(outcomes)} of {len(outcomes)} checks passed: {checked}")
 
 
-async def read_checks(
-    client: CookedClient, outcomes: Steps, explain_login: Callable[[CookedError], str] = str
-) -> bool:
-    """Append the read steps' outcomes; False when the login failed (nothing else can work)."""
-    await outcomes.step("log in", endpoints.LOGIN, client.ensure_session, explain=explain_login)
-    if not outcomes[-1].ok:
-        return False
-    found: list[str] = []  # a recipe ID to read: from the list, or from the search when listing failed
+def _write_report(
+    path: Path, result: CheckResult, *, write: bool, base_url: str, secret_values: list[str]
+) -> None:
+    """``secret_values`` (the client's: login name, password, username, cookies, token) are kept out
+    of every string of the file, keys included, in every spelling ``cooked_mcp.redaction`` knows: what
+    it holds from Cooked (a code, a key of the answer's shape) passed filters that know no secret."""
+    trip = result.roundtrip
+    report: dict[str, Any] = {
+        "report": "cooked-mcp --check",
+        "cooked-mcp-version": __version__,
+        "python": platform.python_version(),
+        "mode": "write" if write else "read-only",
+        "cooked": "cooked.wiki (default)"
+        if base_url.rstrip("/") == default("base_url")
+        else "a custom base URL",
+        "passed": all(o.ok for o in result.outcomes),
+        "steps": [
+            {
+                "step": o.step,
+                "endpoint": o.endpoint.name,
+                "ok": o.ok,
+                **(o.mismatch.fields() if o.mismatch else {}),
+            }
+            for o in result.outcomes
+        ],
+        "endpoints": [
+            {
+                "name": e.name,
+                "method": e.method,
+                "path": e.path_template,
+                "confirmed": e.provenance.confirmed,
+                "source": e.provenance.source,
+                "verdict": status,
+                **({"step": bad.step, **bad.mismatch.fields()} if bad and bad.mismatch else {}),
+            }
+            for e, status, bad in verdicts(result.outcomes)
+        ],
+    }
+    if trip is not None:
+        report["undo"] = {"complete": trip.undo_complete, "needed": bool(trip.undo_notes)}
+    found = frozenset(secret_values)
 
-    def remember(page: str, what: str) -> Callable[[list[CookedRecipeSummary]], str]:
-        # The page first: "5 recipes on the first page" read as "the account has 5 recipes".
-        def describe(items: list[CookedRecipeSummary]) -> str:
-            found.extend(item.id for item in items[:1])
-            return f"{page}: {len(items)} {what}"
+    def scrubbed(value: Any) -> Any:
+        if isinstance(value, str):
+            return redact(value, found)
+        if isinstance(value, dict):
+            return {redact(key, found): scrubbed(item) for key, item in value.items()}
+        return [scrubbed(item) for item in value] if isinstance(value, list) else value
 
-        return describe
-
-    await outcomes.step(
-        "list recipes",
-        endpoints.LIST_RECIPES,
-        lambda: client.list_recipes(1, LIST_PAGE),
-        remember(f"page of {LIST_PAGE}", "recipes"),
-    )
-    await outcomes.step(
-        "search recipes",
-        endpoints.SEARCH_RECIPES,
-        lambda: client.search_recipes(SEARCH_QUERY, 1),
-        remember(f"first page of the search for '{SEARCH_QUERY}'", "matches"),
-    )
-    await outcomes.step(
-        "read the shopping list",
-        endpoints.GET_SHOPPING_LIST,
-        client.get_shopping_list,
-        lambda s: f"{len(s.aisles)} aisles, {sum(len(a.product_groups) for a in s.aisles)} product groups",
-    )
-    if found:
-        await outcomes.step("read one recipe", endpoints.GET_RECIPE, lambda: client.get_recipe(found[0]))
-    else:
-        none = all(o.ok for o in outcomes)  # else listing failed: no ID could be had
-        why = "the account has no saved recipes" if none else "no recipe ID could be listed or found"
-        outcomes.started("read one recipe")
-        outcomes.append(
-            Outcome("read one recipe", endpoints.GET_RECIPE, none, f"skipped: {why}", skipped=True)
-        )
-    return True
+    path.write_text(json.dumps(scrubbed(report), indent=2) + "\n", encoding="utf-8")
