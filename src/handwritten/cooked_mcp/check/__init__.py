@@ -24,7 +24,7 @@ from cooked_mcp.exceptions import CookedAuthError, CookedError
 from cooked_mcp.redaction import redact
 
 from .roundtrip import LINE_NAME, RECIPE_TITLE, RoundTrip
-from .steps import Outcome, Steps, answered, for_a_person, safe_code
+from .steps import Outcome, Steps, answered, safe_code
 
 #: The only answer that starts ``--write``: exactly what the question asks for.
 CONFIRMATION = "yes"
@@ -67,38 +67,32 @@ async def check_account(
 ) -> CheckResult:
     """The read checks, then (``write``) the round trip; never raises for a Cooked failure."""
     outcomes = Steps() if steps is None else steps
-    await outcomes.step("log in", endpoints.LOGIN, client.ensure_session, explain=explain_login)
+    with outcomes.step("log in", endpoints.LOGIN, explain=explain_login):
+        await client.ensure_session()
     if not outcomes[-1].ok:
         return CheckResult(outcomes, None)
-    # The page size first: "5 recipes on the first page" read as "the account has 5 recipes".
-    listed = await outcomes.step(
-        "list recipes",
-        endpoints.LIST_RECIPES,
-        lambda: client.list_recipes(1, LIST_PAGE),
-        lambda items: f"page of {LIST_PAGE}: {len(items)} recipes",
-    )
-    found = await outcomes.step(
-        "search recipes",
-        endpoints.SEARCH_RECIPES,
-        lambda: client.search_recipes(SEARCH_QUERY, 1),
-        lambda items: f"first page of the search for '{SEARCH_QUERY}': {len(items)} matches",
-    )
-    await outcomes.step(
-        "read the shopping list",
-        endpoints.GET_SHOPPING_LIST,
-        client.get_shopping_list,
-        lambda s: f"{len(s.aisles)} aisles, {sum(len(a.product_groups) for a in s.aisles)} product groups",
-    )
-    ids = [item.id for item in [*(listed or []), *(found or [])]]
-    if ids:
-        await outcomes.step("read one recipe", endpoints.GET_RECIPE, lambda: client.get_recipe(ids[0]))
-    else:
-        none = all(o.ok for o in outcomes)  # else listing failed: no ID could be had
-        why = "the account has no saved recipes" if none else "no recipe ID could be listed or found"
-        outcomes.started("read one recipe")
-        outcomes.append(
-            Outcome("read one recipe", endpoints.GET_RECIPE, none, f"skipped: {why}", skipped=True)
-        )
+    ids: list[str] = []  # a recipe ID to read: from the list, or from the search when listing failed
+    with outcomes.step("list recipes", endpoints.LIST_RECIPES) as step:
+        items = await client.list_recipes(1, LIST_PAGE)
+        ids += [item.id for item in items]
+        # The page size first: "5 recipes on the first page" read as "the account has 5 recipes".
+        step.detail = f"page of {LIST_PAGE}: {len(items)} recipes"
+    with outcomes.step("search recipes", endpoints.SEARCH_RECIPES) as step:
+        items = await client.search_recipes(SEARCH_QUERY, 1)
+        ids += [item.id for item in items]
+        step.detail = f"first page of the search for '{SEARCH_QUERY}': {len(items)} matches"
+    with outcomes.step("read the shopping list", endpoints.GET_SHOPPING_LIST) as step:
+        shopping = await client.get_shopping_list()
+        groups = sum(len(aisle.product_groups) for aisle in shopping.aisles)
+        step.detail = f"{len(shopping.aisles)} aisles, {groups} product groups"
+    with outcomes.step("read one recipe", endpoints.GET_RECIPE) as step:
+        if ids:
+            await client.get_recipe(ids[0])
+        else:  # no request to make: the endpoint is not checked
+            step.ok = all(o.ok for o in outcomes)  # else listing failed: no ID could be had
+            why = "the account has no saved recipes" if step.ok else "no recipe ID could be listed or found"
+            step.detail = f"skipped: {why}"
+            step.skipped = True
     if not write:
         return CheckResult(outcomes, None)
     roundtrip = RoundTrip(client, outcomes, token or secrets.token_hex(4))
@@ -169,7 +163,7 @@ def _confirmed(token: str, out: TextIO, answer: TextIO) -> bool:
 def login_problem(error: CookedError, settings: Settings) -> str:
     """A rejected login is the user's to fix here and now: no restart to mention, the code said once."""
     if not isinstance(error, CookedAuthError):
-        return for_a_person(error)  # a connection problem says what failed and what to check
+        return str(error)  # a connection problem says what failed and what to check
     return (
         f"Cooked rejected the username or password ({answered(error.status, safe_code(error.code))}): "
         f"check {settings.describe_credentials()}; "

@@ -11,7 +11,7 @@ from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.models import ShoppingList
 from cooked_mcp.exceptions import CookedError, CookedNotFound
 
-from .steps import Mismatch, Steps, mismatch_of
+from .steps import Mismatch, Steps, expect, mismatch_of
 
 #: What the check creates, each marked by its token (``str.format``).
 RECIPE_TITLE = "cooked-mcp check {}"
@@ -19,13 +19,6 @@ LINE_NAME = "cooked-mcp check item {}"
 _RECIPE_TEXT = "1 cup red lentils\n2 cups water\nSimmer the lentils in the water for 20 minutes."
 _OTHER_RECIPE = "the answer names another recipe than the one changed"
 _OTHER_SELECTION = "the answer's product-group-ids do not match the selection sent"
-
-
-def expect(holds: bool, problem: str) -> str:
-    """A step's check of Cooked's answer: no detail for the step's line when it ``holds``."""
-    if not holds:
-        raise Mismatch(problem)
-    return ""
 
 
 @dataclass
@@ -52,118 +45,75 @@ class RoundTrip:
 
     async def _recipe(self) -> None:
         c, out = self.client, self.outcomes
-        preview = await out.step(
-            "preview a recipe from raw text",
-            endpoints.PREVIEW_RECIPE,
-            lambda: c.preview_recipe(RECIPE_TITLE.format(self.token), _RECIPE_TEXT),
-        )
-        if preview is None:
+        with out.step("preview a recipe from raw text", endpoints.PREVIEW_RECIPE):
+            preview = await c.preview_recipe(RECIPE_TITLE.format(self.token), _RECIPE_TEXT)
+        if not out[-1].ok:
             return
         self._recipe_pending = True
-        recipe_id = await out.step(
-            "save the previewed recipe",
-            endpoints.SAVE_RECIPE,
-            lambda: c.save_recipe(preview.title, preview.description, preview.portions),
-        )
-        if recipe_id is None:
+        with out.step("save the previewed recipe", endpoints.SAVE_RECIPE):
+            recipe_id = await c.save_recipe(preview.title, preview.description, preview.portions)
+            self._recipe_id = recipe_id
+        if not out[-1].ok:
             return
-        self._recipe_id = recipe_id
         # Steps that find a difference do not stop the round trip: later endpoints still get checked.
-        saved = (recipe_id, preview.description.strip(), preview.portions)
-        await out.step(
-            "read the saved recipe",
-            endpoints.GET_RECIPE,
-            lambda: c.get_recipe(recipe_id),
-            lambda read: expect(
-                (read.id, read.description.strip(), read.portions) == saved,
+        with out.step("read the saved recipe", endpoints.GET_RECIPE):
+            read = await c.get_recipe(recipe_id)
+            expect(
+                (read.id, read.description.strip(), read.portions)
+                == (recipe_id, preview.description.strip(), preview.portions),
                 "the recipe read back differs from what was saved (id, description or portions)",
-            ),
-        )
-        await out.step(
-            "update the recipe",
-            endpoints.UPDATE_RECIPE,
-            lambda: c.update_recipe(recipe_id, preview.description + "\n\nUpdated.", 1),
-            lambda updated: expect(updated == recipe_id, _OTHER_RECIPE),
-        )
-        await out.step(
-            "delete the recipe",
-            endpoints.DELETE_RECIPE,
-            lambda: c.delete_recipe(recipe_id),
-            lambda deleted: expect(deleted == recipe_id, _OTHER_RECIPE),
-        )
+            )
+        with out.step("update the recipe", endpoints.UPDATE_RECIPE):
+            updated = await c.update_recipe(recipe_id, preview.description + "\n\nUpdated.", 1)
+            expect(updated == recipe_id, _OTHER_RECIPE)
+        with out.step("delete the recipe", endpoints.DELETE_RECIPE):
+            expect(await c.delete_recipe(recipe_id) == recipe_id, _OTHER_RECIPE)
         if not out[-1].ok:
             return
         self._recipe_pending = False
-        await out.step(
-            "read the deleted recipe (expect not found)", endpoints.GET_RECIPE, lambda: self._gone(recipe_id)
-        )
-
-    async def _gone(self, recipe_id: str) -> None:
-        try:
-            await self.client.get_recipe(recipe_id)
-        except CookedError as exc:
-            if not isinstance(exc, CookedNotFound) or exc.code not in (None, "NOT_FOUND"):
-                raise mismatch_of(exc, expected="404 NOT_FOUND") from None
-        else:
-            raise Mismatch("the deleted recipe is still readable (answered 200, expected 404)", 200)
+        with out.step("read the deleted recipe (expect not found)", endpoints.GET_RECIPE):
+            try:
+                await c.get_recipe(recipe_id)
+            except CookedError as exc:
+                if not isinstance(exc, CookedNotFound) or exc.code not in (None, "NOT_FOUND"):
+                    raise mismatch_of(exc, expected="404 NOT_FOUND") from None
+            else:
+                raise Mismatch("the deleted recipe is still readable (answered 200, expected 404)", 200)
 
     async def _shopping_line(self) -> None:
         c, out, line = self.client, self.outcomes, LINE_NAME.format(self.token)
-        before = await out.step(
-            "read the shopping list before", endpoints.GET_SHOPPING_LIST, c.get_shopping_list
-        )
-        if before is None:
+        with out.step("read the shopping list before", endpoints.GET_SHOPPING_LIST):
+            before = await c.get_shopping_list()
+        if not out[-1].ok:
             return
         self._before_groups = {g.id for a in before.aisles for g in a.product_groups}
         self._before_selected = [g.id for a in before.aisles for g in a.product_groups if g.selected]
         self._line_pending = True
-        added = await out.step(
-            "add one line",
-            endpoints.ADD_INGREDIENTS,
-            lambda: c.add_ingredients(f"1 {line}"),
-            lambda count: expect(
-                count == 1, f"Cooked counted {count} added ingredients for one line, expected 1"
-            ),
-        )
-        if added is None:
+        with out.step("add one line", endpoints.ADD_INGREDIENTS):
+            added = await c.add_ingredients(f"1 {line}")
+            expect(added == 1, f"Cooked counted {added} added ingredients for one line, expected 1")
+        if not out[-1].ok:
             return
-        shopping = await out.step(
-            "read the added line",
-            endpoints.GET_SHOPPING_LIST,
-            c.get_shopping_list,
-            lambda found: expect(
-                len(self._ours(found)) == 1,
-                "the list does not show exactly one new product group for the line",
-            ),
-        )
-        if shopping is None:
+        with out.step("read the added line", endpoints.GET_SHOPPING_LIST):
+            ours = self._ours(await c.get_shopping_list())
+            expect(
+                len(ours) == 1,
+                f"the list shows {len(ours)} new product groups for the added line, expected 1",
+            )
+        if not out[-1].ok:
             return
-        [(group_id, aisle_id)] = self._ours(shopping)
-        await out.step(
-            "tick the line",
-            endpoints.SET_SELECTED,
-            lambda: c.set_selected([*self._before_selected, group_id]),
-            lambda ticked: expect(group_id in ticked, _OTHER_SELECTION),
-        )
-        await out.step(
-            "untick the line",
-            endpoints.SET_SELECTED,
-            lambda: c.set_selected(self._before_selected),
-            lambda ticked: expect(group_id not in ticked, _OTHER_SELECTION),
-        )
-        await out.step(
-            "update the line",
-            endpoints.UPDATE_PRODUCT_GROUP,
-            lambda: c.update_product_group(
-                group_id, name=f"{line} updated", quantity="2", aisle_id=aisle_id, selected=False
-            ),
-        )
-        await out.step(
-            "remove the line",
-            endpoints.REMOVE_PRODUCT_GROUPS,
-            lambda: c.remove_product_groups([group_id]),
-            lambda removed: expect(removed == [group_id], "the answer's removed list does not name the line"),
-        )
+        [(group_id, aisle_id)] = ours
+        with out.step("tick the line", endpoints.SET_SELECTED):
+            ticked = await c.set_selected([*self._before_selected, group_id])
+            expect(group_id in ticked, _OTHER_SELECTION)
+        with out.step("untick the line", endpoints.SET_SELECTED):
+            expect(group_id not in await c.set_selected(self._before_selected), _OTHER_SELECTION)
+        with out.step("update the line", endpoints.UPDATE_PRODUCT_GROUP):
+            name = f"{line} updated"
+            await c.update_product_group(group_id, name=name, quantity="2", aisle_id=aisle_id, selected=False)
+        with out.step("remove the line", endpoints.REMOVE_PRODUCT_GROUPS):
+            removed = await c.remove_product_groups([group_id])
+            expect(removed == [group_id], "the answer's removed list does not name the removed line")
         self._line_pending = not out[-1].ok
 
     def _ours(self, shopping: ShoppingList) -> list[tuple[str, str]]:

@@ -4,10 +4,12 @@ answer's shape); Cooked's free text stays on the terminal."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, TextIO, TypeVar
+from typing import Any, TextIO
 
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.exceptions import (
@@ -19,12 +21,9 @@ from cooked_mcp.exceptions import (
     UnexpectedAnswer,
 )
 
-T = TypeVar("T")
 _CODE = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
 #: How the client opens an error about one request: the step's line already says FAILED.
 _REQUEST_FAILED = re.compile(r"^The [\w -]+ request failed: ")
-#: Cooked answered, but not as the contract says (an unusable answer, a refused request).
-_DISAGREES = (CookedResponseError, CookedRejected)
 
 
 @dataclass(eq=False)
@@ -49,11 +48,11 @@ class Mismatch(Exception):
         return {key: value for key, value in shown.items() if value is not None}
 
 
-@dataclass(frozen=True)
+@dataclass
 class Outcome:
     step: str
     endpoint: Endpoint
-    ok: bool
+    ok: bool = True
     detail: str = ""
     mismatch: Mismatch | None = None
     #: No request was made (nothing to make it on): the endpoint was not checked.
@@ -79,54 +78,45 @@ def mismatch_of(error: CookedError, expected: str = "success") -> Mismatch:
     if isinstance(error, CookedRequestError):
         return Mismatch("not sent: an ID Cooked returned cannot be put in a path")
     shown = answered(error.status, code) or "an error"
-    disagrees = isinstance(error, _DISAGREES)
+    # Cooked answered, but not as the contract says (an unusable answer, a refused request).
+    disagrees = isinstance(error, CookedResponseError | CookedRejected)
     return Mismatch(f"answered {shown}, expected {expected}", error.status, code, disagrees=disagrees)
 
 
-def for_a_person(error: CookedError) -> str:
-    """The error's sentence without the next step meant for an agent ("retry once; …") where Cooked
-    disagreed with the contract: the summary asks for a report instead."""
-    return str(error.with_next_step("")) if isinstance(error, _DISAGREES) else str(error)
-
-
 class Steps(list[Outcome]):
-    """The outcomes so far; given ``out``, each step's name is shown (``started``) while Cooked is waited for."""
+    """The outcomes so far; given ``out``, each step's line is shown as it starts, so the step
+    Cooked keeps waiting is on the screen, and completed when it ends."""
 
     def __init__(self, out: TextIO | None = None) -> None:
         super().__init__()
-        self._out = out
+        self.out = out or io.StringIO()  # no terminal: the lines go nowhere
 
-    def started(self, name: str) -> None:
-        self._show(f"  {name} ... ")
-
-    def append(self, outcome: Outcome) -> None:
-        super().append(outcome)
-        detail = _REQUEST_FAILED.sub("", outcome.detail)
-        self._show(f"{'OK' if outcome.ok else 'FAILED'}{' - ' + detail if detail else ''}\n")
-
-    async def step(
-        self,
-        name: str,
-        endpoint: Endpoint,
-        action: Callable[[], Awaitable[T]],
-        describe: Callable[[T], str] = lambda _: "",
-        explain: Callable[[CookedError], str] = for_a_person,
-    ) -> T | None:
-        """Run one step, record its outcome, and return its result (None when it failed);
-        ``describe`` says what was found, or raises a ``Mismatch`` for what was not expected."""
-        self.started(name)
+    @contextlib.contextmanager
+    def step(
+        self, name: str, endpoint: Endpoint, explain: Callable[[CookedError], str] = str
+    ) -> Iterator[Outcome]:
+        """One step: OK (with the ``detail`` its block may set on the outcome) unless the block raises a
+        Cooked error or a ``Mismatch``, which ends the block, not the check."""
+        print(f"  {name} ... ", end="", file=self.out, flush=True)
+        outcome = Outcome(name, endpoint)
         try:
-            result = await action()
-            detail = describe(result)
+            yield outcome
         except CookedError as exc:
-            self.append(Outcome(name, endpoint, False, explain(exc), mismatch_of(exc)))
-            return None
+            mismatch = mismatch_of(exc)
+            # A person reads this: no next step meant for an agent ("retry once; …") where Cooked
+            # disagreed with the contract, as the summary asks for a report instead.
+            shown = exc.with_next_step("") if mismatch.disagrees else exc
+            outcome = Outcome(name, endpoint, False, explain(shown), mismatch)
         except Mismatch as exc:
-            self.append(Outcome(name, endpoint, False, exc.problem, exc))
-            return None
-        self.append(Outcome(name, endpoint, True, detail))
-        return result
+            outcome = Outcome(name, endpoint, False, exc.problem, exc)
+        self.append(outcome)
+        detail = _REQUEST_FAILED.sub("", outcome.detail)  # the line says FAILED already
+        print(
+            f"{'OK' if outcome.ok else 'FAILED'}{' - ' + detail if detail else ''}", file=self.out, flush=True
+        )
 
-    def _show(self, text: str) -> None:
-        if self._out is not None:
-            print(text, end="", file=self._out, flush=True)
+
+def expect(holds: bool, problem: str) -> None:
+    """A step's check of Cooked's answer beyond its shape."""
+    if not holds:
+        raise Mismatch(problem)
