@@ -23,8 +23,7 @@ from cooked_mcp.cooked.endpoints import ENDPOINTS, Endpoint
 from cooked_mcp.exceptions import CookedAuthError, CookedError
 from cooked_mcp.redaction import redact
 
-from .roundtrip import LINE_NAME, RECIPE_TITLE, RoundTrip
-from .steps import Outcome, Steps, answered, safe_code
+from .steps import LINE_NAME, RECIPE_TITLE, Outcome, RoundTrip, Steps, answered, mismatch_of
 
 #: The only answer that starts ``--write``: exactly what the question asks for.
 CONFIRMATION = "yes"
@@ -164,8 +163,9 @@ def login_problem(error: CookedError, settings: Settings) -> str:
     """A rejected login is the user's to fix here and now: no restart to mention, the code said once."""
     if not isinstance(error, CookedAuthError):
         return str(error)  # a connection problem says what failed and what to check
+    shown = mismatch_of(error)
     return (
-        f"Cooked rejected the username or password ({answered(error.status, safe_code(error.code))}): "
+        f"Cooked rejected the username or password ({answered(shown.status, shown.code)}): "
         f"check {settings.describe_credentials()}; "
         "social-login and passwordless Cooked accounts are not supported"
     )
@@ -248,13 +248,7 @@ def _write_report(
         else "a custom base URL",
         "passed": all(o.ok for o in result.outcomes),
         "steps": [
-            {
-                "step": o.step,
-                "endpoint": o.endpoint.name,
-                "ok": o.ok,
-                **(o.mismatch.fields() if o.mismatch else {}),
-            }
-            for o in result.outcomes
+            {"step": o.step, "endpoint": o.endpoint.name, "ok": o.ok, **o.fields()} for o in result.outcomes
         ],
         "endpoints": [
             {
@@ -264,7 +258,7 @@ def _write_report(
                 "confirmed": e.provenance.confirmed,
                 "source": e.provenance.source,
                 "verdict": status,
-                **({"step": bad.step, **bad.mismatch.fields()} if bad and bad.mismatch else {}),
+                **({"step": bad.step, **bad.fields()} if bad else {}),
             }
             for e, status, bad in verdicts(result.outcomes)
         ],
