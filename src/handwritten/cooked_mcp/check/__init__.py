@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import platform
-import secrets
 import sys
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from secrets import token_hex
 from typing import Any, TextIO
 
 import anyio
@@ -52,8 +52,8 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
-        undone = self.roundtrip is None or self.roundtrip.undo_complete
-        return undone and all(o.ok for o in self.outcomes)
+        # The round trip leaves something to undo only after a failed step: all steps OK, all undone.
+        return all(o.ok for o in self.outcomes)
 
 
 async def check_account(
@@ -94,7 +94,7 @@ async def check_account(
             step.skipped = True
     if not write:
         return CheckResult(outcomes, None)
-    roundtrip = RoundTrip(client, outcomes, token or secrets.token_hex(4))
+    roundtrip = RoundTrip(client, outcomes, token or token_hex(4))
     await roundtrip.run()
     return CheckResult(outcomes, roundtrip)
 
@@ -111,10 +111,22 @@ def run_check(
     """Print each line as soon as it is known (no network first); exit 0 only when all matched."""
     mode = "with --write" if write else "read-only"
     _say(out, f"cooked-mcp --check ({mode}) against {settings.base_url}", *settings.describe_account())
-    token = secrets.token_hex(4)  # tells the check's own recipe and line from the user's
-    if write and not yes and not _confirmed(token, out, answer):
-        _say(out, "Nothing was sent to Cooked.")
-        return 1
+    token = token_hex(4)  # tells the check's own recipe and line from the user's
+    if write and not yes:  # say exactly what will be created and removed on the account shown, then ask
+        _say(
+            out,
+            "--write changes this Cooked account and changes it back:",
+            f"  creates the recipe {RECIPE_TITLE.format(token)!r} (previewed, saved, read, updated), then deletes it",
+            f"  adds the shopping-list line '1 {LINE_NAME.format(token)}' (ticked, unticked, updated), then removes it",
+            "If a step fails, it removes what it created (or names what to remove by hand).",
+        )
+        print(f"Type '{CONFIRMATION}' to go ahead (or run with --yes): ", end="", file=out, flush=True)
+        reply = answer.readline()
+        if not answer.isatty():  # a piped answer is not echoed: end the question's line for it
+            print(file=out)
+        if reply.strip() != CONFIRMATION:
+            _say(out, "Nothing was sent to Cooked.")
+            return 1
 
     async def run() -> tuple[CheckResult, list[str]]:
         async with CookedClient.from_settings(settings) as client:
@@ -132,7 +144,7 @@ def run_check(
     result, secret_values = anyio.run(run)
     _summarise(result, out, reported=report is not None)
     if report is not None:
-        _write_report(report, result, write=write, base_url=settings.base_url, secret_values=secret_values)
+        _write_report(report, result, write, settings.base_url, secret_values)
         _say(out, f"Report written to {report}: attach it to a bug report (it holds no secrets or recipes).")
     return 0 if result.passed else 1
 
@@ -140,22 +152,6 @@ def run_check(
 def _say(out: TextIO, *lines: str) -> None:
     """Lines the user reads while the check goes on: flushed at once, even into a pipe."""
     print(*lines, sep="\n", file=out, flush=True)
-
-
-def _confirmed(token: str, out: TextIO, answer: TextIO) -> bool:
-    """Say exactly what will be created and removed on the account just shown, then ask."""
-    _say(
-        out,
-        "--write changes this Cooked account and changes it back:",
-        f"  creates the recipe {RECIPE_TITLE.format(token)!r} (previewed, saved, read, updated), then deletes it",
-        f"  adds the shopping-list line '1 {LINE_NAME.format(token)}' (ticked, unticked, updated), then removes it",
-        "If a step fails, it removes what it created (or names what to remove by hand).",
-    )
-    print(f"Type '{CONFIRMATION}' to go ahead (or run with --yes): ", end="", file=out, flush=True)
-    reply = answer.readline()
-    if not answer.isatty():  # a piped answer is not echoed: end the question's line for it
-        print(file=out)
-    return reply.strip() == CONFIRMATION
 
 
 # implements: authentication.LOGIN.4
@@ -189,10 +185,10 @@ def verdicts(outcomes: list[Outcome]) -> list[tuple[Endpoint, str, Outcome | Non
 def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
     """What was checked and what was not; ``reported``: a report is on its way."""
     outcomes = result.outcomes
-    if not outcomes or not outcomes[0].ok:
+    login = outcomes[0]
+    if not login.ok:
         _say(out, "Nothing else was checked: every other request needs a logged-in session.")
-        login = outcomes[0].mismatch if outcomes else None
-        if not reported and login is not None and login.disagrees:
+        if not reported and login.mismatch is not None and login.mismatch.disagrees:
             _say(out, REPORT_ADVICE)
         return
     if result.roundtrip is not None:
@@ -224,29 +220,24 @@ def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
         _say(out, f"{failed} of {len(outcomes)} checks failed: {checked}")
         if not reported:
             _say(out, REPORT_ADVICE)
-    elif not result.passed:
-        _say(out, "Every check passed, but the clean-up did not finish: see the undo lines above.")
     else:
         # Not "all": the count is of steps, and some endpoints may not have been checked at all.
         _say(out, f"{len(outcomes)} of {len(outcomes)} checks passed: {checked}")
 
 
-def _write_report(
-    path: Path, result: CheckResult, *, write: bool, base_url: str, secret_values: list[str]
-) -> None:
-    """``secret_values`` (the client's: login name, password, username, cookies, token) are kept out
+def _write_report(path: Path, result: CheckResult, write: bool, base_url: str, secrets: list[str]) -> None:
+    """``secrets`` (the client's: login name, password, username, cookies, token) are kept out
     of every string of the file, keys included, in every spelling ``cooked_mcp.redaction`` knows: what
     it holds from Cooked (a code, a key of the answer's shape) passed filters that know no secret."""
     trip = result.roundtrip
+    custom = base_url.rstrip("/") != default("base_url")
     report: dict[str, Any] = {
         "report": "cooked-mcp --check",
         "cooked-mcp-version": __version__,
         "python": platform.python_version(),
         "mode": "write" if write else "read-only",
-        "cooked": "cooked.wiki (default)"
-        if base_url.rstrip("/") == default("base_url")
-        else "a custom base URL",
-        "passed": all(o.ok for o in result.outcomes),
+        "cooked": "a custom base URL" if custom else "cooked.wiki (default)",
+        "passed": result.passed,
         "steps": [
             {"step": o.step, "endpoint": o.endpoint.name, "ok": o.ok, **o.fields()} for o in result.outcomes
         ],
@@ -265,7 +256,7 @@ def _write_report(
     }
     if trip is not None:
         report["undo"] = {"complete": trip.undo_complete, "needed": bool(trip.undo_notes)}
-    found = frozenset(secret_values)
+    found = frozenset(secrets)
 
     def scrubbed(value: Any) -> Any:
         if isinstance(value, str):

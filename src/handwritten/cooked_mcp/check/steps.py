@@ -11,19 +11,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from cooked_mcp import exceptions as errors
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.cooked.models import ShoppingList
-from cooked_mcp.exceptions import (
-    CookedError,
-    CookedNotFound,
-    CookedRejected,
-    CookedRequestError,
-    CookedResponseError,
-    CookedUnavailable,
-    UnexpectedAnswer,
-)
 
 _CODE = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
 #: How the client opens an error about one request: the step's line already says FAILED.
@@ -62,9 +54,7 @@ class Outcome:
         """What a report holds of its mismatch: what is known, nothing else."""
         m = self.mismatch
         shown = (
-            {}
-            if m is None
-            else {"problem": m.problem, "status": m.status, "code": m.code, "answer-shape": m.shape}
+            {"problem": m.problem, "status": m.status, "code": m.code, "answer-shape": m.shape} if m else {}
         )
         return {key: value for key, value in shown.items() if value is not None}
 
@@ -74,18 +64,18 @@ def answered(*parts: object) -> str:
     return " ".join(str(part) for part in parts if part is not None)
 
 
-def mismatch_of(error: CookedError, expected: str = "success") -> Mismatch:
+def mismatch_of(error: errors.CookedError, expected: str = "success") -> Mismatch:
     # Cooked's error code only when it looks like one (``NOT_FOUND``): anything else could be any text.
     code = error.code if error.code and _CODE.fullmatch(error.code) else None
-    if isinstance(error, UnexpectedAnswer):
+    if isinstance(error, errors.UnexpectedAnswer):
         return Mismatch(f"the answer {error.problem}", error.status, None, error.shape, disagrees=True)
-    if isinstance(error, CookedUnavailable):
+    if isinstance(error, errors.CookedUnavailable):
         return Mismatch("no usable answer (connection, timeout or redirect)", error.status, code)
-    if isinstance(error, CookedRequestError):
+    if isinstance(error, errors.CookedRequestError):
         return Mismatch("not sent: an ID Cooked returned cannot be put in a path")
     shown = answered(error.status, code) or "an error"
     # Cooked answered, but not as the contract says (an unusable answer, a refused request).
-    disagrees = isinstance(error, CookedResponseError | CookedRejected)
+    disagrees = isinstance(error, errors.CookedResponseError | errors.CookedRejected)
     return Mismatch(f"answered {shown}, expected {expected}", error.status, code, disagrees=disagrees)
 
 
@@ -99,7 +89,7 @@ class Steps(list[Outcome]):
 
     @contextlib.contextmanager
     def step(
-        self, name: str, endpoint: Endpoint, explain: Callable[[CookedError], str] = str
+        self, name: str, endpoint: Endpoint, explain: Callable[[errors.CookedError], str] = str
     ) -> Iterator[Outcome]:
         """One step: OK (with the ``detail`` its block may set on the outcome) unless the block raises a
         Cooked error or a ``Mismatch``, which ends the block, not the check."""
@@ -107,7 +97,7 @@ class Steps(list[Outcome]):
         outcome = Outcome(name, endpoint)
         try:
             yield outcome
-        except CookedError as exc:
+        except errors.CookedError as exc:
             mismatch = mismatch_of(exc)
             # A person reads this: no next step meant for an agent ("retry once; …") where Cooked
             # disagreed with the contract, as the summary asks for a report instead.
@@ -117,9 +107,8 @@ class Steps(list[Outcome]):
             outcome = Outcome(name, endpoint, False, exc.problem, exc)
         self.append(outcome)
         detail = _REQUEST_FAILED.sub("", outcome.detail)  # the line says FAILED already
-        print(
-            f"{'OK' if outcome.ok else 'FAILED'}{' - ' + detail if detail else ''}", file=self.out, flush=True
-        )
+        verdict = "OK" if outcome.ok else "FAILED"
+        print(f"{verdict} - {detail}" if detail else verdict, file=self.out, flush=True)
 
 
 def expect(holds: bool, problem: str) -> None:
@@ -141,7 +130,6 @@ class RoundTrip:
     _recipe_id: str | None = None
     _line_pending: bool = False
     _before_selected: list[str] = field(default_factory=list)
-    _before_groups: set[str] = field(default_factory=set)
 
     async def run(self) -> None:
         """The recipe's steps and the line's; then remove what is left of either and say so, or say
@@ -151,17 +139,9 @@ class RoundTrip:
             await self._shopping_line()
         finally:
             if self._recipe_pending:
-                title = RECIPE_TITLE.format(self.token)
-                with self._undoing(
-                    f"could not delete the check's recipe: delete the recipe titled {title!r} by hand"
-                ):
-                    await self._undo_recipe()
+                await self._undo_recipe()
             if self._line_pending:
-                line = LINE_NAME.format(self.token)
-                with self._undoing(
-                    f"could not clean up the shopping list: remove the line {line!r} by hand and check which items are ticked"
-                ):
-                    await self._undo_line()
+                await self._undo_line()
 
     async def _recipe(self) -> None:
         c, out = self.client, self.outcomes
@@ -175,14 +155,12 @@ class RoundTrip:
             self._recipe_id = recipe_id
         if not out[-1].ok:
             return
+        saved = (recipe_id, preview.description.strip(), preview.portions)
         # Steps that find a difference do not stop the round trip: later endpoints still get checked.
         with out.step("read the saved recipe", endpoints.GET_RECIPE):
             read = await c.get_recipe(recipe_id)
-            expect(
-                (read.id, read.description.strip(), read.portions)
-                == (recipe_id, preview.description.strip(), preview.portions),
-                "the recipe read back differs from what was saved (id, description or portions)",
-            )
+            got = (read.id, read.description.strip(), read.portions)
+            expect(got == saved, "the recipe read back is not what was saved (id, description or portions)")
         with out.step("update the recipe", endpoints.UPDATE_RECIPE):
             updated = await c.update_recipe(recipe_id, preview.description + "\n\nUpdated.", 1)
             expect(updated == recipe_id, _OTHER_RECIPE)
@@ -194,8 +172,8 @@ class RoundTrip:
         with out.step("read the deleted recipe (expect not found)", endpoints.GET_RECIPE):
             try:
                 await c.get_recipe(recipe_id)
-            except CookedError as exc:
-                if not isinstance(exc, CookedNotFound) or exc.code not in (None, "NOT_FOUND"):
+            except errors.CookedError as exc:
+                if not isinstance(exc, errors.CookedNotFound) or exc.code not in (None, "NOT_FOUND"):
                     raise mismatch_of(exc, expected="404 NOT_FOUND") from None
             else:
                 raise Mismatch("the deleted recipe is still readable (answered 200, expected 404)", 200)
@@ -206,7 +184,6 @@ class RoundTrip:
             before = await c.get_shopping_list()
         if not out[-1].ok:
             return
-        self._before_groups = {g.id for a in before.aisles for g in a.product_groups}
         self._before_selected = [g.id for a in before.aisles for g in a.product_groups if g.selected]
         self._line_pending = True
         with out.step("add one line", endpoints.ADD_INGREDIENTS):
@@ -216,10 +193,7 @@ class RoundTrip:
             return
         with out.step("read the added line", endpoints.GET_SHOPPING_LIST):
             ours = self._ours(await c.get_shopping_list())
-            expect(
-                len(ours) == 1,
-                f"the list shows {len(ours)} new product groups for the added line, expected 1",
-            )
+            expect(len(ours) == 1, f"the list shows {len(ours)} new product groups for the line, expected 1")
         if not out[-1].ok:
             return
         [(group_id, aisle_id)] = ours
@@ -239,39 +213,43 @@ class RoundTrip:
     def _ours(self, shopping: ShoppingList) -> list[tuple[str, str]]:
         """(group ID, aisle ID) of the groups this check created."""
         return [
-            (g.id, a.id)
-            for a in shopping.aisles
-            for g in a.product_groups
-            if g.id not in self._before_groups and self.token in g.name.casefold()
+            (g.id, a.id) for a in shopping.aisles for g in a.product_groups if self.token in g.name.casefold()
         ]
 
-    @contextlib.contextmanager
-    def _undoing(self, by_hand: str) -> Iterator[None]:
-        try:
-            yield
-        except CookedError:
-            self.undo_complete = False
-            self.undo_notes.append(by_hand)
-
     async def _undo_recipe(self) -> None:
-        if self._recipe_id is not None:
-            hits = [self._recipe_id]
-        else:  # saved or not? The answer was lost: look for the title.
-            found = await self.client.search_recipes(self.token, 1)
-            hits = [s.id for s in found if s.title and self.token in s.title]
-        for recipe_id in hits:
-            with contextlib.suppress(CookedNotFound):  # already gone: the delete step acted after all
-                await self.client.delete_recipe(recipe_id)
-        if hits:
-            self.undo_notes.append("deleted the recipe the check had saved")
+        try:
+            if self._recipe_id is not None:
+                hits = [self._recipe_id]
+            else:  # saved or not? The answer was lost: look for the title.
+                found = await self.client.search_recipes(self.token, 1)
+                hits = [s.id for s in found if s.title and self.token in s.title]
+            for recipe_id in hits:  # one already gone: the delete step acted after all
+                with contextlib.suppress(errors.CookedNotFound):
+                    await self.client.delete_recipe(recipe_id)
+            if hits:
+                self.undo_notes.append("deleted the recipe the check had saved")
+        except errors.CookedError:
+            self.undo_complete = False
+            title = RECIPE_TITLE.format(self.token)
+            self.undo_notes.append(
+                f"could not delete the check's recipe: delete the recipe titled {title!r} by hand"
+            )
 
     async def _undo_line(self) -> None:
-        shopping = await self.client.get_shopping_list()
-        ours = [group_id for group_id, _ in self._ours(shopping)]
-        selected = {g.id for a in shopping.aisles for g in a.product_groups if g.selected} - set(ours)
-        if selected != set(self._before_selected):
-            await self.client.set_selected(self._before_selected)
-            self.undo_notes.append("restored the ticked items")
-        if ours:
-            await self.client.remove_product_groups(ours)
-            self.undo_notes.append("removed the shopping-list line the check had added")
+        try:
+            shopping = await self.client.get_shopping_list()
+            ours = [group_id for group_id, _ in self._ours(shopping)]
+            selected = {g.id for a in shopping.aisles for g in a.product_groups if g.selected} - set(ours)
+            if selected != set(self._before_selected):
+                await self.client.set_selected(self._before_selected)
+                self.undo_notes.append("restored the ticked items")
+            if ours:
+                await self.client.remove_product_groups(ours)
+                self.undo_notes.append("removed the shopping-list line the check had added")
+        except errors.CookedError:
+            self.undo_complete = False
+            line = LINE_NAME.format(self.token)
+            self.undo_notes.append(
+                f"could not clean up the shopping list: remove the line {line!r} by hand"
+                " and check which items are ticked"
+            )
