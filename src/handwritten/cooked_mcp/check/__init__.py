@@ -7,7 +7,7 @@ import json
 import platform
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from secrets import token_hex
@@ -34,7 +34,6 @@ REPORT_ADVICE = (
 )
 #: What the search step looks for: one letter, so any account with recipes finds some.
 SEARCH_QUERY = "a"
-#: How many recipes the list step asks for.
 LIST_PAGE = 5
 #: The endpoints no mode of ``--check`` calls, and why (docs/check.md says the same).
 NEVER_CHECKED: dict[Endpoint, str] = {
@@ -113,11 +112,12 @@ def run_check(
     _say(out, f"cooked-mcp --check ({mode}) against {settings.base_url}", *settings.describe_account())
     token = token_hex(4)  # tells the check's own recipe and line from the user's
     if write and not yes:  # say exactly what will be created and removed on the account shown, then ask
+        title, line = RECIPE_TITLE.format(token), LINE_NAME.format(token)
         _say(
             out,
             "--write changes this Cooked account and changes it back:",
-            f"  creates the recipe {RECIPE_TITLE.format(token)!r} (previewed, saved, read, updated), then deletes it",
-            f"  adds the shopping-list line '1 {LINE_NAME.format(token)}' (ticked, unticked, updated), then removes it",
+            f"  creates the recipe {title!r} (previewed, saved, read, updated), then deletes it",
+            f"  adds the shopping-list line '1 {line}' (ticked, unticked, updated), then removes it",
             "If a step fails, it removes what it created (or names what to remove by hand).",
         )
         print(f"Type '{CONFIRMATION}' to go ahead (or run with --yes): ", end="", file=out, flush=True)
@@ -167,19 +167,17 @@ def login_problem(error: CookedError, settings: Settings) -> str:
     )
 
 
-def verdicts(outcomes: list[Outcome]) -> list[tuple[Endpoint, str, Outcome | None]]:
+def verdicts(outcomes: list[Outcome]) -> Iterator[tuple[Endpoint, str, Outcome | None]]:
     """Per row of the endpoint table: ok, mismatch (with its first such outcome), skipped or not checked."""
-    rows: list[tuple[Endpoint, str, Outcome | None]] = []
     for endpoint in ENDPOINTS:
         mine = [o for o in outcomes if o.endpoint == endpoint]
         bad = next((o for o in mine if o.mismatch is not None), None)
         if bad is not None:
-            rows.append((endpoint, "mismatch", bad))
+            yield endpoint, "mismatch", bad
         elif any(o.ok and not o.skipped for o in mine):
-            rows.append((endpoint, "ok", None))
+            yield endpoint, "ok", None
         else:
-            rows.append((endpoint, "skipped" if mine else "not checked", None))
-    return rows
+            yield endpoint, "skipped" if mine else "not checked", None
 
 
 def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
@@ -193,7 +191,7 @@ def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
         return
     if result.roundtrip is not None:
         _say(out, *(f"  undo: {note}" for note in result.roundtrip.undo_notes))
-    rows = verdicts(outcomes)
+    rows = list(verdicts(outcomes))
     _say(out, "Endpoints, whether a public source confirms them, and what this run found:")
     width = max(len(endpoint.path_template) for endpoint in ENDPOINTS)
     for e, status, bad in rows:

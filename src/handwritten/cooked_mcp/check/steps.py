@@ -1,6 +1,5 @@
-"""The steps of ``--check``: each one's line on the terminal and its outcome for the verdicts, and
-the round trip of ``--write``. A ``Mismatch`` holds only what is safe in a report (status, a
-code-like code, our sentence, the answer's shape); Cooked's free text stays on the terminal."""
+"""The steps of ``--check`` and the round trip of ``--write``. A ``Mismatch`` holds only what is safe
+in a report (status, a code-like code, our sentence, the answer's shape), never Cooked's free text."""
 
 from __future__ import annotations
 
@@ -52,10 +51,9 @@ class Outcome:
 
     def fields(self) -> dict[str, Any]:
         """What a report holds of its mismatch: what is known, nothing else."""
-        m = self.mismatch
-        shown = (
-            {"problem": m.problem, "status": m.status, "code": m.code, "answer-shape": m.shape} if m else {}
-        )
+        if (m := self.mismatch) is None:
+            return {}
+        shown = {"problem": m.problem, "status": m.status, "code": m.code, "answer-shape": m.shape}
         return {key: value for key, value in shown.items() if value is not None}
 
 
@@ -80,8 +78,7 @@ def mismatch_of(error: errors.CookedError, expected: str = "success") -> Mismatc
 
 
 class Steps(list[Outcome]):
-    """The outcomes so far; given ``out``, each step's line is shown as it starts, so the step
-    Cooked keeps waiting is on the screen, and completed when it ends."""
+    """The outcomes so far; each step's line is shown as it starts, so the step waited on is on screen."""
 
     def __init__(self, out: TextIO | None = None) -> None:
         super().__init__()
@@ -99,16 +96,15 @@ class Steps(list[Outcome]):
             yield outcome
         except errors.CookedError as exc:
             mismatch = mismatch_of(exc)
-            # A person reads this: no next step meant for an agent ("retry once; …") where Cooked
-            # disagreed with the contract, as the summary asks for a report instead.
+            # A person reads this: where Cooked disagreed, the summary asks for a report, not a retry.
             shown = exc.with_next_step("") if mismatch.disagrees else exc
-            outcome = Outcome(name, endpoint, False, explain(shown), mismatch)
+            detail = _REQUEST_FAILED.sub("", explain(shown))  # the line says FAILED already
+            outcome = Outcome(name, endpoint, False, detail, mismatch)
         except Mismatch as exc:
             outcome = Outcome(name, endpoint, False, exc.problem, exc)
         self.append(outcome)
-        detail = _REQUEST_FAILED.sub("", outcome.detail)  # the line says FAILED already
         verdict = "OK" if outcome.ok else "FAILED"
-        print(f"{verdict} - {detail}" if detail else verdict, file=self.out, flush=True)
+        print(f"{verdict} - {outcome.detail}" if outcome.detail else verdict, file=self.out, flush=True)
 
 
 def expect(holds: bool, problem: str) -> None:
@@ -132,8 +128,7 @@ class RoundTrip:
     _before_selected: list[str] = field(default_factory=list)
 
     async def run(self) -> None:
-        """The recipe's steps and the line's; then remove what is left of either and say so, or say
-        what the user must remove by hand."""
+        """The recipe's steps and the line's, then the undo of what a failed step left behind."""
         try:
             await self._recipe()
             await self._shopping_line()
