@@ -254,13 +254,13 @@ def _write_report(path: Path, result: CheckResult, write: bool, base_url: str, s
     }
     if trip is not None:
         report["undo"] = {"complete": trip.undo_complete, "needed": bool(trip.undo_notes)}
-    found = frozenset(secrets)
+    kept_out = frozenset(secrets)
 
     def scrubbed(value: Any) -> Any:
         if isinstance(value, str):
-            return redact(value, found)
+            return redact(value, kept_out)
         if isinstance(value, dict):
-            return {redact(key, found): scrubbed(item) for key, item in value.items()}
+            return {redact(key, kept_out): scrubbed(item) for key, item in value.items()}
         return [scrubbed(item) for item in value] if isinstance(value, list) else value
 
     path.write_text(json.dumps(scrubbed(report), indent=2) + "\n", encoding="utf-8")
