@@ -36,7 +36,8 @@ def run_secret_command(
     printed when the shell exits (a left-behind background process may hold stdout open)."""
 
     def fail(problem: str, advice: str = _SHELL_ADVICE) -> CredentialCommandError:
-        return CredentialCommandError(setting, problem, where=where, advice=advice)
+        """``where`` (``path:line``) leads the message when known."""
+        return CredentialCommandError(f"{where + ': ' if where else ''}{setting} command {problem}; {advice}")
 
     try:
         process = subprocess.Popen(

@@ -335,10 +335,12 @@ class Settings(BaseModel):
             object.__setattr__(self, "http_token", None)
         return self
 
-    # implements: authentication.CREDENTIALS.15
+    # implements: authentication.CREDENTIALS.15, extensions.REMOTE.2
     @model_validator(mode="after")
     def _commands_run_last(self) -> Self:
-        """Only once every other check passed (a typo never runs a password manager); the token's only for http."""
+        """Only once every other check passed (a typo never runs a password manager); the token's only
+        for http. Then the owner password's length: its consent page is on the internet, with a few
+        guesses per lockout."""
         if self.transport != "http":
             object.__setattr__(self, "http_token", None)  # frozen to everyone else: this is construction
         for name in (d.name for d in DECLARED.values() if d.command):
@@ -352,14 +354,8 @@ class Settings(BaseModel):
                 except ValueError as exc:
                     raise ValueError(f"{pending.origin} {exc}") from None
             object.__setattr__(self, name, output if name == "username" else SecretStr(output))
-        return self
-
-    # implements: extensions.REMOTE.2
-    @model_validator(mode="after")
-    def _owner_password_long_enough(self) -> Self:
-        """After the commands: the consent page is on the internet, with a few guesses per lockout."""
-        owner = self.owner_password.get_secret_value() if self.owner_password is not None else ""
-        if self.owner_password is not None and len(owner) < MIN_OWNER_PASSWORD:
+        owner = self.owner_password.get_secret_value() if self.owner_password is not None else None
+        if owner is not None and len(owner) < MIN_OWNER_PASSWORD:
             raise ValueError(
                 f"the owner password from {self.describe_source('owner_password')} has {len(owner)} characters: "
                 f"remote mode puts the consent page on the internet, so it needs at least {MIN_OWNER_PASSWORD}; "

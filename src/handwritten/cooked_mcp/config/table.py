@@ -3,12 +3,12 @@ reading of those declarations that every layer, message and ``--help`` uses."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field, SecretStr
-from pydantic.config import JsonDict
 
 
 @dataclass(frozen=True)
@@ -33,15 +33,33 @@ class Origin:
 
 DEFAULT = Origin("the default", "default")
 
-
 #: The config file's tables, in the order its messages and ``--help`` list them.
 TABLES = ("cooked", "user", "mcp", "log")
 
-#: What a refused value of each kind is told when its declaration says nothing more.
-_BOOLEAN_REFUSAL = "{source} must be true or false (1/0, yes/no, on/off); fix or unset it"
-_REFUSAL = "{source}: {problem}"
 
-_MARK = "cooked_mcp_setting"
+@dataclass(frozen=True)
+class Declared:
+    """One setting as declared: what every place that reads, checks or names it reads."""
+
+    env: str | None
+    table: str | None
+    key: str | None
+    flag: str | None
+    metavar: str | None
+    command: bool
+    refusal: str
+    # The rest is the field's, filled in by ``declared``.
+    name: str = ""
+    help: str | None = None
+    secret: bool = False
+    #: The field's Python type: the config file's value must have the matching TOML type.
+    annotation: Any = None
+    default: Any = None
+
+    @property
+    def file_key(self) -> str | None:
+        """``table.key``, as messages and ``--help`` name it."""
+        return f"{self.table}.{self.key}" if self.table else None
 
 
 def setting(
@@ -53,68 +71,40 @@ def setting(
     metavar: str | None = None,
     help: str | None = None,
     command: bool = False,
-    refusal: str | None = None,
+    refusal: str = "",
     **field: Any,
 ) -> Any:
     """A ``Settings`` field that users set: ``pydantic.Field`` plus its ``env``, ``file`` key, ``command``
     (a ``_cmd`` key), flag and ``refusal`` wording (``{source}``, ``{problem}``, ``{where}``, ``{name}``,
     ``{input}``, ``{default}``). No ``default``: required.
     """
-    given = {"env": env, "file": file, "flag": flag, "metavar": metavar, "refusal": refusal}
-    extra: JsonDict = {_MARK: True, "command": command} | {k: v for k, v in given.items() if v is not None}
-    return Field(default, description=help, json_schema_extra=extra, **field)
+    table, _, key = file.partition(".") if file else (None, "", None)
+    info = Field(default, description=help, **field)
+    info.metadata.append(Declared(env, table, key, flag, metavar, command, refusal))
+    return info
 
 
-@dataclass(frozen=True)
-class Declared:
-    """One setting as declared: what every place that reads, checks or names it reads."""
-
-    name: str
-    env: str | None
-    table: str | None
-    key: str | None
-    flag: str | None
-    metavar: str | None
-    help: str | None
-    command: bool
-    secret: bool
-    refusal: str
-    #: The field's Python type: the config file's value must have the matching TOML type.
-    annotation: Any
-    default: Any
-
-    @property
-    def file_key(self) -> str | None:
-        """``table.key``, as messages and ``--help`` name it."""
-        return f"{self.table}.{self.key}" if self.table else None
+#: What a refused value of a type is told when its declaration says nothing more.
+_REFUSALS: dict[object, str] = {bool: "{source} must be true or false (1/0, yes/no, on/off); fix or unset it"}
 
 
 @functools.cache
 def declared(model: type[BaseModel]) -> dict[str, Declared]:
     """Every ``setting(...)`` field of ``model`` by name, in the config file's order."""
-    found = []
-    for name, info in model.model_fields.items():
-        extra = info.json_schema_extra
-        if not isinstance(extra, dict) or extra.get(_MARK) is not True:
-            continue
-        table, _, key = str(extra["file"]).partition(".") if "file" in extra else (None, "", None)
-        text = {k: str(extra[k]) if k in extra else None for k in ("env", "flag", "metavar", "refusal")}
-        found.append(
-            Declared(
-                name=name,
-                env=text["env"],
-                table=table,
-                key=key,
-                flag=text["flag"],
-                metavar=text["metavar"],
-                help=info.description,
-                command=extra.get("command") is True,
-                secret=SecretStr in (info.annotation, *get_args(info.annotation)),
-                refusal=text["refusal"] or (_BOOLEAN_REFUSAL if info.annotation is bool else _REFUSAL),
-                annotation=info.annotation,
-                default=None if info.is_required() else info.default,
-            )
+    found = [
+        dataclasses.replace(
+            mark,
+            name=name,
+            help=info.description,
+            secret=SecretStr in (info.annotation, *get_args(info.annotation)),
+            refusal=mark.refusal or _REFUSALS.get(info.annotation, "{source}: {problem}"),
+            annotation=info.annotation,
+            default=None if info.is_required() else info.default,
         )
+        for name, info in model.model_fields.items()
+        for mark in info.metadata
+        if isinstance(mark, Declared)
+    ]
     order = {table: index for index, table in enumerate(TABLES)}
     found.sort(key=lambda d: order.get(d.table, len(TABLES)) if d.table else len(TABLES) + 1)
     return {d.name: d for d in found}
