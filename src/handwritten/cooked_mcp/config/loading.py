@@ -21,8 +21,7 @@ from pydantic_core import ErrorDetails
 from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import ASCII_WHITESPACE, printable
 
-from .settings import DECLARED, Command, Settings, environment_variables
-from .table import DEFAULT, Origin
+from .settings import DECLARED, DEFAULT, Command, Origin, Settings, environment_variables
 
 #: Each setting a source sets: its value, and where in the source it was.
 Layer = dict[str, tuple[object, Origin]]
