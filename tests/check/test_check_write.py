@@ -222,6 +222,42 @@ async def test_a_failure_at_any_step_is_undone_byte_for_byte(fake: FakeCooked, m
         assert re.fullmatch(template, path), (nth, transport.failed, failed[0])
 
 
+class FailFrom(FailOnce):
+    """Refuses the ``nth`` request and every one after it: a step fails, and so does its undo."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.count += 1
+        if self.count < self.nth:
+            return await self.inner.handle_async_request(request)
+        return httpx.Response(500, json={"code": "INTERNAL_ERROR", "message": "injected"}, request=request)
+
+
+@pytest.mark.req("api-client.ERRORS.1")  # closest: a failed undo becomes a note a person can act on
+@pytest.mark.parametrize(
+    ("nth", "by_hand"),
+    [
+        (9, "could not delete the check's recipe: delete the recipe titled 'cooked-mcp check "),
+        (14, "could not clean up the shopping list: remove the line 'cooked-mcp check item "),
+    ],
+    ids=["recipe", "shopping-list line"],
+)
+@pytest.mark.anyio
+async def test_an_undo_that_fails_too_names_what_to_remove_by_hand(
+    fake: FakeCooked, nth: int, by_hand: str
+) -> None:
+    """From the recipe's update on (the 9th request) or the added line's read (the 14th), Cooked
+    refuses everything: the undo cannot finish, and says what is left."""
+    fake.reset()
+    result = await check_with(fake, FailFrom(nth, "refused"))
+    assert not result.passed and result.roundtrip is not None
+    assert not result.roundtrip.undo_complete
+    [note] = result.roundtrip.undo_notes
+    assert note.startswith(by_hand) and note.endswith(
+        ("' by hand", "' by hand and check which items are ticked")
+    )
+    assert result.roundtrip.token in note
+
+
 @pytest.mark.req("server.CONFIG.1")  # closest: flags are checked before anything runs
 @pytest.mark.parametrize("flag", ["--write", "--yes", "--report=r.json"])
 def test_the_check_flags_need_check(tmp_path: Path, flag: str) -> None:

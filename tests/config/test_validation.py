@@ -190,3 +190,14 @@ def test_toml_errors_never_quote_the_values_in_the_file(env: dict[str, str], tmp
 
     assert "unknown key user.extra" in str(caught.value)
     assert_no_canary(CANARIES, str(caught.value), repr(caught.value))
+
+
+@pytest.mark.req("server.CONFIG.2")
+def test_of_several_mistakes_the_first_in_the_file_is_named(env: dict[str, str], tmp_path: Path) -> None:
+    """Even when it sits in a sub-table written before its parent's own keys."""
+    text = '[mcp.limits]\nkept_outcomes = 0\n\n[mcp]\nread_only = "yes"\n'
+    path = write(tmp_path / "config.toml", text)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config_path=str(path), environ=env)
+
+    assert str(caught.value).startswith(f"{path}:2: mcp.limits.kept_outcomes must be a whole number")

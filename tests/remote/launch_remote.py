@@ -12,8 +12,8 @@ import sys
 
 import cooked_mcp.remote.wiring as wiring
 from cooked_mcp.cli import main
+from cooked_mcp.config.limits import RemoteLimits
 from cooked_mcp.remote.cimd import CimdFetcher
-from cooked_mcp.remote.provider import Bounds
 
 
 async def _client_test_is_loopback(host: str, port: int) -> list[str]:
@@ -28,7 +28,7 @@ if __name__ == "__main__":
     ca = os.environ.get("REMOTE_TEST_CA")
     wiring.build = functools.partial(  # type: ignore[assignment]
         wiring.build,
-        bounds=Bounds(access_token_seconds=float(os.environ.get("REMOTE_TEST_ACCESS_SECONDS", "3600"))),
+        bounds=RemoteLimits(access_token_seconds=float(os.environ.get("REMOTE_TEST_ACCESS_SECONDS", "3600"))),
         fetch_client=CimdFetcher(
             resolver=_client_test_is_loopback,
             allowed=_loopback,

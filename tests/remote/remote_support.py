@@ -19,7 +19,8 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
 from cooked_mcp.config import Settings
-from cooked_mcp.remote.provider import Bounds, ClientFetcher
+from cooked_mcp.config.limits import RemoteLimits
+from cooked_mcp.remote.provider import ClientFetcher
 from cooked_mcp.remote.wiring import Remote, build
 
 PUBLIC = "http://127.0.0.1:8123"
@@ -127,7 +128,7 @@ def pkce() -> tuple[str, str]:
 
 
 async def harness(
-    state: Path, *, bounds: Bounds | None = None, fetch_client: ClientFetcher | None = None
+    state: Path, *, bounds: RemoteLimits | None = None, fetch_client: ClientFetcher | None = None
 ) -> AsyncIterator[Harness]:
     remote = build(
         settings(), bounds=bounds, fetch_client=fetch_client, environ={"XDG_STATE_HOME": str(state)}

@@ -18,6 +18,7 @@ import pytest
 from https_support import HOST, Answer, Documents, https_documents
 from remote_support import REDIRECT, harness, pkce
 
+from cooked_mcp.config.limits import RemoteLimits
 from cooked_mcp.remote.cimd import CimdFetcher, IPAddress, is_public
 
 pytestmark = pytest.mark.anyio
@@ -42,7 +43,12 @@ def _loopback_allowed(address: IPAddress) -> bool:
 
 def fetcher(trust: ssl.SSLContext, **bounds: Any) -> CimdFetcher:
     """The test-only way in: client.test is 127.0.0.1, and loopback is allowed."""
-    return CimdFetcher(resolver=_to(["127.0.0.1"]), allowed=_loopback_allowed, ssl_context=trust, **bounds)
+    return CimdFetcher(
+        resolver=_to(["127.0.0.1"]),
+        allowed=_loopback_allowed,
+        ssl_context=trust,
+        limits=RemoteLimits(**bounds),
+    )
 
 
 @pytest.mark.req("extensions.REMOTE.12", "extensions.REMOTE.13")
@@ -68,12 +74,12 @@ async def test_cached_documents_expire_and_the_cache_is_bounded(
 ) -> None:
     documents, trust = served
     first, second = documents.document("/first.json"), documents.document("/second.json")
-    brief = fetcher(trust, cache_seconds=0.1)
+    brief = fetcher(trust, cimd_cache_seconds=0.1)
     assert await brief(first) is not None
     await anyio.sleep(0.2)
     assert await brief(first) is not None
     assert documents.hits == {"/first.json": 2}
-    small = fetcher(trust, cache_size=1)
+    small = fetcher(trust, cimd_cache_size=1)
     for url in (first, second, first):
         assert await small(url) is not None
     assert documents.hits == {"/first.json": 4, "/second.json": 1}
@@ -126,7 +132,7 @@ async def test_a_huge_document_is_cut_off(served: tuple[Documents, ssl.SSLContex
     documents, trust = served
     url = documents.document("/huge.json", padding="x" * 6000)
     assert await fetcher(trust)(url) is None
-    assert await fetcher(trust, max_bytes=8000)(url) is not None  # the same document, allowed more
+    assert await fetcher(trust, cimd_bytes=8000)(url) is not None  # the same document, allowed more
 
 
 @pytest.mark.req("extensions.REMOTE.13")
@@ -134,7 +140,7 @@ async def test_a_slow_server_is_given_up_on(served: tuple[Documents, ssl.SSLCont
     documents, trust = served
     url = documents.document("/slow.json")
     documents.answers["/slow.json"].delay = 0.6
-    assert await fetcher(trust, seconds=0.2)(url) is None
+    assert await fetcher(trust, cimd_seconds=0.2)(url) is None
 
 
 @pytest.mark.req("extensions.REMOTE.13")

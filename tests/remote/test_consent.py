@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from remote_support import OWNER, Harness, harness, pkce
 
-from cooked_mcp.remote.provider import Bounds
+from cooked_mcp.config.limits import RemoteLimits
 
 pytestmark = pytest.mark.anyio
 
@@ -51,7 +51,7 @@ async def test_a_wrong_password_says_only_that_and_issues_nothing(oauth: Harness
 
 @pytest.mark.req("extensions.REMOTE.10")
 async def test_password_guessing_locks_out_every_client_for_a_while(tmp_path: Path) -> None:
-    async for guarded in harness(tmp_path, bounds=Bounds(password_failures=3, lockout_seconds=0.5)):
+    async for guarded in harness(tmp_path, bounds=RemoteLimits(password_failures=3, lockout_seconds=0.5)):
         first = await guarded.register()
         _, key, csrf = await guarded.consent_page(first, pkce()[1])
         for guess in ("a", "b", "c"):
@@ -84,7 +84,7 @@ async def test_an_answer_without_or_with_a_stale_csrf_token_changes_nothing(oaut
 
 @pytest.mark.req("extensions.REMOTE.11")
 async def test_an_expired_consent_page_changes_nothing(tmp_path: Path) -> None:
-    async for quick in harness(tmp_path, bounds=Bounds(consent_seconds=0.05)):
+    async for quick in harness(tmp_path, bounds=RemoteLimits(consent_seconds=0.05)):
         client_id = await quick.register()
         _, key, csrf = await quick.consent_page(client_id, pkce()[1])
         await asyncio.sleep(0.1)
@@ -93,7 +93,7 @@ async def test_an_expired_consent_page_changes_nothing(tmp_path: Path) -> None:
 
 @pytest.mark.req("extensions.REMOTE.11")
 async def test_open_consent_pages_are_bounded_the_oldest_dropped_for_a_new_one(tmp_path: Path) -> None:
-    async for bounded in harness(tmp_path, bounds=Bounds(open_consents=2)):
+    async for bounded in harness(tmp_path, bounds=RemoteLimits(open_consents=2)):
         client_id = await bounded.register()
         pages = [await bounded.consent_page(client_id, pkce()[1]) for _ in range(3)]
         assert len(bounded.remote.provider.pending) == 2

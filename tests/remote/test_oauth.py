@@ -13,7 +13,7 @@ import pytest
 from mcp.server.auth.provider import TokenError
 from remote_support import PUBLIC, REDIRECT, RESOURCE, Harness, harness, pkce
 
-from cooked_mcp.remote.provider import Bounds
+from cooked_mcp.config.limits import RemoteLimits
 from cooked_mcp.remote.store import Store
 
 pytestmark = pytest.mark.anyio
@@ -142,7 +142,7 @@ async def test_a_code_used_twice_revokes_what_the_first_use_issued(oauth: Harnes
 
 @pytest.mark.req("extensions.REMOTE.6")
 async def test_a_late_code_is_refused(tmp_path: Path) -> None:
-    async for late in harness(tmp_path, bounds=Bounds(code_seconds=0.05)):
+    async for late in harness(tmp_path, bounds=RemoteLimits(code_seconds=0.05)):
         client_id = await late.register()
         verifier, challenge = pkce()
         code = await late.code(client_id, challenge)
@@ -154,7 +154,7 @@ async def test_a_late_code_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.req("extensions.REMOTE.6")
 async def test_codes_live_at_most_a_minute_whatever_the_bound_says(tmp_path: Path) -> None:
-    async for lax in harness(tmp_path, bounds=Bounds(code_seconds=3600)):
+    async for lax in harness(tmp_path, bounds=RemoteLimits(code_seconds=3600)):
         client_id = await lax.register()
         _, challenge = pkce()
         code = await lax.code(client_id, challenge)
@@ -187,7 +187,7 @@ async def test_refresh_tokens_rotate_and_a_reused_one_revokes_the_family(oauth: 
 async def test_an_expired_access_token_is_refused_and_the_refresh_token_gets_a_new_one(
     tmp_path: Path,
 ) -> None:
-    async for short in harness(tmp_path, bounds=Bounds(access_token_seconds=1)):
+    async for short in harness(tmp_path, bounds=RemoteLimits(access_token_seconds=1)):
         client_id, first = await short.connect()
         assert first["expires_in"] == 1
         assert await short.mcp_status(first["access_token"]) == 200
@@ -199,7 +199,9 @@ async def test_an_expired_access_token_is_refused_and_the_refresh_token_gets_a_n
 
 @pytest.mark.req("extensions.REMOTE.7", "extensions.REMOTE.14")
 async def test_an_expired_refresh_token_is_refused_and_its_connection_forgotten(tmp_path: Path) -> None:
-    async for short in harness(tmp_path, bounds=Bounds(access_token_seconds=0.3, refresh_token_seconds=0.3)):
+    async for short in harness(
+        tmp_path, bounds=RemoteLimits(access_token_seconds=0.3, refresh_token_seconds=0.3)
+    ):
         client_id, tokens = await short.connect()
         await asyncio.sleep(0.4)
         answer = await short.refresh(client_id, tokens["refresh_token"])
@@ -211,7 +213,7 @@ async def test_an_expired_refresh_token_is_refused_and_its_connection_forgotten(
 
 @pytest.mark.req("extensions.REMOTE.7")
 async def test_access_tokens_live_at_most_an_hour(tmp_path: Path) -> None:
-    async for lax in harness(tmp_path, bounds=Bounds(access_token_seconds=86400)):
+    async for lax in harness(tmp_path, bounds=RemoteLimits(access_token_seconds=86400)):
         _, tokens = await lax.connect()
         assert tokens["expires_in"] == 3600
 
@@ -239,7 +241,7 @@ async def test_a_token_bound_to_another_resource_is_refused(oauth: Harness) -> N
 
 @pytest.mark.req("extensions.REMOTE.8")
 async def test_a_registration_flood_is_refused(tmp_path: Path) -> None:
-    async for flooded in harness(tmp_path, bounds=Bounds(registrations=3)):
+    async for flooded in harness(tmp_path, bounds=RemoteLimits(registrations=3)):
         for _ in range(3):
             await flooded.register()
         answer = await flooded.http.post("/register", json={"redirect_uris": [REDIRECT]})
@@ -249,7 +251,7 @@ async def test_a_registration_flood_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.req("extensions.REMOTE.8")
 async def test_registered_clients_are_bounded_the_oldest_unused_dropped_first(tmp_path: Path) -> None:
-    async for capped in harness(tmp_path, bounds=Bounds(max_clients=2)):
+    async for capped in harness(tmp_path, bounds=RemoteLimits(max_clients=2)):
         connected, _ = await capped.connect()
         unused = await capped.register()
         newest = await capped.register()
@@ -311,7 +313,7 @@ async def test_a_refresh_token_used_twice_at_once_revokes_the_family(oauth: Harn
 async def test_the_rotated_refresh_tokens_kept_are_bounded_and_the_newest_reuse_still_revokes(
     tmp_path: Path,
 ) -> None:
-    async for kept in harness(tmp_path, bounds=Bounds(rotated_kept=3)):
+    async for kept in harness(tmp_path, bounds=RemoteLimits(rotated_kept=3)):
         client_id, tokens = await kept.connect()
         rotated = []
         for _ in range(6):

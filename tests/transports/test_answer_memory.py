@@ -26,10 +26,10 @@ from hardening_support import FIGURES
 from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_server, server_env, write_limits
 
 from cooked_fake import FakeCooked
+from cooked_mcp.config.limits import Limits
 from cooked_mcp_runtime.results import (
     CURRENT_CALL,
     HANDED_OVER,
-    SMALL_ANSWER_BYTES,
     AnswerBudget,
     HandedOver,
     ToolCall,
@@ -167,7 +167,7 @@ async def test_a_call_holds_what_it_read_until_handed_over_and_a_task_it_leaves_
     the call left running in the background (same context) then reads without holding room."""
     mib = 1024 * 1024
     budget = AnswerBudget()
-    budget.configure(8, 0.1)
+    budget.configure(8, 0.1, 64 * 1024)
     call = ToolCall(tool="read", report_progress=_no_progress)
     token = CURRENT_CALL.set(call)
     try:
@@ -194,11 +194,11 @@ async def test_over_http_only_an_answer_of_64_kib_or_more_stays_held_until_its_r
     """A smaller one is freed when handed to the SDK, as over stdio: holding it until written
     cost every HTTP call an extra write of its response, for a few KiB at most per call."""
     budget = AnswerBudget()
-    budget.configure(8, 0.1)
+    budget.configure(8, 0.1, Limits.SMALL_ANSWER_BYTES)
     handed = HandedOver()
     scope = {"type": "http", HANDED_OVER: handed}
     small, big = (ToolCall(tool="read", report_progress=_no_progress) for _ in range(2))
-    for call, size in ((small, SMALL_ANSWER_BYTES - 1), (big, SMALL_ANSWER_BYTES)):
+    for call, size in ((small, Limits.SMALL_ANSWER_BYTES - 1), (big, Limits.SMALL_ANSWER_BYTES)):
         token = CURRENT_CALL.set(call)
         try:
             await budget.hold(size)
@@ -206,7 +206,7 @@ async def test_over_http_only_an_answer_of_64_kib_or_more_stays_held_until_its_r
             CURRENT_CALL.reset(token)
         budget.hand_over(call, scope)
     assert handed.calls == [big]
-    assert budget.held == SMALL_ANSWER_BYTES
+    assert budget.held == Limits.SMALL_ANSWER_BYTES
 
 
 @pytest.mark.req("extensions.MEMORY.1", "extensions.MEMORY.2")

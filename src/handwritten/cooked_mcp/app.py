@@ -34,8 +34,7 @@ def build_server(
     limits: Limits | None = None,
     confirm_answer_seconds: float | None = None,
 ) -> Server[Any]:
-    """``read_only_from`` is where read-only mode was switched on (``Settings.describe_source``);
-    ``None`` serves every tool. One argument for both, so the mode never lacks its reason."""
+    """``read_only_from`` is where read-only mode was switched on; ``None`` serves every tool."""
     if confirm_answer_seconds is not None:
         limits = (limits or Limits()).model_copy(update={"confirm_answer_seconds": confirm_answer_seconds})
     tools = _tools(client, read_only_from is None, import_answer_seconds, confirm_changes, limits or Limits())
@@ -79,8 +78,8 @@ def _server(
 
 
 class ToolsOnFirstCall:
-    """The tool handlers and the Cooked client, built at the first tool call: listing tools needs
-    neither, and importing them is most of cooked-mcp's start-up (bench/startup.py)."""
+    """The tool handlers and the Cooked client, built at the first tool call: importing them is most
+    of cooked-mcp's start-up (bench/startup.py), and listing tools needs neither."""
 
     _HANDLER_METHODS = frozenset(spec.name for spec in TOOLS)
 
@@ -108,17 +107,16 @@ class ToolsOnFirstCall:
         return getattr(self._built(), name)
 
     def cooked_client(self) -> CookedClient:
-        """The Cooked client, built as the first tool call would (for completing prompt arguments)."""
+        """For completing prompt arguments."""
         self._built()
         assert self.client is not None
         return self.client
 
     def secret_values(self) -> list[str]:
-        """The session's secrets once there is a client (the password is the settings')."""
         return self.client.secret_values() if self.client is not None else []
 
     async def changes_finished(self) -> None:
-        """Return once every change sent to Cooked has ended: what a stop waits for, within its grace."""
+        """Every change sent to Cooked has ended: what a stop waits for, within its grace."""
         if self._tools is not None:
             await self._tools.changes_finished()
 
@@ -144,7 +142,9 @@ class Application:
 def build_application(settings: Settings) -> Application:
     """The running application for ``settings``: the one place settings become handlers and a server."""
     tools = ToolsOnFirstCall(settings)
-    ANSWERS.configure(settings.limits.answers_in_flight_mib, settings.limits.answers_wait_seconds)
+    ANSWERS.configure(
+        settings.limits.answers_in_flight_mib, settings.limits.answers_wait_seconds, Limits.SMALL_ANSWER_BYTES
+    )
     register_secret_source(tools.secret_values)  # the log filter scrubs session cookies too
     read_only_from = settings.describe_source("read_only") if settings.read_only else None
     return Application(settings, tools, _server(tools, read_only_from, tools.cooked_client))

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import mcp_types as types
+
 from .exceptions import CookedError
 from .text import one_line
 
@@ -32,15 +34,6 @@ MAX_TITLE_CHARS = 200
 #: a completion per keystroke, or one sending hundreds, costs Cooked no more than this.
 SEARCH_BURST = 10
 SEARCH_PER_SECOND = 2.0
-
-
-@dataclass(frozen=True)
-class Titles:
-    """One completion's answer: ``has_more`` is false only when ``values`` are every match."""
-
-    values: list[str]
-    has_more: bool
-    total: int | None = None
 
 
 @dataclass(frozen=True)
@@ -69,7 +62,7 @@ class RecipeTitles:
         self._tokens, self._filled = float(SEARCH_BURST), clock()
 
     # implements: extensions.COMPLETION.1, extensions.COMPLETION.2, extensions.COMPLETION.3, extensions.COMPLETION.4, extensions.COMPLETION.5, extensions.COMPLETION.6, extensions.COMPLETION.7
-    async def matching(self, typed: str) -> Titles:
+    async def matching(self, typed: str) -> types.Completion:
         """At most MAX_VALUES titles containing ``typed`` (case-insensitive); none when Cooked fails."""
         key = " ".join(typed[:MAX_TYPED_CHARS].split()).casefold()
         entry = self._cache.get(key)
@@ -78,7 +71,7 @@ class RecipeTitles:
             if kept is not None and (kept.complete or not self._take()):
                 return _answer(kept, key)
             if kept is None and not self._take():
-                return Titles([], has_more=True)  # over the rate, and nothing kept to answer from
+                return _NONE  # over the rate, and nothing kept to answer from
             entry = _Entry(asyncio.ensure_future(self._fetch(key)), self._clock())
             self._cache[key] = entry
             self._cache.move_to_end(key)
@@ -87,7 +80,7 @@ class RecipeTitles:
         try:
             return _answer(await asyncio.shield(entry.task), key)
         except CookedError:  # a completion is a courtesy: the person can still type the title
-            return Titles([], has_more=True)
+            return _NONE
 
     def _fresh(self, entry: _Entry, *, done: bool) -> bool:
         """Kept for less than CACHE_SECONDS and not failed (and, with ``done``, answered)."""
@@ -142,7 +135,11 @@ def _titles(items: list[CookedRecipeSummary], key: str) -> list[str]:
     return list(dict.fromkeys(title for title in titles if title and key in title.casefold()))
 
 
-def _answer(found: _Found, key: str) -> Titles:
+#: No titles, and maybe some match: the person can still type the title.
+_NONE = types.Completion(values=[], has_more=True)
+
+
+def _answer(found: _Found, key: str) -> types.Completion:
     """Titles starting with what was typed first, then those with a word starting with it."""
     matches = sorted(
         (title for title in found.titles if key in title.casefold()),
@@ -152,4 +149,5 @@ def _answer(found: _Found, key: str) -> Titles:
         ),
     )
     more = len(matches) > MAX_VALUES or not found.complete
-    return Titles(matches[:MAX_VALUES], more, None if not found.complete else len(matches))
+    total = len(matches) if found.complete else None
+    return types.Completion(values=matches[:MAX_VALUES], has_more=more, total=total)

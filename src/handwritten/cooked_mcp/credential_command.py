@@ -13,7 +13,6 @@ import time
 from cooked_mcp.exceptions import CredentialCommandError
 from cooked_mcp.text import ASCII_WHITESPACE
 
-_SHELL = "/bin/sh"
 _SHELL_ADVICE = "run the command in a shell to see what is wrong, then fix it"
 _CHUNK = 8192
 #: How often the reader looks whether the shell has exited while a descendant keeps stdout open.
@@ -36,11 +35,11 @@ def run_secret_command(
     printed when the shell exits (a left-behind background process may hold stdout open)."""
 
     def fail(problem: str, advice: str = _SHELL_ADVICE) -> CredentialCommandError:
-        return CredentialCommandError(setting, problem, where=where, advice=advice)
+        return CredentialCommandError(f"{where + ': ' if where else ''}{setting} command {problem}; {advice}")
 
     try:
         process = subprocess.Popen(
-            [_SHELL, "-c", command],
+            ["/bin/sh", "-c", command],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

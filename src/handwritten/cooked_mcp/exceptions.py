@@ -12,13 +12,7 @@ class ConfigError(Exception):
 
 
 class CredentialCommandError(ConfigError):
-    """A ``*_cmd`` command produced no value; ``where`` (``path:line``) leads the message when known."""
-
-    def __init__(self, setting: str, problem: str, *, advice: str, where: str | None = None) -> None:
-        self.setting = setting
-        self.problem = problem
-        prefix = f"{where}: " if where else ""
-        super().__init__(f"{prefix}{setting} command {problem}; {advice}")
+    """A ``*_cmd`` command produced no value."""
 
 
 class ListenError(Exception):
@@ -126,5 +120,4 @@ class InvalidPathValue(ValueError):
     """A path parameter that could not be sent as one segment; ``str()`` is safe to show."""
 
     def __init__(self, parameter: str, problem: str) -> None:
-        self.parameter = parameter
         super().__init__(f"the {parameter.replace('_', ' ')} is {problem}, which is not a valid Cooked ID")

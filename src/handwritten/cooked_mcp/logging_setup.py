@@ -69,7 +69,7 @@ class RedactionFilter(logging.Filter):
         return frozenset(current)
 
 
-def configure_logging(level: str, secrets: Iterable[str] = ()) -> RedactionFilter:
+def configure_logging(level: str, secrets: Iterable[str] = ()) -> None:
     """Send every record to stderr at ``level``, with ``secrets`` (and later sources) redacted."""
     global _active
     redaction = RedactionFilter(secrets)
@@ -81,7 +81,6 @@ def configure_logging(level: str, secrets: Iterable[str] = ()) -> RedactionFilte
     root.setLevel(level.upper())
     quiet_library_loggers()
     _active = redaction
-    return redaction
 
 
 def quiet_library_loggers() -> None:

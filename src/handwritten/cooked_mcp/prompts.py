@@ -206,10 +206,7 @@ def register_prompts(server: Server[Any], client: Callable[[], CookedClient], *,
         journey = journeys.get(ref.name) if isinstance(ref, types.PromptReference) else None
         if journey is None or not any(a.recipe and a.name == name for a in journey.arguments):
             return types.CompleteResult(completion=types.Completion(values=[], has_more=False))
-        found = await titles.matching(params.argument.value)
-        return types.CompleteResult(
-            completion=types.Completion(values=found.values, has_more=found.has_more, total=found.total)
-        )
+        return types.CompleteResult(completion=await titles.matching(params.argument.value))
 
     server.add_request_handler("prompts/list", types.PaginatedRequestParams, list_prompts)
     server.add_request_handler("prompts/get", types.GetPromptRequestParams, get_prompt)

@@ -141,10 +141,6 @@ class _View:
     starts: list[int]
     ends: list[int]
 
-    @classmethod
-    def of(cls, text: str) -> _View:
-        return cls(text, list(range(len(text))), list(range(1, len(text) + 1)))
-
     def rewritten(self, found: re.Pattern[str], rewrite: _Rewrite) -> _View:
         """Each match of ``found`` replaced by the pieces ``rewrite`` makes of it: new text, and
         the span of the match (relative to it) that text comes from."""
@@ -210,7 +206,7 @@ def _decoded(text: str) -> str:
 
 def _normalised(text: str) -> _View:
     """``_decoded(text)`` made step by step, each character keeping the span it came from."""
-    view = _View.of(text)
+    view = _View(text, list(range(len(text))), list(range(1, len(text) + 1)))
     for _ in range(_ROUNDS):
         before = view.text
         for found, rewrite in _steps(before):

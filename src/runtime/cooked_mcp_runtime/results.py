@@ -93,11 +93,6 @@ class HandedOver:
 
 _MIB = 1024 * 1024
 
-#: Below this, a call's answer is freed when handed to the SDK, over HTTP too: waiting for the
-#: write costs every call an extra write of its response (about 0.15 ms). Each call in flight can
-#: then hold its response beyond the budget until a slow client reads it: about twice this (the
-#: text and the structured content each repeat the answer), more than the server's write buffer.
-SMALL_ANSWER_BYTES = 64 * 1024
 _M_MMAP_THRESHOLD = -3  # glibc's malloc.h
 
 
@@ -115,12 +110,12 @@ class AnswerBudget:
     """
 
     def __init__(self) -> None:
-        self.limit, self.wait_seconds = 0, 0.0  # holds nothing until configured
+        self.limit, self.wait_seconds, self.small_answer = 0, 0.0, 0  # holds nothing until configured
         self.held = 0
         self._room: anyio.Event | None = None
 
-    def configure(self, limit_mib: int, wait_seconds: float) -> None:
-        self.limit, self.wait_seconds = limit_mib * _MIB, wait_seconds
+    def configure(self, limit_mib: int, wait_seconds: float, small_answer: int) -> None:
+        self.limit, self.wait_seconds, self.small_answer = limit_mib * _MIB, wait_seconds, small_answer
         _give_big_blocks_back()
 
     async def hold(self, size: int, *, wait: bool = True) -> int:
@@ -155,11 +150,11 @@ class AnswerBudget:
     def hand_over(self, call: ToolCall | None, scope: object) -> None:
         """The dispatcher handed ``call``'s answer to the SDK, or gave up on it. Over HTTP, what it
         holds stays held until its response is written (``HANDED_OVER``) if it holds
-        ``SMALL_ANSWER_BYTES`` or more; otherwise it is freed."""
+        ``small_answer`` bytes or more; otherwise it is freed."""
         handed = scope.get(HANDED_OVER) if isinstance(scope, dict) else None
         if (
             call is not None
-            and call._held.bytes >= SMALL_ANSWER_BYTES
+            and call._held.bytes >= self.small_answer
             and isinstance(handed, HandedOver)
             and not handed.written
         ):

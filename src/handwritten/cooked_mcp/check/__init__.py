@@ -3,23 +3,27 @@ says? One command finds what we guessed wrong, with a report to send (docs/check
 
 from __future__ import annotations
 
+import json
+import platform
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from secrets import token_hex
+from typing import Any, TextIO
 
 import anyio
 
-from cooked_mcp.config import Settings
+from cooked_mcp import __version__, docs_url
+from cooked_mcp.config import Settings, default
 from cooked_mcp.cooked import endpoints
 from cooked_mcp.cooked.client import CookedClient
-from cooked_mcp.cooked.models import CookedRecipeSummary
-from cooked_mcp.exceptions import CookedError
+from cooked_mcp.cooked.endpoints import ENDPOINTS, Endpoint
+from cooked_mcp.exceptions import CookedAuthError, CookedError
+from cooked_mcp.redaction import redact
 
-from .roundtrip import RoundTrip, line_name, new_token, recipe_title
-from .steps import Outcome, Steps, login_problem, print_endpoints, verdicts, write_report
+from .steps import LINE_NAME, RECIPE_TITLE, Outcome, RoundTrip, Steps, answered, mismatch_of
 
 #: The only answer that starts ``--write``: exactly what the question asks for.
 CONFIRMATION = "yes"
@@ -28,11 +32,16 @@ REPORT_ADVICE = (
     "To report it: run the same command again with --report FILE and attach FILE to a bug report "
     "(it holds no secrets or recipes)."
 )
-
 #: What the search step looks for: one letter, so any account with recipes finds some.
 SEARCH_QUERY = "a"
-#: How many recipes the list step asks for.
 LIST_PAGE = 5
+#: The endpoints no mode of ``--check`` calls, and why (docs/check.md says the same).
+NEVER_CHECKED: dict[Endpoint, str] = {
+    endpoints.IMPORT_URL: "a URL import makes Cooked fetch a web page",
+    endpoints.GET_DRAFT: "drafts come only from a URL import",
+    endpoints.SAVE_DRAFT: "drafts come only from a URL import",
+    endpoints.CLEAR_SHOPPING_LIST: "it would empty your whole shopping list",
+}
 
 
 @dataclass(frozen=True)
@@ -42,12 +51,8 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
-        undone = self.roundtrip is None or self.roundtrip.undo_complete
-        return undone and all(o.ok for o in self.outcomes)
-
-    @property
-    def logged_in(self) -> bool:
-        return bool(self.outcomes) and self.outcomes[0].ok
+        # The round trip leaves something to undo only after a failed step: all steps OK, all undone.
+        return all(o.ok for o in self.outcomes)
 
 
 async def check_account(
@@ -60,9 +65,35 @@ async def check_account(
 ) -> CheckResult:
     """The read checks, then (``write``) the round trip; never raises for a Cooked failure."""
     outcomes = Steps() if steps is None else steps
-    if not await read_checks(client, outcomes, explain_login) or not write:
+    with outcomes.step("log in", endpoints.LOGIN, explain=explain_login):
+        await client.ensure_session()
+    if not outcomes[-1].ok:
         return CheckResult(outcomes, None)
-    roundtrip = RoundTrip(client, outcomes, token or new_token())
+    ids: list[str] = []  # a recipe ID to read: from the list, or from the search when listing failed
+    with outcomes.step("list recipes", endpoints.LIST_RECIPES) as step:
+        items = await client.list_recipes(1, LIST_PAGE)
+        ids += [item.id for item in items]
+        # The page size first: "5 recipes on the first page" read as "the account has 5 recipes".
+        step.detail = f"page of {LIST_PAGE}: {len(items)} recipes"
+    with outcomes.step("search recipes", endpoints.SEARCH_RECIPES) as step:
+        items = await client.search_recipes(SEARCH_QUERY, 1)
+        ids += [item.id for item in items]
+        step.detail = f"first page of the search for '{SEARCH_QUERY}': {len(items)} matches"
+    with outcomes.step("read the shopping list", endpoints.GET_SHOPPING_LIST) as step:
+        shopping = await client.get_shopping_list()
+        groups = sum(len(aisle.product_groups) for aisle in shopping.aisles)
+        step.detail = f"{len(shopping.aisles)} aisles, {groups} product groups"
+    with outcomes.step("read one recipe", endpoints.GET_RECIPE) as step:
+        if ids:
+            await client.get_recipe(ids[0])
+        else:  # no request to make: the endpoint is not checked
+            step.ok = all(o.ok for o in outcomes)  # else listing failed: no ID could be had
+            why = "the account has no saved recipes" if step.ok else "no recipe ID could be listed or found"
+            step.detail = f"skipped: {why}"
+            step.skipped = True
+    if not write:
+        return CheckResult(outcomes, None)
+    roundtrip = RoundTrip(client, outcomes, token or token_hex(4))
     await roundtrip.run()
     return CheckResult(outcomes, roundtrip)
 
@@ -79,10 +110,23 @@ def run_check(
     """Print each line as soon as it is known (no network first); exit 0 only when all matched."""
     mode = "with --write" if write else "read-only"
     _say(out, f"cooked-mcp --check ({mode}) against {settings.base_url}", *settings.describe_account())
-    token = new_token()
-    if write and not yes and not _confirmed(token, out, answer):
-        _say(out, "Nothing was sent to Cooked.")
-        return 1
+    token = token_hex(4)  # tells the check's own recipe and line from the user's
+    if write and not yes:  # say exactly what will be created and removed on the account shown, then ask
+        title, line = RECIPE_TITLE.format(token), LINE_NAME.format(token)
+        _say(
+            out,
+            "--write changes this Cooked account and changes it back:",
+            f"  creates the recipe {title!r} (previewed, saved, read, updated), then deletes it",
+            f"  adds the shopping-list line '1 {line}' (ticked, unticked, updated), then removes it",
+            "If a step fails, it removes what it created (or names what to remove by hand).",
+        )
+        print(f"Type '{CONFIRMATION}' to go ahead (or run with --yes): ", end="", file=out, flush=True)
+        reply = answer.readline()
+        if not answer.isatty():  # a piped answer is not echoed: end the question's line for it
+            print(file=out)
+        if reply.strip() != CONFIRMATION:
+            _say(out, "Nothing was sent to Cooked.")
+            return 1
 
     async def run() -> tuple[CheckResult, list[str]]:
         async with CookedClient.from_settings(settings) as client:
@@ -97,18 +141,10 @@ def run_check(
             )
             return result, client.secret_values()
 
-    result, secrets = anyio.run(run)
+    result, secret_values = anyio.run(run)
     _summarise(result, out, reported=report is not None)
     if report is not None:
-        trip = result.roundtrip
-        write_report(
-            report,
-            mode="write" if write else "read-only",
-            base_url=settings.base_url,
-            outcomes=result.outcomes,
-            undo=None if trip is None else {"complete": trip.undo_complete, "needed": bool(trip.undo_notes)},
-            secrets=secrets,
-        )
+        _write_report(report, result, write, settings.base_url, secret_values)
         _say(out, f"Report written to {report}: attach it to a bug report (it holds no secrets or recipes).")
     return 0 if result.passed else 1
 
@@ -118,35 +154,59 @@ def _say(out: TextIO, *lines: str) -> None:
     print(*lines, sep="\n", file=out, flush=True)
 
 
-def _confirmed(token: str, out: TextIO, answer: TextIO) -> bool:
-    """Say exactly what will be created and removed on the account just shown, then ask."""
-    _say(
-        out,
-        "--write changes this Cooked account and changes it back:",
-        f"  creates the recipe {recipe_title(token)!r} (previewed, saved, read, updated), then deletes it",
-        f"  adds the shopping-list line '1 {line_name(token)}' (ticked, unticked, updated), then removes it",
-        "If a step fails, it removes what it created (or names what to remove by hand).",
+# implements: authentication.LOGIN.4
+def login_problem(error: CookedError, settings: Settings) -> str:
+    """A rejected login is the user's to fix here and now: no restart to mention, the code said once."""
+    if not isinstance(error, CookedAuthError):
+        return str(error)  # a connection problem says what failed and what to check
+    shown = mismatch_of(error)
+    return (
+        f"Cooked rejected the username or password ({answered(shown.status, shown.code)}): "
+        f"check {settings.describe_credentials()}; "
+        "social-login and passwordless Cooked accounts are not supported"
     )
-    print(f"Type '{CONFIRMATION}' to go ahead (or run with --yes): ", end="", file=out, flush=True)
-    reply = answer.readline()
-    if not answer.isatty():  # a piped answer is not echoed: end the question's line for it
-        print(file=out)
-    return reply.strip() == CONFIRMATION
+
+
+def verdicts(outcomes: list[Outcome]) -> Iterator[tuple[Endpoint, str, Outcome | None]]:
+    """Per row of the endpoint table: ok, mismatch (with its first such outcome), skipped or not checked."""
+    for endpoint in ENDPOINTS:
+        mine = [o for o in outcomes if o.endpoint == endpoint]
+        bad = next((o for o in mine if o.mismatch is not None), None)
+        if bad is not None:
+            yield endpoint, "mismatch", bad
+        elif any(o.ok and not o.skipped for o in mine):
+            yield endpoint, "ok", None
+        else:
+            yield endpoint, "skipped" if mine else "not checked", None
 
 
 def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
     """What was checked and what was not; ``reported``: a report is on its way."""
-    if not result.logged_in:
+    outcomes = result.outcomes
+    login = outcomes[0]
+    if not login.ok:
         _say(out, "Nothing else was checked: every other request needs a logged-in session.")
-        login = result.outcomes[0].mismatch if result.outcomes else None
-        if not reported and login is not None and login.disagrees:
+        if not reported and login.mismatch is not None and login.mismatch.disagrees:
             _say(out, REPORT_ADVICE)
         return
     if result.roundtrip is not None:
         _say(out, *(f"  undo: {note}" for note in result.roundtrip.undo_notes))
-    rows, outcomes = verdicts(result.outcomes), result.outcomes
-    print_endpoints(rows, out)
-    counts = Counter(row.status for row in rows)
+    rows = list(verdicts(outcomes))
+    _say(out, "Endpoints, whether a public source confirms them, and what this run found:")
+    width = max(len(endpoint.path_template) for endpoint in ENDPOINTS)
+    for e, status, bad in rows:
+        verdict = status.upper()
+        if bad is not None and bad.mismatch is not None:
+            shown = answered(bad.mismatch.status, bad.mismatch.code)
+            shown = f" [{shown}]" if shown and shown not in bad.mismatch.problem else ""
+            verdict = f"{verdict} in '{bad.step}': {bad.mismatch.problem}{shown}"
+        elif status == "not checked":
+            verdict = f"{verdict} ({NEVER_CHECKED.get(e, 'only --check --write calls it')})"
+        kind = "confirmed" if e.provenance.confirmed else "reconstructed"
+        _say(out, f"  {e.method:<6} {e.path_template:<{width}}  {kind:<13}  {verdict}")
+    _say(out, *(f"  {provenance.label}" for provenance in dict.fromkeys(e.provenance for e in ENDPOINTS)))
+    _say(out, f"The contract these rows follow: {docs_url('cooked-api.md')}")
+    counts = Counter(status for _, status, _ in rows)
     unchecked = len(rows) - counts["ok"] - counts["mismatch"]
     checked = (
         f"{counts['ok']} of the {len(rows)} endpoints answered as cooked-mcp expects"
@@ -158,55 +218,49 @@ def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
         _say(out, f"{failed} of {len(outcomes)} checks failed: {checked}")
         if not reported:
             _say(out, REPORT_ADVICE)
-    elif not result.passed:
-        _say(out, "Every check passed, but the clean-up did not finish: see the undo lines above.")
     else:
         # Not "all": the count is of steps, and some endpoints may not have been checked at all.
         _say(out, f"{len(outcomes)} of {len(outcomes)} checks passed: {checked}")
 
 
-async def read_checks(
-    client: CookedClient, outcomes: Steps, explain_login: Callable[[CookedError], str] = str
-) -> bool:
-    """Append the read steps' outcomes; False when the login failed (nothing else can work)."""
-    await outcomes.step("log in", endpoints.LOGIN, client.ensure_session, explain=explain_login)
-    if not outcomes[-1].ok:
-        return False
-    found: list[str] = []  # a recipe ID to read: from the list, or from the search when listing failed
+def _write_report(path: Path, result: CheckResult, write: bool, base_url: str, secrets: list[str]) -> None:
+    """``secrets`` (the client's: login name, password, username, cookies, token) are kept out
+    of every string of the file, keys included, in every spelling ``cooked_mcp.redaction`` knows: what
+    it holds from Cooked (a code, a key of the answer's shape) passed filters that know no secret."""
+    trip = result.roundtrip
+    custom = base_url.rstrip("/") != default("base_url")
+    report: dict[str, Any] = {
+        "report": "cooked-mcp --check",
+        "cooked-mcp-version": __version__,
+        "python": platform.python_version(),
+        "mode": "write" if write else "read-only",
+        "cooked": "a custom base URL" if custom else "cooked.wiki (default)",
+        "passed": result.passed,
+        "steps": [
+            {"step": o.step, "endpoint": o.endpoint.name, "ok": o.ok, **o.fields()} for o in result.outcomes
+        ],
+        "endpoints": [
+            {
+                "name": e.name,
+                "method": e.method,
+                "path": e.path_template,
+                "confirmed": e.provenance.confirmed,
+                "source": e.provenance.source,
+                "verdict": status,
+                **({"step": bad.step, **bad.fields()} if bad else {}),
+            }
+            for e, status, bad in verdicts(result.outcomes)
+        ],
+    }
+    if trip is not None:
+        report["undo"] = {"complete": trip.undo_complete, "needed": bool(trip.undo_notes)}
+    kept_out = frozenset(secrets)
 
-    def remember(page: str, what: str) -> Callable[[list[CookedRecipeSummary]], str]:
-        # The page first: "5 recipes on the first page" read as "the account has 5 recipes".
-        def describe(items: list[CookedRecipeSummary]) -> str:
-            found.extend(item.id for item in items[:1])
-            return f"{page}: {len(items)} {what}"
+    def scrubbed(value: Any) -> Any:
+        if isinstance(value, str):
+            return redact(value, kept_out)
+        if isinstance(value, dict):
+            return {redact(key, kept_out): scrubbed(item) for key, item in value.items()}
+        return [scrubbed(item) for item in value] if isinstance(value, list) else value
 
-        return describe
-
-    await outcomes.step(
-        "list recipes",
-        endpoints.LIST_RECIPES,
-        lambda: client.list_recipes(1, LIST_PAGE),
-        remember(f"page of {LIST_PAGE}", "recipes"),
-    )
-    await outcomes.step(
-        "search recipes",
-        endpoints.SEARCH_RECIPES,
-        lambda: client.search_recipes(SEARCH_QUERY, 1),
-        remember(f"first page of the search for '{SEARCH_QUERY}'", "matches"),
-    )
-    await outcomes.step(
-        "read the shopping list",
-        endpoints.GET_SHOPPING_LIST,
-        client.get_shopping_list,
-        lambda s: f"{len(s.aisles)} aisles, {sum(len(a.product_groups) for a in s.aisles)} product groups",
-    )
-    if found:
-        await outcomes.step("read one recipe", endpoints.GET_RECIPE, lambda: client.get_recipe(found[0]))
-    else:
-        none = all(o.ok for o in outcomes)  # else listing failed: no ID could be had
-        why = "the account has no saved recipes" if none else "no recipe ID could be listed or found"
-        outcomes.started("read one recipe")
-        outcomes.append(
-            Outcome("read one recipe", endpoints.GET_RECIPE, none, f"skipped: {why}", skipped=True)
-        )
-    return True
+    path.write_text(json.dumps(scrubbed(report), indent=2) + "\n", encoding="utf-8")

@@ -1,88 +1,60 @@
-"""The steps of ``--check`` and their per-endpoint verdicts, printed and written for a bug report.
-A ``Mismatch`` holds only what is safe in a report (status, a code-like code, our sentence, the
-answer's shape); Cooked's free text stays on the terminal."""
+"""The steps of ``--check`` and the round trip of ``--write``. A ``Mismatch`` holds only what is safe
+in a report (status, a code-like code, our sentence, the answer's shape), never Cooked's free text."""
 
 from __future__ import annotations
 
-import json
-import platform
+import contextlib
+import io
 import re
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TextIO
 
-from cooked_mcp import __version__, docs_url
-from cooked_mcp.config import Settings, default
+from cooked_mcp import exceptions as errors
 from cooked_mcp.cooked import endpoints
-from cooked_mcp.cooked.endpoints import ENDPOINTS, Endpoint
-from cooked_mcp.exceptions import (
-    CookedAuthError,
-    CookedError,
-    CookedRejected,
-    CookedRequestError,
-    CookedResponseError,
-    CookedUnavailable,
-    UnexpectedAnswer,
-)
-from cooked_mcp.redaction import redact
+from cooked_mcp.cooked.client import CookedClient
+from cooked_mcp.cooked.endpoints import Endpoint
+from cooked_mcp.cooked.models import ShoppingList
 
-T = TypeVar("T")
 _CODE = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
-#: How the client opens an error about one request; see Steps.append.
+#: How the client opens an error about one request: the step's line already says FAILED.
 _REQUEST_FAILED = re.compile(r"^The [\w -]+ request failed: ")
-
-#: The endpoints no mode of ``--check`` calls, and why (docs/check.md says the same).
-NEVER_CHECKED: dict[Endpoint, str] = {
-    endpoints.IMPORT_URL: "a URL import makes Cooked fetch a web page",
-    endpoints.GET_DRAFT: "drafts come only from a URL import",
-    endpoints.SAVE_DRAFT: "drafts come only from a URL import",
-    endpoints.CLEAR_SHOPPING_LIST: "it would empty your whole shopping list",
-}
+#: What the check creates, each marked by its token (``str.format``).
+RECIPE_TITLE = "cooked-mcp check {}"
+LINE_NAME = "cooked-mcp check item {}"
+_RECIPE_TEXT = "1 cup red lentils\n2 cups water\nSimmer the lentils in the water for 20 minutes."
+_OTHER_RECIPE = "the answer names another recipe than the one changed"
+_OTHER_SELECTION = "the answer's product-group-ids do not match the selection sent"
 
 
-@dataclass(frozen=True)
-class Mismatch:
+@dataclass(eq=False)
+class Mismatch(Exception):
+    """Cooked answered, but not as expected; raised by a step's checks, kept in its outcome."""
+
     problem: str
     status: int | None = None
     code: str | None = None
     shape: Any = None
-    #: Cooked answered, but not as the contract says (``disagrees``): what a report is for.
+    #: Cooked answered, but not as the contract says: what a report is for.
     disagrees: bool = False
 
-    def fields(self) -> dict[str, Any]:
-        """As a report holds it: what is known, nothing else."""
-        shown = {
-            "problem": self.problem,
-            "status": self.status,
-            "code": self.code,
-            "answer-shape": self.shape,
-        }
-        return {key: value for key, value in shown.items() if value is not None}
 
-
-@dataclass(frozen=True)
+@dataclass
 class Outcome:
     step: str
     endpoint: Endpoint
-    ok: bool
+    ok: bool = True
     detail: str = ""
     mismatch: Mismatch | None = None
     #: No request was made (nothing to make it on): the endpoint was not checked.
     skipped: bool = False
 
-
-class Failed(Exception):
-    """Cooked answered, but not as expected (e.g. a deleted recipe still readable)."""
-
-    def __init__(self, mismatch: Mismatch) -> None:
-        super().__init__(mismatch.problem)
-        self.mismatch = mismatch
-
-
-def safe_code(code: str | None) -> str | None:
-    """Cooked's error code when it looks like one (``NOT_FOUND``); anything else could be any text."""
-    return code if code and _CODE.fullmatch(code) else None
+    def fields(self) -> dict[str, Any]:
+        """What a report holds of its mismatch: what is known, nothing else."""
+        if (m := self.mismatch) is None:
+            return {}
+        shown = {"problem": m.problem, "status": m.status, "code": m.code, "answer-shape": m.shape}
+        return {key: value for key, value in shown.items() if value is not None}
 
 
 def answered(*parts: object) -> str:
@@ -90,176 +62,189 @@ def answered(*parts: object) -> str:
     return " ".join(str(part) for part in parts if part is not None)
 
 
-def mismatch_of(error: CookedError) -> Mismatch:
-    code = safe_code(error.code)
-    if isinstance(error, UnexpectedAnswer):
+def mismatch_of(error: errors.CookedError, expected: str = "success") -> Mismatch:
+    # Cooked's error code only when it looks like one (``NOT_FOUND``): anything else could be any text.
+    code = error.code if error.code and _CODE.fullmatch(error.code) else None
+    if isinstance(error, errors.UnexpectedAnswer):
         return Mismatch(f"the answer {error.problem}", error.status, None, error.shape, disagrees=True)
-    if isinstance(error, CookedUnavailable):
+    if isinstance(error, errors.CookedUnavailable):
         return Mismatch("no usable answer (connection, timeout or redirect)", error.status, code)
-    if isinstance(error, CookedRequestError):
-        return Mismatch("not sent: an ID Cooked returned cannot be put in a path", None, None)
+    if isinstance(error, errors.CookedRequestError):
+        return Mismatch("not sent: an ID Cooked returned cannot be put in a path")
     shown = answered(error.status, code) or "an error"
-    return Mismatch(f"answered {shown}, expected success", error.status, code, disagrees=disagrees(error))
-
-
-def disagrees(error: CookedError) -> bool:
-    """Cooked answered, but not as the contract says (an unusable answer, a refused request)."""
-    return isinstance(error, CookedResponseError | CookedRejected)
-
-
-def for_a_person(error: CookedError) -> str:
-    """The error's sentence without the next step meant for an agent ("retry once; …") where Cooked
-    disagreed with the contract: the summary asks for a report instead."""
-    return str(error.with_next_step("")) if disagrees(error) else str(error)
+    # Cooked answered, but not as the contract says (an unusable answer, a refused request).
+    disagrees = isinstance(error, errors.CookedResponseError | errors.CookedRejected)
+    return Mismatch(f"answered {shown}, expected {expected}", error.status, code, disagrees=disagrees)
 
 
 class Steps(list[Outcome]):
-    """The outcomes so far; given ``out``, each step's name is shown (``started``) while Cooked is waited for."""
+    """The outcomes so far; each step's line is shown as it starts, so the step waited on is on screen."""
 
     def __init__(self, out: TextIO | None = None) -> None:
         super().__init__()
-        self._out = out
+        self.out = out or io.StringIO()  # no terminal: the lines go nowhere
 
-    def started(self, name: str) -> None:
-        self._show(f"  {name} ... ")
-
-    def append(self, outcome: Outcome) -> None:
-        super().append(outcome)
-        # The line already says FAILED: the client's "The log in request failed: " would say it twice.
-        detail = _REQUEST_FAILED.sub("", outcome.detail)
-        self._show(f"{'OK' if outcome.ok else 'FAILED'}{' - ' + detail if detail else ''}\n")
-
-    async def step(
-        self,
-        name: str,
-        endpoint: Endpoint,
-        action: Callable[[], Awaitable[T]],
-        describe: Callable[[T], str] = lambda _: "",
-        explain: Callable[[CookedError], str] = for_a_person,
-    ) -> T | None:
-        """Run one step, record its outcome, and return its result (None when it failed)."""
-        self.started(name)
+    @contextlib.contextmanager
+    def step(
+        self, name: str, endpoint: Endpoint, explain: Callable[[errors.CookedError], str] = str
+    ) -> Iterator[Outcome]:
+        """One step: OK (with the ``detail`` its block may set on the outcome) unless the block raises a
+        Cooked error or a ``Mismatch``, which ends the block, not the check."""
+        print(f"  {name} ... ", end="", file=self.out, flush=True)
+        outcome = Outcome(name, endpoint)
         try:
-            result = await action()
-        except CookedError as exc:
-            self.append(Outcome(name, endpoint, False, explain(exc), mismatch_of(exc)))
-            return None
-        except Failed as exc:
-            self.append(Outcome(name, endpoint, False, exc.mismatch.problem, exc.mismatch))
-            return None
-        self.append(Outcome(name, endpoint, True, describe(result)))
-        return result
-
-    def _show(self, text: str) -> None:
-        if self._out is not None:
-            print(text, end="", file=self._out, flush=True)
-
-
-# implements: authentication.LOGIN.4
-def login_problem(error: CookedError, settings: Settings) -> str:
-    """A rejected login is the user's to fix here and now: no restart to mention, the code said once."""
-    if not isinstance(error, CookedAuthError):
-        return for_a_person(error)  # a connection problem says what failed and what to check
-    return (
-        f"Cooked rejected the username or password ({answered(error.status, safe_code(error.code))}): "
-        f"check {settings.describe_credentials()}; "
-        "social-login and passwordless Cooked accounts are not supported"
-    )
+            yield outcome
+        except errors.CookedError as exc:
+            mismatch = mismatch_of(exc)
+            # A person reads this: where Cooked disagreed, the summary asks for a report, not a retry.
+            shown = exc.with_next_step("") if mismatch.disagrees else exc
+            detail = _REQUEST_FAILED.sub("", explain(shown))  # the line says FAILED already
+            outcome = Outcome(name, endpoint, False, detail, mismatch)
+        except Mismatch as exc:
+            outcome = Outcome(name, endpoint, False, exc.problem, exc)
+        self.append(outcome)
+        verdict = "OK" if outcome.ok else "FAILED"
+        print(f"{verdict} - {outcome.detail}" if outcome.detail else verdict, file=self.out, flush=True)
 
 
-@dataclass(frozen=True)
-class Verdict:
-    endpoint: Endpoint
-    status: str  # ok, mismatch, skipped or not checked
-    step: str = ""
-    mismatch: Mismatch | None = None
+def expect(holds: bool, problem: str) -> None:
+    """A step's check of Cooked's answer beyond its shape."""
+    if not holds:
+        raise Mismatch(problem)
 
 
-def verdicts(outcomes: list[Outcome]) -> list[Verdict]:
-    """One per row of the endpoint table: its first mismatch, else OK, else why it was not checked."""
-    result: list[Verdict] = []
-    for endpoint in ENDPOINTS:
-        mine = [o for o in outcomes if o.endpoint == endpoint]
-        bad = next((o for o in mine if o.mismatch is not None), None)
-        if bad is not None:
-            result.append(Verdict(endpoint, "mismatch", bad.step, bad.mismatch))
-        elif any(o.ok and not o.skipped for o in mine):
-            result.append(Verdict(endpoint, "ok"))
-        else:
-            result.append(Verdict(endpoint, "skipped" if mine else "not checked"))
-    return result
+@dataclass
+class RoundTrip:
+    """One round trip's plan and what it has left behind so far."""
 
+    client: CookedClient
+    outcomes: Steps
+    token: str
+    undo_notes: list[str] = field(default_factory=list)
+    undo_complete: bool = True
+    _recipe_pending: bool = False
+    _recipe_id: str | None = None
+    _line_pending: bool = False
+    _before_selected: list[str] = field(default_factory=list)
 
-def print_endpoints(rows: list[Verdict], out: TextIO) -> None:
-    print("Endpoints, whether a public source confirms them, and what this run found:", file=out)
-    width = max(len(row.endpoint.path_template) for row in rows)
-    for row in rows:
-        e, verdict, mismatch = row.endpoint, row.status.upper(), row.mismatch
-        if mismatch is not None:
-            shown = answered(mismatch.status, mismatch.code)
-            shown = f" [{shown}]" if shown and shown not in mismatch.problem else ""
-            verdict = f"{verdict} in '{row.step}': {mismatch.problem}{shown}"
-        elif row.status == "not checked":
-            verdict = f"{verdict} ({NEVER_CHECKED.get(e, 'only --check --write calls it')})"
-        kind = "confirmed" if e.provenance.confirmed else "reconstructed"
-        print(f"  {e.method:<6} {e.path_template:<{width}}  {kind:<13}  {verdict}", file=out)
-    for provenance in dict.fromkeys(row.endpoint.provenance for row in rows):
-        print(f"  {provenance.label}", file=out)
-    print(f"The contract these rows follow: {docs_url('cooked-api.md')}", file=out)
+    async def run(self) -> None:
+        """The recipe's steps and the line's, then the undo of what a failed step left behind."""
+        try:
+            await self._recipe()
+            await self._shopping_line()
+        finally:
+            if self._recipe_pending:
+                await self._undo_recipe()
+            if self._line_pending:
+                await self._undo_line()
 
+    async def _recipe(self) -> None:
+        c, out = self.client, self.outcomes
+        with out.step("preview a recipe from raw text", endpoints.PREVIEW_RECIPE):
+            preview = await c.preview_recipe(RECIPE_TITLE.format(self.token), _RECIPE_TEXT)
+        if not out[-1].ok:
+            return
+        self._recipe_pending = True
+        with out.step("save the previewed recipe", endpoints.SAVE_RECIPE):
+            recipe_id = await c.save_recipe(preview.title, preview.description, preview.portions)
+            self._recipe_id = recipe_id
+        if not out[-1].ok:
+            return
+        saved = (recipe_id, preview.description.strip(), preview.portions)
+        # Steps that find a difference do not stop the round trip: later endpoints still get checked.
+        with out.step("read the saved recipe", endpoints.GET_RECIPE):
+            read = await c.get_recipe(recipe_id)
+            got = (read.id, read.description.strip(), read.portions)
+            expect(got == saved, "the recipe read back is not what was saved (id, description or portions)")
+        with out.step("update the recipe", endpoints.UPDATE_RECIPE):
+            updated = await c.update_recipe(recipe_id, preview.description + "\n\nUpdated.", 1)
+            expect(updated == recipe_id, _OTHER_RECIPE)
+        with out.step("delete the recipe", endpoints.DELETE_RECIPE):
+            expect(await c.delete_recipe(recipe_id) == recipe_id, _OTHER_RECIPE)
+        if not out[-1].ok:
+            return
+        self._recipe_pending = False
+        with out.step("read the deleted recipe (expect not found)", endpoints.GET_RECIPE):
+            try:
+                await c.get_recipe(recipe_id)
+            except errors.CookedError as exc:
+                if not isinstance(exc, errors.CookedNotFound) or exc.code not in (None, "NOT_FOUND"):
+                    raise mismatch_of(exc, expected="404 NOT_FOUND") from None
+            else:
+                raise Mismatch("the deleted recipe is still readable (answered 200, expected 404)", 200)
 
-def write_report(
-    path: Path,
-    *,
-    mode: str,
-    base_url: str,
-    outcomes: list[Outcome],
-    undo: dict[str, Any] | None,
-    secrets: Iterable[str],
-) -> None:
-    """``secrets`` (the client's: login name, password, username, cookies, token) are kept out of
-    every string of the file, keys included, in every spelling ``cooked_mcp.redaction`` knows: what
-    it holds from Cooked (a code, a key of the answer's shape) passed filters that know no secret."""
-    report: dict[str, Any] = {
-        "report": "cooked-mcp --check",
-        "cooked-mcp-version": __version__,
-        "python": platform.python_version(),
-        "mode": mode,
-        "cooked": "cooked.wiki (default)"
-        if base_url.rstrip("/") == default("base_url")
-        else "a custom base URL",
-        "passed": all(o.ok for o in outcomes),
-        "steps": [
-            {
-                "step": o.step,
-                "endpoint": o.endpoint.name,
-                "ok": o.ok,
-                **(o.mismatch.fields() if o.mismatch else {}),
-            }
-            for o in outcomes
-        ],
-        "endpoints": [
-            {
-                "name": row.endpoint.name,
-                "method": row.endpoint.method,
-                "path": row.endpoint.path_template,
-                "confirmed": row.endpoint.provenance.confirmed,
-                "source": row.endpoint.provenance.source,
-                "verdict": row.status,
-                **({"step": row.step, **row.mismatch.fields()} if row.mismatch else {}),
-            }
-            for row in verdicts(outcomes)
-        ],
-    }
-    if undo is not None:
-        report["undo"] = undo
-    secret_set = frozenset(secrets)
+    async def _shopping_line(self) -> None:
+        c, out, line = self.client, self.outcomes, LINE_NAME.format(self.token)
+        with out.step("read the shopping list before", endpoints.GET_SHOPPING_LIST):
+            before = await c.get_shopping_list()
+        if not out[-1].ok:
+            return
+        self._before_selected = [g.id for a in before.aisles for g in a.product_groups if g.selected]
+        self._line_pending = True
+        with out.step("add one line", endpoints.ADD_INGREDIENTS):
+            added = await c.add_ingredients(f"1 {line}")
+            expect(added == 1, f"Cooked counted {added} added ingredients for one line, expected 1")
+        if not out[-1].ok:
+            return
+        with out.step("read the added line", endpoints.GET_SHOPPING_LIST):
+            ours = self._ours(await c.get_shopping_list())
+            expect(len(ours) == 1, f"the list shows {len(ours)} new product groups for the line, expected 1")
+        if not out[-1].ok:
+            return
+        [(group_id, aisle_id)] = ours
+        with out.step("tick the line", endpoints.SET_SELECTED):
+            ticked = await c.set_selected([*self._before_selected, group_id])
+            expect(group_id in ticked, _OTHER_SELECTION)
+        with out.step("untick the line", endpoints.SET_SELECTED):
+            expect(group_id not in await c.set_selected(self._before_selected), _OTHER_SELECTION)
+        with out.step("update the line", endpoints.UPDATE_PRODUCT_GROUP):
+            name = f"{line} updated"
+            await c.update_product_group(group_id, name=name, quantity="2", aisle_id=aisle_id, selected=False)
+        with out.step("remove the line", endpoints.REMOVE_PRODUCT_GROUPS):
+            removed = await c.remove_product_groups([group_id])
+            expect(removed == [group_id], "the answer's removed list does not name the removed line")
+        self._line_pending = not out[-1].ok
 
-    def scrubbed(value: Any) -> Any:
-        if isinstance(value, str):
-            return redact(value, secret_set)
-        if isinstance(value, dict):
-            return {redact(key, secret_set): scrubbed(item) for key, item in value.items()}
-        return [scrubbed(item) for item in value] if isinstance(value, list) else value
+    def _ours(self, shopping: ShoppingList) -> list[tuple[str, str]]:
+        """(group ID, aisle ID) of the groups this check created."""
+        return [
+            (g.id, a.id) for a in shopping.aisles for g in a.product_groups if self.token in g.name.casefold()
+        ]
 
-    path.write_text(json.dumps(scrubbed(report), indent=2) + "\n", encoding="utf-8")
+    async def _undo_recipe(self) -> None:
+        try:
+            if self._recipe_id is not None:
+                hits = [self._recipe_id]
+            else:  # saved or not? The answer was lost: look for the title.
+                found = await self.client.search_recipes(self.token, 1)
+                hits = [s.id for s in found if s.title and self.token in s.title]
+            for recipe_id in hits:  # one already gone: the delete step acted after all
+                with contextlib.suppress(errors.CookedNotFound):
+                    await self.client.delete_recipe(recipe_id)
+            if hits:
+                self.undo_notes.append("deleted the recipe the check had saved")
+        except errors.CookedError:
+            self.undo_complete = False
+            title = RECIPE_TITLE.format(self.token)
+            self.undo_notes.append(
+                f"could not delete the check's recipe: delete the recipe titled {title!r} by hand"
+            )
+
+    async def _undo_line(self) -> None:
+        try:
+            shopping = await self.client.get_shopping_list()
+            ours = [group_id for group_id, _ in self._ours(shopping)]
+            selected = {g.id for a in shopping.aisles for g in a.product_groups if g.selected} - set(ours)
+            if selected != set(self._before_selected):
+                await self.client.set_selected(self._before_selected)
+                self.undo_notes.append("restored the ticked items")
+            if ours:
+                await self.client.remove_product_groups(ours)
+                self.undo_notes.append("removed the shopping-list line the check had added")
+        except errors.CookedError:
+            self.undo_complete = False
+            line = LINE_NAME.format(self.token)
+            self.undo_notes.append(
+                f"could not clean up the shopping list: remove the line {line!r} by hand"
+                " and check which items are ticked"
+            )

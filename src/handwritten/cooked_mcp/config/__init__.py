@@ -25,7 +25,4 @@ def default(setting: str) -> Any:
 
 def variable(setting: str) -> str:
     """The environment variable of ``setting`` (a ``Settings`` field name)."""
-    name = DECLARED[setting].env
-    if name is None:
-        raise KeyError(f"{setting} is not set by an environment variable")
-    return name
+    return str(DECLARED[setting].env)

@@ -1,10 +1,11 @@
 """Every bound of the transports, the answers in flight, the kept outcomes and the person's answer:
 ``[mcp.limits]`` in the file for those an operator (or a test) may change, fixed ``ClassVar`` for the
-rest. SECURITY.md names each with the test proving it.
+rest; remote mode's in ``RemoteLimits``. SECURITY.md names each with the test proving it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -84,3 +85,36 @@ class Limits(BaseModel):
     SESSION_IDLE_SECONDS: ClassVar[float] = 5 * 60
     #: How long buffered stdio answers may take to reach a client that stopped reading.
     FLUSH_SECONDS: ClassVar[float] = 5.0
+    #: Over HTTP an answer below this is freed from ``answers_in_flight_mib`` when handed to the SDK:
+    #: waiting for its write would cost every call an extra write (about 0.15 ms). A slow reader can
+    #: then hold about twice this a call beyond the budget (text and structured content).
+    SMALL_ANSWER_BYTES: ClassVar[int] = 64 * 1024
+
+
+@dataclass(frozen=True)
+class RemoteLimits:
+    """Remote mode's bounds (cooked_mcp.remote): the authorization server, its consent page and
+    the Client ID Metadata Document fetch. SECURITY.md names each with its test; tests shorten them."""
+
+    access_token_seconds: float = 3600.0
+    refresh_token_seconds: float = 30 * 24 * 3600.0
+    #: Rotated refresh tokens remembered per grant, so that their reuse revokes it.
+    rotated_kept: int = 8
+    code_seconds: float = 60.0
+    #: How long a consent page stays valid, and how many can be open at once.
+    consent_seconds: float = 600.0
+    open_consents: int = 20
+    max_clients: int = 50
+    #: Registrations (DCR) per ``registration_window`` seconds, all clients together.
+    registrations: int = 10
+    registration_window: float = 60.0
+    #: Wrong owner passwords tolerated per ``lockout_seconds``, then none at all for as long.
+    password_failures: int = 5
+    lockout_seconds: float = 900.0
+    #: A metadata document: its size, the time to fetch it, how long and how many are cached, and
+    #: the connections all fetches share.
+    cimd_bytes: int = 5120
+    cimd_seconds: float = 5.0
+    cimd_cache_seconds: float = 300.0
+    cimd_cache_size: int = 32
+    cimd_connections: int = 4

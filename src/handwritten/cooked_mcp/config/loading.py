@@ -6,13 +6,14 @@ Unsafe or probably mistaken set-ups are warned about, not refused.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_core import ErrorDetails
@@ -20,16 +21,10 @@ from pydantic_core import ErrorDetails
 from cooked_mcp.exceptions import ConfigError
 from cooked_mcp.text import ASCII_WHITESPACE, printable
 
-from .settings import DECLARED, Command, Settings, environment_variables
-from .table import DEFAULT, Declared, Origin
+from .settings import DECLARED, DEFAULT, Command, Origin, Settings, environment_variables
 
-
-@dataclass(frozen=True)
-class Layer:
-    """One place settings come from: its values, and where in it each value was."""
-
-    values: dict[str, object]
-    origins: Mapping[str, Origin]
+#: Each setting a source sets: its value, and where in the source it was.
+Layer = dict[str, tuple[object, Origin]]
 
 
 # implements: server.CONFIG.1, server.CONFIG.2
@@ -42,23 +37,24 @@ def load_settings(
     public_url: str | None = None,
 ) -> Settings:
     """The settings, or ``ConfigError``; without ``config_path`` the XDG default file, if any, is read."""
-    file = read_file(config_path, environ, DECLARED.values())
+    file = read_file(config_path, environ)
     given = {"transport": transport, "http_addr": http_addr, "public_url": public_url}
-    chosen: dict[str, object] = {setting: value for setting, value in given.items() if value is not None}
-    flags = Layer(chosen, {setting: Origin(str(DECLARED[setting].flag), "flag") for setting in chosen})
+    flags = {
+        s: (value, Origin(str(DECLARED[s].flag), "flag")) for s, value in given.items() if value is not None
+    }
     from_file = _config_file(file)
-    ordered = (flags, _environment(environ), from_file)
+    warnings = (*file_permission_warnings(file, from_file), *unknown_variable_warnings(environ))
+    layers = (flags, _environment(environ), from_file)
     # A public URL from any source means HTTP (remote mode), whose settings warn of an unused token.
-    http = transport == "http" or any("public_url" in layer.values for layer in ordered)
+    http = transport == "http" or any("public_url" in layer for layer in layers)
     if not http:
         # A stdio server has no use for the file's token: past the checks every transport shares
         # (set once, not empty), its shape is not checked, as the token is never used.
-        from_file.values.pop("http_token", None)
-    merged: dict[str, object] = {}
-    origins: dict[str, Origin] = {}
-    for layer in reversed(ordered):  # the first layer that has a setting wins
-        merged.update(layer.values)
-        origins.update(layer.origins)
+        from_file.pop("http_token", None)
+    chosen: Layer = {}
+    for layer in reversed(layers):  # the first layer that has a setting wins
+        chosen.update(layer)
+    origins = {setting: origin for setting, (_, origin) in chosen.items()}
     # A stdio server has no token, so its settings name no source for one.
     sources = {setting: origin for setting, origin in origins.items() if setting != "http_token" or http}
     provenance = {
@@ -66,13 +62,13 @@ def load_settings(
         "sources": sources,
         "overridden": {
             setting: str(origin)
-            for setting, origin in from_file.origins.items()
+            for setting, (_, origin) in from_file.items()
             if sources.get(setting, DEFAULT) not in (origin, DEFAULT)
         },
-        "warnings": (*file_permission_warnings(file), *unknown_variable_warnings(environ)),
+        "warnings": warnings,
     }
     try:
-        return Settings(**merged, **provenance)
+        return Settings(**{setting: value for setting, (value, _) in chosen.items()}, **provenance)
     except ValidationError as exc:
         raise ConfigError(_refusal(exc.errors(), origins, file, environ)) from None
 
@@ -80,46 +76,45 @@ def load_settings(
 # implements: server.CONFIG.3
 def _environment(environ: Mapping[str, str]) -> Layer:
     """An empty variable counts as unset, except the bearer token: an empty one is always a mistake."""
-    values: dict[str, object] = {}
-    variables = {d.name: d.env for d in DECLARED.values() if d.env}
-    for setting, name in variables.items():
-        value = environ.get(name, "")
-        if setting == "username":
+    layer: Layer = {}
+    for d in DECLARED.values():
+        if d.env is None:
+            continue
+        value = environ.get(d.env, "")
+        if d.name == "username":
             # Like a command's output: a username never has surrounding whitespace, a paste often does.
             value = value.strip(ASCII_WHITESPACE)
-        if value or (setting == "http_token" and name in environ):
-            values[setting] = value
-    return Layer(values, {setting: Origin(variables[setting], "environment") for setting in values})
+        if value or (d.name == "http_token" and d.env in environ):
+            layer[d.name] = (value, Origin(d.env, "environment"))
+    return layer
 
 
 # implements: authentication.CREDENTIALS.8, authentication.CREDENTIALS.8-1, authentication.CREDENTIALS.8-2, server.SECURITY.8
 def _config_file(file: TomlFile) -> Layer:
     """``table.key`` or ``table.key_cmd``: both at once, or an empty one, is refused even when the
     environment wins, so a mistake in a shared file shows up whatever the shell sets."""
-    values: dict[str, object] = {}
-    origins: dict[str, Origin] = {}
+    layer: Layer = {}
     for d in DECLARED.values():
         if d.table is None or d.key is None:
             continue
-        table, key = d.table, d.key
-        value, command = file.get(table, key), file.get(table, f"{key}_cmd") if d.command else None
+        table, key, cmd = d.table, d.key, f"{d.key}_cmd"
+        value, command = file.get(table, key), file.get(table, cmd) if d.command else None
         if value is not None and command is not None:
             raise ConfigError(
-                f"{file.where(table, f'{key}_cmd')}: {table}.{key} and {table}.{key}_cmd are both set; "
-                "keep only one of them"
+                f"{file.where(table, cmd)}: {table}.{key} and {table}.{cmd} are both set; keep only one of them"
             )
         if command is not None:
-            origin = origins[d.name] = file.origin(table, f"{key}_cmd")
+            origin = file.origin(table, cmd)
             if not str(command).strip(ASCII_WHITESPACE):
-                raise ConfigError(f"{origin.where}: {table}.{key}_cmd is empty: set a command or remove it")
-            values[d.name] = Command(origin, str(command))
+                raise ConfigError(f"{origin.where}: {table}.{cmd} is empty: set a command or remove it")
+            layer[d.name] = (Command(origin, str(command)), origin)
         elif value is not None:
             if d.command and isinstance(value, str) and not value.strip(ASCII_WHITESPACE):
                 raise ConfigError(
                     f"{file.where(table, key)}: {table}.{key} is empty: set a value or remove it"
                 )
-            values[d.name], origins[d.name] = value, file.origin(table, key)
-    return Layer(values, origins)
+            layer[d.name] = (value, file.origin(table, key))
+    return layer
 
 
 def _refusal(
@@ -138,16 +133,15 @@ def _refusal(
     problem = str(cause) if isinstance(cause, ValueError) else error["msg"]
     if not error["loc"]:
         return problem  # a rule between settings: its validator wrote the whole sentence
-    setting = str(error["loc"][0])
-    origin = sources.get(setting, DEFAULT)
-    declared = DECLARED.get(setting)
-    return (declared.refusal if declared else "{source}: {problem}").format(
+    declared = DECLARED[str(error["loc"][0])]
+    origin = sources.get(declared.name, DEFAULT)
+    return declared.refusal.format(
         source=origin,
         where=origin.where,
         name=origin.name,
         problem=problem,
         input=printable(error.get("input")),
-        default=declared.default if declared else None,
+        default=declared.default,
     )
 
 
@@ -166,24 +160,21 @@ def _missing_credentials(missing: list[str], file: TomlFile, environ: Mapping[st
     return message
 
 
-def file_permission_warnings(file: TomlFile) -> list[str]:
+def file_permission_warnings(file: TomlFile, layer: Layer) -> list[str]:
     """A plaintext secret others can read, or a command others can change: warned (one ``stat``), not refused."""
-    if file.path is None:
-        return []
+    secrets = [o.name for s, (v, o) in layer.items() if DECLARED[s].secret and not isinstance(v, Command)]
+    commands = [origin.name for value, origin in layer.values() if isinstance(value, Command)]
     try:
-        info = file.path.stat()
+        info = file.path.stat() if file.path and (secrets or commands) else None
     except OSError:
+        info = None
+    if info is None:
         return []
     foreign_owner = hasattr(os, "geteuid") and info.st_uid != os.geteuid()
-    files = [d for d in DECLARED.values() if d.table and d.key]
-    secrets = [d.file_key for d in files if d.secret and file.get(str(d.table), str(d.key)) is not None]
-    commands = [
-        f"{d.file_key}_cmd" for d in files if d.command and file.get(str(d.table), f"{d.key}_cmd") is not None
-    ]
     fix = f"run chmod 600 {file.path} (and own it yourself)"
     if secrets and (foreign_owner or info.st_mode & (stat.S_IRWXG | stat.S_IRWXO)):
         who = "is owned by another user" if foreign_owner else "other users can read it"
-        return [f"{file.path} holds {' and '.join(map(str, secrets))} in plain text and {who}: {fix}"]
+        return [f"{file.path} holds {' and '.join(secrets)} in plain text and {who}: {fix}"]
     if commands and not secrets and (foreign_owner or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
         who = "is owned by another user" if foreign_owner else "other users can change it"
         return [
@@ -217,36 +208,6 @@ def unknown_variable_warnings(environ: Mapping[str, str]) -> list[str]:
 # Built at the first file checked, not at import: most starts have no file (start-up time).
 _STRICT = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
-
-class _Table(BaseModel):
-    model_config = _STRICT
-
-
-# implements: authentication.CREDENTIALS.13, authentication.CREDENTIALS.14, authentication.CREDENTIALS.15
-def schema(settings: Iterable[Declared]) -> dict[str, type[BaseModel]]:
-    """Every table and key the file may hold, typed, in order; a model-typed setting is a table of its own."""
-    tables: dict[str, dict[str, Any]] = {}
-    nested: dict[str, type[BaseModel]] = {}
-    for d in settings:
-        if d.table is None or d.key is None:
-            continue
-        keys = tables.setdefault(d.table, {})
-        if isinstance(d.annotation, type) and issubclass(d.annotation, BaseModel):
-            name = f"{d.table}.{d.key}"
-            nested[name] = type(f"_{d.annotation.__name__}", (d.annotation,), {"model_config": _STRICT})
-            holding = ", ".join(d.annotation.model_fields)
-            keys[d.key] = _typed(dict[str, object], f"a table ([{name}]) holding {holding}")
-        else:
-            origin = getattr(d.annotation, "__origin__", d.annotation)
-            keys[d.key] = _typed(*_TOML_TYPES.get(origin, (str, "a string")))
-        if d.command:
-            keys[f"{d.key}_cmd"] = _typed(str, "a string")
-    models = {
-        table: create_model(f"_{table.title()}", __base__=_Table, **keys) for table, keys in tables.items()
-    }
-    return models | nested
-
-
 #: The strict TOML type a setting of each Python type takes, named as a message names it.
 _TOML_TYPES: dict[object, tuple[Any, str]] = {
     bool: (bool, "a boolean (true or false)"),
@@ -256,8 +217,31 @@ _TOML_TYPES: dict[object, tuple[Any, str]] = {
 }
 
 
-def _typed(toml: Any, description: str) -> tuple[Any, None]:
-    return Annotated[toml | None, Field(description=description)], None
+# implements: authentication.CREDENTIALS.13, authentication.CREDENTIALS.14, authentication.CREDENTIALS.15
+@functools.cache
+def schema() -> dict[str, type[BaseModel]]:
+    """The file's model (``""``) and each table's, by dotted name; a model-typed setting is a table of its own."""
+    tables: dict[str, dict[str, Any]] = {}
+    models: dict[str, type[BaseModel]] = {}
+    for d in DECLARED.values():
+        if d.table is None or d.key is None:
+            continue
+        keys = tables.setdefault(d.table, {})
+        if isinstance(d.annotation, type) and issubclass(d.annotation, BaseModel):
+            nested = type(f"_{d.annotation.__name__}", (d.annotation,), {"model_config": _STRICT})
+            keys[d.key] = (nested | None, None)
+            models[f"{d.table}.{d.key}"] = nested
+        else:
+            toml, description = _TOML_TYPES.get(
+                getattr(d.annotation, "__origin__", d.annotation), (str, "a string")
+            )
+            keys[d.key] = (toml | None, Field(None, description=description))
+        if d.command:
+            keys[f"{d.key}_cmd"] = (str | None, Field(None, description="a string"))
+    for table, keys in tables.items():
+        models[table] = create_model(f"_{table.title()}", __config__=_STRICT, **keys)
+    root: dict[str, Any] = {table: (models[table] | None, None) for table in tables}
+    return {"": create_model("_File", __config__=_STRICT, **root), **models}
 
 
 @dataclass(frozen=True)
@@ -271,8 +255,8 @@ class TomlFile:
     def get(self, table: str, key: str) -> object | None:
         return (self.data or {}).get(table, {}).get(key)
 
-    def where(self, table: str | None, key: str | None) -> str:
-        """``path:line`` of a key (or, failing that, its table, as for an inline ``limits = {...}``)."""
+    def line(self, table: str | None, key: str | None) -> int | None:
+        """A key's line or, failing that, its table's (as for an inline ``limits = {...}``)."""
         line = _find_line(self.text, table, key)
         if line is None and table is not None:
             # A sub-table's own header, the sub-table inline in its parent, the table, the parent.
@@ -286,6 +270,10 @@ class TomlFile:
             line = next(
                 (n for t, k in candidates if t and (n := _find_line(self.text, t, k)) is not None), None
             )
+        return line
+
+    def where(self, table: str | None, key: str | None) -> str:
+        line = self.line(table, key)
         return f"{self.path}:{line}" if line is not None else str(self.path)
 
     def origin(self, table: str, key: str) -> Origin:
@@ -303,9 +291,9 @@ def default_config_path(environ: Mapping[str, str]) -> Path | None:
 
 
 # implements: server.CONFIG.2, server.CONFIG.6
-def read_file(config_path: str | None, environ: Mapping[str, str], settings: Iterable[Declared]) -> TomlFile:
+def read_file(config_path: str | None, environ: Mapping[str, str]) -> TomlFile:
     """The file ``--config`` names (it must exist), else the default one if it exists, checked
-    against the keys ``settings`` declare."""
+    against the keys the settings declare."""
     if config_path is not None:
         path = Path(config_path)
         if not path.exists():
@@ -327,11 +315,13 @@ def read_file(config_path: str | None, environ: Mapping[str, str], settings: Ite
     import tomllib  # here, not at the top: most starts have no file (start-up time)
 
     try:
-        data = tomllib.loads(text)
+        file = TomlFile(path=path, text=text, data=tomllib.loads(text))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(_syntax_message(path, str(exc))) from None
-    file = TomlFile(path=path, text=text, data=data)
-    _check_schema(file, data, schema(settings))
+    try:
+        schema()[""].model_validate(file.data)
+    except ValidationError as exc:
+        raise ConfigError(_schema_message(file, exc.errors())) from None
     return file
 
 
@@ -347,48 +337,31 @@ def _syntax_message(path: Path, message: str) -> str:
     return f"{where}: invalid TOML: {printable(reason)}; fix the syntax there"
 
 
-def _check_schema(file: TomlFile, data: Mapping[str, object], tables: Mapping[str, type[BaseModel]]) -> None:
+def _schema_message(file: TomlFile, errors: list[ErrorDetails]) -> str:
     """The first mistake in document order, as ``path:line: what is wrong, how to fix it``."""
-    known_tables = ", ".join(f"[{name}]" for name in tables if "." not in name)
-    for table, content in data.items():
-        model = tables.get(table) if "." not in table else None  # a sub-table only in its parent
-        if model is None and isinstance(content, dict):
-            raise ConfigError(
-                f"{file.where(table, None)}: unknown table [{printable(table)}]: remove it or fix its name "
-                f"(known tables: {known_tables})"
-            )
-        if model is None:
-            raise ConfigError(
-                f"{file.where(None, table)}: unknown key {printable(table)}: remove it or move it into "
-                f"one of the tables {known_tables}"
-            )
-        _check_table(file, table, content, model, tables)
 
+    def place(error: ErrorDetails) -> tuple[str, str | None]:
+        # A list's index is not a key: a wrong item is its list's mistake.
+        loc = [str(part) for part in error["loc"] if isinstance(part, str)]
+        return (".".join(loc[:-1]), loc[-1]) if len(loc) > 1 else (loc[0], None)
 
-def _check_table(
-    file: TomlFile, table: str, content: object, model: type[BaseModel], tables: Mapping[str, type[BaseModel]]
-) -> None:
-    keys = list(model.model_fields)
-    if not isinstance(content, dict):
-        raise ConfigError(
-            f"{file.where(table, None)}: {table} must be a table ([{table}]) holding {', '.join(keys)}"
+    error = min(errors, key=lambda error: file.line(*place(error)) or 0)
+    table, key = place(error)
+    where, models = file.where(table, key), schema()
+    name = f"{table}.{key}" if key else table
+    if error["type"] == "model_type":  # a table was expected
+        return f"{where}: {name} must be a table ([{name}]) holding {', '.join(models[name].model_fields)}"
+    if error["type"] != "extra_forbidden":
+        return f"{where}: {name} must be {models[table].model_fields[str(key)].description}"
+    known = ", ".join(f"[{t}]" for t in models if t and "." not in t)
+    if key is None and isinstance((file.data or {}).get(table), dict):
+        return (
+            f"{where}: unknown table [{printable(table)}]: remove it or fix its name (known tables: {known})"
         )
-    try:
-        model.model_validate(content)
-    except ValidationError as exc:
-        errors = [(str(error["loc"][0]), error["type"]) for error in exc.errors()]
-        key, kind = min(errors, key=lambda error: _find_line(file.text, table, error[0]) or 0)
-        if kind == "extra_forbidden":
-            raise ConfigError(
-                f"{file.where(table, key)}: unknown key {table}.{printable(key)}: remove it or fix its "
-                f"spelling (known keys in [{table}]: {', '.join(keys)})"
-            ) from None
-        expected = model.model_fields[key].description
-        raise ConfigError(f"{file.where(table, key)}: {table}.{key} must be {expected}") from None
-    for key, value in content.items():
-        inner = tables.get(f"{table}.{key}")
-        if inner is not None:
-            _check_table(file, f"{table}.{key}", value, inner, tables)
+    if key is None:
+        return f"{where}: unknown key {printable(table)}: remove it or move it into one of the tables {known}"
+    keys = ", ".join(models[table].model_fields)
+    return f"{where}: unknown key {table}.{printable(key)}: remove it or fix its spelling (known keys in [{table}]: {keys})"
 
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]#]+?)\s*\]\]?\s*(?:#.*)?$")

@@ -1,13 +1,16 @@
-"""The settings of one process, for one Cooked account: validators check each value (a ``ValueError``
-names the problem alone: ``loading`` words it), then the rules between settings, then run commands."""
+"""The settings of one process, for one Cooked account. Each is declared once, as a ``Settings`` field
+whose default is ``setting(...)``, and ``DECLARED`` is the one reading of those declarations that every
+layer, message and ``--help`` uses. Validators check each value (a ``ValueError`` names the problem
+alone: ``loading`` words it), then the rules between settings, then run commands."""
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal, NamedTuple, Self, get_args
+from typing import Any, Final, Literal, NamedTuple, Self, get_args
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -27,7 +30,105 @@ from cooked_mcp.remote.url import is_loopback, public_url
 from cooked_mcp.text import ASCII_WHITESPACE, printable
 
 from .limits import Limits
-from .table import DEFAULT, Declared, Origin, declared, setting
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value came from: ``str()`` names it in a refusal, ``describe()`` in a sentence."""
+
+    name: str
+    kind: Literal["flag", "environment", "file", "default"]
+    #: ``path:line`` of a file key (the line is a best-effort text scan); None otherwise.
+    where: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.name} in {self.where}" if self.where else self.name
+
+    def describe(self) -> str:
+        if self.kind == "environment":
+            return f"the environment variable {self.name}"
+        if self.kind == "flag":
+            return f"the {self.name} flag"
+        return str(self)
+
+
+DEFAULT = Origin("the default", "default")
+
+#: The config file's tables, in the order its messages and ``--help`` list them.
+TABLES = ("cooked", "user", "mcp", "log")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One setting as declared: what every place that reads, checks or names it reads."""
+
+    env: str | None
+    table: str | None
+    key: str | None
+    flag: str | None
+    metavar: str | None
+    command: bool
+    refusal: str
+    # The rest is the field's, filled in by ``declared``.
+    name: str = ""
+    help: str | None = None
+    secret: bool = False
+    #: The field's Python type: the config file's value must have the matching TOML type.
+    annotation: Any = None
+    default: Any = None
+
+    @property
+    def file_key(self) -> str | None:
+        """``table.key``, as messages and ``--help`` name it."""
+        return f"{self.table}.{self.key}" if self.table else None
+
+
+def setting(
+    default: Any = ...,
+    *,
+    env: str | None = None,
+    file: str | None = None,
+    flag: str | None = None,
+    metavar: str | None = None,
+    help: str | None = None,
+    command: bool = False,
+    refusal: str = "",
+    **field: Any,
+) -> Any:
+    """A ``Settings`` field that users set: ``pydantic.Field`` plus its ``env``, ``file`` key, ``command``
+    (a ``_cmd`` key), flag and ``refusal`` wording (``{source}``, ``{problem}``, ``{where}``, ``{name}``,
+    ``{input}``, ``{default}``). No ``default``: required.
+    """
+    table, _, key = file.partition(".") if file else (None, "", None)
+    info = Field(default, description=help, **field)
+    info.metadata.append(Declared(env, table, key, flag, metavar, command, refusal))
+    return info
+
+
+#: What a refused value of a type is told when its declaration says nothing more.
+_REFUSALS: dict[object, str] = {bool: "{source} must be true or false (1/0, yes/no, on/off); fix or unset it"}
+
+
+def declared(model: type[BaseModel]) -> dict[str, Declared]:
+    """Every ``setting(...)`` field of ``model`` by name, in the config file's order."""
+    found = [
+        dataclasses.replace(
+            mark,
+            name=name,
+            help=info.description,
+            secret=SecretStr in (info.annotation, *get_args(info.annotation)),
+            refusal=mark.refusal or _REFUSALS.get(info.annotation, "{source}: {problem}"),
+            annotation=info.annotation,
+            default=None if info.is_required() else info.default,
+        )
+        for name, info in model.model_fields.items()
+        for mark in info.metadata
+        if isinstance(mark, Declared)
+    ]
+    order = {table: index for index, table in enumerate(TABLES)}
+    found.sort(key=lambda d: order.get(d.table, len(TABLES)) if d.table else len(TABLES) + 1)
+    return {d.name: d for d in found}
+
 
 Transport = Literal["stdio", "http"]
 LogLevel = Literal["debug", "info", "warning", "error"]
@@ -335,10 +436,12 @@ class Settings(BaseModel):
             object.__setattr__(self, "http_token", None)
         return self
 
-    # implements: authentication.CREDENTIALS.15
+    # implements: authentication.CREDENTIALS.15, extensions.REMOTE.2
     @model_validator(mode="after")
     def _commands_run_last(self) -> Self:
-        """Only once every other check passed (a typo never runs a password manager); the token's only for http."""
+        """Only once every other check passed (a typo never runs a password manager); the token's only
+        for http. Then the owner password's length: its consent page is on the internet, with a few
+        guesses per lockout."""
         if self.transport != "http":
             object.__setattr__(self, "http_token", None)  # frozen to everyone else: this is construction
         for name in (d.name for d in DECLARED.values() if d.command):
@@ -352,14 +455,8 @@ class Settings(BaseModel):
                 except ValueError as exc:
                     raise ValueError(f"{pending.origin} {exc}") from None
             object.__setattr__(self, name, output if name == "username" else SecretStr(output))
-        return self
-
-    # implements: extensions.REMOTE.2
-    @model_validator(mode="after")
-    def _owner_password_long_enough(self) -> Self:
-        """After the commands: the consent page is on the internet, with a few guesses per lockout."""
-        owner = self.owner_password.get_secret_value() if self.owner_password is not None else ""
-        if self.owner_password is not None and len(owner) < MIN_OWNER_PASSWORD:
+        owner = self.owner_password.get_secret_value() if self.owner_password is not None else None
+        if owner is not None and len(owner) < MIN_OWNER_PASSWORD:
             raise ValueError(
                 f"the owner password from {self.describe_source('owner_password')} has {len(owner)} characters: "
                 f"remote mode puts the consent page on the internet, so it needs at least {MIN_OWNER_PASSWORD}; "

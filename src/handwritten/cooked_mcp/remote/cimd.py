@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from cooked_mcp.text import printable
 
+from ..config.limits import RemoteLimits
 from .provider import Client
 
 logger = logging.getLogger(__name__)
@@ -103,20 +104,16 @@ class CimdFetcher:
     def __init__(
         self,
         *,
-        max_bytes: int = 5120,
-        seconds: float = 5.0,
-        cache_seconds: float = 300.0,
-        cache_size: int = 32,
+        limits: RemoteLimits | None = None,
         resolver: Resolver = resolve,
         allowed: Callable[[IPAddress], bool] = is_public,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
-        self.max_bytes, self.seconds = max_bytes, seconds
-        self.cache_seconds, self.cache_size = cache_seconds, cache_size
+        self.limits = limits = limits or RemoteLimits()
         self._cache: dict[str, tuple[float, Client]] = {}
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=ssl_context or ssl.create_default_context(),
-            max_connections=4,
+            max_connections=limits.cimd_connections,
             network_backend=_Backend(resolver, allowed),
         )
 
@@ -129,9 +126,9 @@ class CimdFetcher:
         except Refused as exc:
             logger.warning("refused the client_id %s: %s", printable(url, 200), exc)
             return None
-        if len(self._cache) >= self.cache_size:
+        if len(self._cache) >= self.limits.cimd_cache_size:
             del self._cache[min(self._cache, key=lambda key: self._cache[key][0])]
-        self._cache[url] = (time.monotonic() + self.cache_seconds, client)
+        self._cache[url] = (time.monotonic() + self.limits.cimd_cache_seconds, client)
         return client
 
     async def fetch(self, url: str) -> Client:
@@ -142,7 +139,7 @@ class CimdFetcher:
             raise Refused("a client_id URL must have a path without dot segments")
         body = bytearray()
         try:
-            with anyio.fail_after(self.seconds):
+            with anyio.fail_after(self.limits.cimd_seconds):
                 async with self._pool.stream(
                     "GET", url, headers=[(b"Accept", b"application/json")]
                 ) as response:
@@ -150,10 +147,10 @@ class CimdFetcher:
                         raise Refused(f"it answered HTTP {response.status}")
                     async for chunk in response.aiter_stream():
                         body += chunk
-                        if len(body) > self.max_bytes:
-                            raise Refused(f"the document is larger than {self.max_bytes} bytes")
+                        if len(body) > self.limits.cimd_bytes:
+                            raise Refused(f"the document is larger than {self.limits.cimd_bytes} bytes")
         except TimeoutError:
-            raise Refused(f"no document within {self.seconds:g} s") from None
+            raise Refused(f"no document within {self.limits.cimd_seconds:g} s") from None
         except (httpcore.ConnectError, httpcore.NetworkError, httpcore.ProtocolError, OSError) as exc:
             raise Refused(f"cannot fetch it ({type(exc).__name__})") from None
         return _client(url, bytes(body))

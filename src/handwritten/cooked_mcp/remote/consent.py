@@ -4,7 +4,7 @@ No JavaScript, one small form that reads on a phone; ``Cache-Control: no-store``
 (``frame-ancestors 'none'``, ``X-Frame-Options: DENY``), so no other page can dress it up or
 click it. The form carries the request's CSRF token; a POST without it, or for a request that
 has expired or was already answered, changes nothing. Wrong passwords are counted for every
-client together: past ``Bounds.password_failures`` in ``Bounds.lockout_seconds`` none is
+client together: past ``RemoteLimits.password_failures`` in ``RemoteLimits.lockout_seconds`` none is
 checked until that long has passed, and the page never says more than "that password is not right".
 """
 

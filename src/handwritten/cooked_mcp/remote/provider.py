@@ -35,6 +35,7 @@ from mcp.server.auth.provider import (
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 
+from ..config.limits import RemoteLimits
 from .store import Grant, State, Store, Token, digest
 
 logger = logging.getLogger(__name__)
@@ -67,28 +68,6 @@ def _all_but_port(url: AnyUrl) -> tuple[str | None, ...]:
 ClientFetcher = Callable[[str], Awaitable[Client | None]]
 
 
-@dataclass(frozen=True)
-class Bounds:
-    """The bounds of the authorization server and its consent page (the CIMD fetch's are
-    ``cimd.CimdFetcher``'s); SECURITY.md names each with its test. Tests shorten them."""
-
-    access_token_seconds: float = 3600.0
-    refresh_token_seconds: float = 30 * 24 * 3600.0
-    #: Rotated refresh tokens remembered per grant, so that their reuse revokes it.
-    rotated_kept: int = 8
-    code_seconds: float = 60.0
-    #: How long a consent page stays valid, and how many can be open at once.
-    consent_seconds: float = 600.0
-    open_consents: int = 20
-    max_clients: int = 50
-    #: Registrations (DCR) per ``registration_window`` seconds, all clients together.
-    registrations: int = 10
-    registration_window: float = 60.0
-    #: Wrong owner passwords tolerated per ``lockout_seconds``, then none at all for as long.
-    password_failures: int = 5
-    lockout_seconds: float = 900.0
-
-
 @dataclass
 class Pending:
     """An authorization request waiting for the owner on the consent page."""
@@ -113,7 +92,7 @@ class Provider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken,
     store: Store
     issuer: str
     resource: str
-    bounds: Bounds
+    bounds: RemoteLimits
     fetch_client: ClientFetcher
     pending: dict[str, Pending] = field(default_factory=dict)
     _codes: dict[str, _Code] = field(default_factory=dict)

@@ -35,9 +35,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from cooked_mcp.config import Settings
 from cooked_mcp.logging_setup import register_secret_source
 
+from ..config.limits import RemoteLimits
 from .cimd import CimdFetcher
 from .consent import OwnerCheck, consent_routes
-from .provider import Bounds, ClientFetcher, Provider
+from .provider import ClientFetcher, Provider
 from .store import Store, state_dir
 
 MCP_PATH = "/mcp"
@@ -64,7 +65,7 @@ class Remote:
 def build(
     settings: Settings,
     *,
-    bounds: Bounds | None = None,
+    bounds: RemoteLimits | None = None,
     fetch_client: ClientFetcher | None = None,
     environ: dict[str, str] | None = None,
 ) -> Remote:
@@ -72,7 +73,7 @@ def build(
     assert settings.public_url is not None and settings.owner_password is not None
     issuer = settings.public_url
     resource = f"{issuer}{MCP_PATH}"
-    bounds = bounds or Bounds()
+    bounds = bounds or RemoteLimits()
     provider = Provider(
         Store(state_dir(os.environ if environ is None else environ)),
         issuer,
@@ -127,10 +128,10 @@ def build(
 
 
 class _RateLimited:
-    """DCR, ``Bounds.registrations`` per ``Bounds.registration_window`` seconds for everyone
+    """DCR, ``RemoteLimits.registrations`` per ``RemoteLimits.registration_window`` seconds for everyone
     together, answered 429 beyond (a flood of registrations must not push out real clients)."""
 
-    def __init__(self, app: ASGIApp, bounds: Bounds) -> None:
+    def __init__(self, app: ASGIApp, bounds: RemoteLimits) -> None:
         self.app, self.bounds = app, bounds
         self.seen: deque[float] = deque()
 

@@ -40,7 +40,7 @@ _NOT_OAUTH = (
 
 # implements: extensions.MEMORY.1
 class AnswersInFlight:
-    """A call's answer of ``SMALL_ANSWER_BYTES`` or more keeps its room in the answer budget
+    """A call's answer of ``Limits.SMALL_ANSWER_BYTES`` or more keeps its room in the answer budget
     (``results.ANSWERS``) until its response has been written, or the client went away: a slow
     client keeps the answer, now JSON, in this process. The dispatcher leaves such calls in the
     scope's ``HandedOver``."""
