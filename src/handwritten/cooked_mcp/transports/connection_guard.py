@@ -85,11 +85,9 @@ def listen(host: str, port: int) -> list[socket.socket]:
     sockets: list[socket.socket] = []
     unavailable: OSError | None = None
     try:
-        for family, address in dict.fromkeys((info[0], info[4]) for info in infos):
+        for family, kind, proto, address in dict.fromkeys((f, k, p, a) for f, k, p, _, a in infos):
             try:
-                # SO_REUSEADDR (a restart reuses the port while old connections linger in TIME_WAIT)
-                # and IPv6 only on an IPv6 socket, so that localhost's two addresses do not collide.
-                sockets.append(socket.create_server(address, family=family, backlog=Limits.ACCEPT_BURST))
+                sockets.append(_bind(family, kind, proto, address))
             except OSError as exc:
                 if exc.errno not in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
                     raise ListenError(_reason(exc)) from None
@@ -101,6 +99,25 @@ def listen(host: str, port: int) -> list[socket.socket]:
             sock.close()
         raise
     return sockets
+
+
+def _bind(family: int, kind: int, proto: int, address: Any) -> socket.socket:
+    """A listening socket of ``proto`` as getaddrinfo names it (IPPROTO_TCP): asyncio sets
+    TCP_NODELAY only on connections whose socket names it, and without it every answer over HTTP
+    waited 40 ms (Nagle's algorithm against the client's delayed ACK)."""
+    sock = socket.socket(family, kind, proto)
+    try:
+        # A restart reuses the port while old connections linger in TIME_WAIT (not a listening one).
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            # "::1" must not also claim IPv4, or binding localhost's two addresses collides.
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(Limits.ACCEPT_BURST)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def _reason(exc: OSError) -> str:
