@@ -25,6 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import httpx
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
@@ -304,6 +305,35 @@ INITIALIZE = {
     },
 }
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def joined(opened: httpx.Response) -> dict[str, str]:
+    """The headers a session's later requests carry, from the answer to its ``INITIALIZE``."""
+    assert opened.status_code == 200, opened.text
+    version = INITIALIZE["params"]["protocolVersion"]  # type: ignore[index]
+    return {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": version}
+
+
+def open_session(
+    url: str, headers: Mapping[str, str] = MCP_HEADERS, http: httpx.Client | None = None
+) -> dict[str, str]:
+    """A raw session opened and initialized (through ``http``, or a client of its own): the headers
+    its requests carry, ``headers`` plus its own."""
+    with contextlib.nullcontext(http) if http else httpx.Client(timeout=10) as client:
+        session = {**headers, **joined(client.post(url, headers=dict(headers), json=INITIALIZE))}
+        client.post(url, headers=session, json=INITIALIZED)
+    return session
+
+
+async def open_session_async(
+    http: httpx.AsyncClient, url: str, headers: Mapping[str, str] = MCP_HEADERS
+) -> dict[str, str]:
+    """``open_session`` for an async client."""
+    session = {**headers, **joined(await http.post(url, headers=dict(headers), json=INITIALIZE))}
+    await http.post(url, headers=session, json=INITIALIZED)
+    return session
+
 
 #: The bearer token of the transport tests' HTTP server (the ``server`` fixture, tests/conftest.py): a canary.
 HTTP_TOKEN = "CANARY-serving-Token_0123456789"

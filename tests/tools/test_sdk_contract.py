@@ -33,7 +33,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel
-from servers import INITIALIZE, MCP_HEADERS
+from servers import INITIALIZE, MCP_HEADERS, open_session_async
 from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
@@ -122,14 +122,6 @@ def answers(response: httpx.Response) -> list[dict[str, Any]]:
     return [message for message in messages if "id" in message]
 
 
-async def open_session(http: httpx.AsyncClient) -> dict[str, str]:
-    opened = await http.post("/mcp", json=INITIALIZE)
-    assert opened.status_code == 200, opened.text
-    headers = {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
-    await http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-    return headers
-
-
 def call(request_id: int, progress: bool = False) -> dict[str, Any]:
     params: dict[str, Any] = {"name": "wait", "arguments": {}}
     if progress:
@@ -142,7 +134,7 @@ async def test_an_opening_request_refused_names_no_session_and_a_call_streams_it
     tools.release.set()
     async with serving(tools) as (_, http):
         refused = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 9, "method": "ping"})
-        headers = await open_session(http)
+        headers = await open_session_async(http, "/mcp")
         answered = await http.post("/mcp", json=call(2), headers=headers)
     assert refused.status_code == 400 and "mcp-session-id" not in refused.headers
     assert answered.headers["content-type"].startswith("text/event-stream")
@@ -159,7 +151,7 @@ async def test_still_the_sdk_answers_a_cancelled_request_which_the_guard_leaves_
     for guarded in (False, True):
         tools = Tools()
         async with serving(tools, guarded) as (_, http), anyio.create_task_group() as group:
-            headers = await open_session(http)
+            headers = await open_session_async(http, "/mcp")
 
             async def post() -> None:
                 seen[guarded] = answers(await http.post("/mcp", json=call(5), headers=headers))  # noqa: B023
@@ -181,7 +173,7 @@ async def test_a_call_running_at_a_stop_gets_its_one_answer_after_the_grace() ->
     tools = Tools()
     responses: list[httpx.Response] = []
     async with serving(tools) as (guard, http), anyio.create_task_group() as group:
-        headers = await open_session(http)
+        headers = await open_session_async(http, "/mcp")
 
         async def post() -> None:
             responses.append(await http.post("/mcp", json=call(7), headers=headers))
@@ -250,9 +242,9 @@ async def test_still_the_sdk_alone_does_not_answer_an_invalid_request_with_its_j
     from ``protocol_guard``."""
     tools = Tools()
     async with serving(tools, guarded=False) as (_, http):
-        sdk = await http.post("/mcp", content=body, headers=await open_session(http))
+        sdk = await http.post("/mcp", content=body, headers=await open_session_async(http, "/mcp"))
     async with serving(tools) as (_, http):
-        guarded = await http.post("/mcp", content=body, headers=await open_session(http))
+        guarded = await http.post("/mcp", content=body, headers=await open_session_async(http, "/mcp"))
     assert guarded.status_code == 400 and guarded.json()["error"]["code"] == types.INVALID_REQUEST
     sdk_code = sdk.json()["error"]["code"] if sdk.content else None
     assert (sdk.status_code, sdk_code) != (400, types.INVALID_REQUEST), sdk.text

@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from hardening_support import FIGURES
-from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_server, server_env, write_limits
+from servers import HttpServer, http_server, open_session, open_session_async, server_env, write_limits
 
 from cooked_fake import FakeCooked
 from cooked_mcp.config.limits import Limits
@@ -80,10 +80,7 @@ async def read_over_http(url: str, recipe_id: str) -> dict[str, Any]:
     Plain httpx, not the SDK client: that one refuses a server-sent event over 1 MiB, and the
     server may answer in either JSON or SSE."""
     async with httpx.AsyncClient(timeout=httpx.Timeout(30, read=300)) as http:
-        opened = await http.post(url, headers=MCP_HEADERS, json=INITIALIZE)
-        headers = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
-        headers["mcp-protocol-version"] = "2025-06-18"
-        await http.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        headers = await open_session_async(http, url)
         answer = await http.post(url, headers=headers, json=read_call(recipe_id))
         await http.delete(url, headers=headers)
     body = answer.text
@@ -126,8 +123,7 @@ def test_a_read_finding_no_room_while_a_client_leaves_its_answer_unread_is_refus
 ) -> None:
     """The first client never reads its answer, so its 7 MiB stay held (over HTTP until written)."""
     with serve(fake, tmp_path, answers_in_flight_mib=8, answers_wait_seconds=0.5) as server:
-        opened = httpx.post(server.url, headers=MCP_HEADERS, json=INITIALIZE)
-        headers = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+        headers = open_session(server.url)
         body = json.dumps(read_call(big_recipe)).encode()
         request = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Length: {len(body)}\r\n"
         request += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
@@ -217,8 +213,7 @@ def test_a_call_whose_client_went_away_mid_read_gives_its_room_back(
     cancelled after its HTTP response has ended, and what it held must not stay held for ever
     (it did: every later big read was refused). The next read waits for that room, up to 5 s."""
     with serve(fake, tmp_path, answers_in_flight_mib=8, answers_wait_seconds=5) as server:
-        opened = httpx.post(server.url, headers=MCP_HEADERS, json=INITIALIZE)
-        headers = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+        headers = open_session(server.url)
         fake.fail_with("trickle", path=f"/api/saved/{big_recipe}", seconds=0.05)
         body = json.dumps(read_call(big_recipe)).encode()
         request = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Length: {len(body)}\r\n"

@@ -17,7 +17,7 @@ import anyio
 import httpx
 import pytest
 from servers import HTTP_TOKEN as TOKEN
-from servers import INITIALIZE, MCP_HEADERS, HttpServer, bearer, http_client
+from servers import INITIALIZE, MCP_HEADERS, HttpServer, bearer, http_client, open_session_async
 from sessions import text_of
 
 from cooked_fake import FakeCooked
@@ -275,12 +275,7 @@ class RawSession:
 
     @classmethod
     async def open(cls, http: httpx.AsyncClient, url: str) -> RawSession:
-        opened = await http.post(url, headers=bearer(), json=INITIALIZE)
-        assert opened.status_code == 200, opened.text
-        http.headers.update({"mcp-session-id": opened.headers["mcp-session-id"], **bearer()})
-        http.headers["mcp-protocol-version"] = INITIALIZE["params"]["protocolVersion"]  # type: ignore[index]
-        initialized = await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-        assert initialized.status_code == 202
+        http.headers.update(await open_session_async(http, url, bearer()))
         return cls(http, url)
 
     def call(

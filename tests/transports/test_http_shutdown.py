@@ -18,7 +18,15 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from servers import INITIALIZE, MCP_HEADERS, HttpServer, http_server, server_env, write_limits
+from servers import (
+    MCP_HEADERS,
+    HttpServer,
+    http_server,
+    open_session,
+    open_session_async,
+    server_env,
+    write_limits,
+)
 
 from cooked_fake import FakeCooked
 
@@ -83,11 +91,7 @@ def test_sigterm_lets_a_background_import_finish_within_the_grace(fake: FakeCook
         "params": {"name": "save_recipe", "arguments": arguments},
     }
     with http_server(env) as server, httpx.Client(headers=MCP_HEADERS, timeout=10) as http:
-        opened = http.post(server.url, json=INITIALIZE)
-        http.headers.update(
-            {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
-        )
-        http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        http.headers.update(open_session(server.url, http=http))
         answer = last_message(http.post(server.url, json=call))
         assert server.stop(signal.SIGTERM, timeout=LONG_GRACE / 3) == 0
 
@@ -107,10 +111,7 @@ async def _answer_to_a_call_cut_off(
     """Post ``request`` in a session, send ``signals`` once it reached Cooked (``at_cooked``:
     method and path); its answer, and the seconds from the first signal to the exit (0)."""
     async with httpx.AsyncClient(headers=MCP_HEADERS, timeout=30) as http:
-        opened = await http.post(server.url, json=INITIALIZE)
-        http.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-        http.headers["mcp-protocol-version"] = "2025-06-18"
-        await http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        http.headers.update(await open_session_async(http, server.url))
         answers: list[httpx.Response] = []
 
         async def post() -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from servers import INITIALIZE, HttpServer, bearer
+from servers import HttpServer, bearer, open_session
 from writes_support import LIST_CHANGES, NEWEST, RECIPE_CHANGES, Change
 
 from cooked_fake import FakeCooked
@@ -39,12 +39,7 @@ CLIENT_SECONDS = 0.5
 
 
 def session(server: HttpServer) -> dict[str, str]:
-    with httpx.Client(headers=bearer(), timeout=10) as http:
-        opened = http.post(server.url, json=INITIALIZE)
-        headers = {**bearer(), "mcp-session-id": opened.headers["mcp-session-id"]}
-        headers["mcp-protocol-version"] = "2025-06-18"
-        http.post(server.url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-    return headers
+    return open_session(server.url, bearer())
 
 
 def answer_text(response: httpx.Response) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx
 import pytest
-from servers import COOKED_MCP, INITIALIZE, MCP_HEADERS, http_server, server_env
+from servers import COOKED_MCP, INITIALIZE, MCP_HEADERS, http_server, open_session, server_env
 
 from cooked_fake import FakeCooked
 from cooked_mcp.logging_setup import RedactionFilter
@@ -115,9 +115,7 @@ def _flood_stdio(process: subprocess.Popen[bytes], stop: threading.Event) -> Non
 
 def _flood_http(url: str, stop: threading.Event) -> None:
     with httpx.Client(headers=MCP_HEADERS, timeout=5) as http:
-        opened = http.post(url, json=INITIALIZE)
-        http.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-        http.headers["mcp-protocol-version"] = "2025-06-18"
+        http.headers.update(open_session(url, http=http))
         while not stop.is_set():
             try:
                 http.post(url, json=LOGGED)
