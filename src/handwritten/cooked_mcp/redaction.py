@@ -23,8 +23,7 @@ MIN_SECRET_LENGTH = 3
 
 @cache
 def _format_chars() -> tuple[frozenset[str], re.Pattern[str], dict[int, None]]:
-    """Invisible (Cf) characters, a pattern and a ``translate`` table dropping them: made at the first
-    redaction, not at import."""
+    """Invisible (Cf) characters, a pattern and a ``translate`` table dropping them: built at first use."""
     chars = frozenset(
         char
         for plane in (range(0x20000), range(0xE0000, 0xE1000))
@@ -142,8 +141,7 @@ class _View:
     ends: list[int]
 
     def rewritten(self, found: re.Pattern[str], rewrite: _Rewrite) -> _View:
-        """Each match of ``found`` replaced by the pieces ``rewrite`` makes of it: new text, and
-        the span of the match (relative to it) that text comes from."""
+        """Each match of ``found`` replaced by the pieces ``rewrite`` makes of it."""
         text: list[str] = []
         starts: list[int] = []
         ends: list[int] = []
