@@ -1,7 +1,6 @@
 """Finds every spelling of a secret in text (SECURITY.md lists them) and replaces it: in the text
 as it is, then, when it could hold another spelling, in a normalised view (format characters out,
-NFKC, escapes decoded until stable) whose matches are mapped back over the original characters.
-"""
+NFKC, escapes decoded until stable) whose matches are mapped back over the original characters."""
 
 from __future__ import annotations
 
@@ -251,8 +250,7 @@ def _unescaped_chars(found: str) -> str:
 
 
 def _nfkc(run: str) -> list[_Piece]:
-    """``run`` NFKC-normalised one character (with its combining marks) at a time, so each
-    character keeps its own span."""
+    """``run`` NFKC-normalised a character (with its combining marks) at a time: each keeps its span."""
     pieces: list[_Piece] = []
     start = 0
     for index in range(1, len(run) + 1):

@@ -113,8 +113,6 @@ def expect(holds: bool, problem: str) -> None:
 
 @dataclass
 class RoundTrip:
-    """One round trip's plan and what it has left behind so far."""
-
     client: CookedClient
     outcomes: Steps
     token: str

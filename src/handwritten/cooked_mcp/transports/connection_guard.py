@@ -67,9 +67,8 @@ def rate_limited_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def listen(host: str, port: int) -> list[socket.socket]:
-    """Listening sockets for every address ``host`` resolves to (``localhost``: IPv4 and IPv6).
-    An address family this machine lacks is skipped if one address works; anything else (above
-    all "address in use") is fatal: a half-bound name would send some clients elsewhere."""
+    """A socket for every address of ``host``: a family this machine lacks is skipped if another works;
+    any other failure is fatal, as a half-bound name (``localhost``) would send some clients elsewhere."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
@@ -122,14 +121,12 @@ def _reason(exc: OSError) -> str:
 
 
 def connection_cap(open_files: int) -> int:
-    """How many client connections fit beside what the server itself needs."""
     room = open_files - Limits.RESERVED_FDS - Limits.ACCEPT_BURST
     return max(4, min(Limits.MAX_CONNECTIONS, room))
 
 
 class BoundedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with the head and body deadlines and a connection cap, a newcomer
-    beyond it closing the connection idle longest (``cap``, ``limits``: ``bounded_protocol``)."""
+    """uvicorn's h11 protocol with head and body deadlines and a connection cap (``bounded_protocol``)."""
 
     cap = Limits.MAX_CONNECTIONS
     limits = Limits()

@@ -38,8 +38,7 @@ def serve_http(application: Application) -> int:
 
 
 async def _serve(application: Application) -> int:
-    """Signals are caught before the port is bound, so one sent as soon as it answers ends the
-    process cleanly."""
+    """Signals are caught before the port is bound: one sent as soon as it answers ends it cleanly."""
     settings = application.settings
     stop = StopSignals()
     async with anyio.create_task_group() as tasks:
