@@ -86,9 +86,8 @@ class RecipeTitles:
         return task.done() or not done
 
     def _kept_for(self, key: str) -> _Found | None:
-        """The kept answer for the longest typed value inside ``key``, preferring one that holds every
-        match of ``key`` (the newest recipes, kept for nothing typed, are a list, not a search: they
-        never count as every match of a search)."""
+        """The kept answer for the longest typed value inside ``key``, preferring one holding every match
+        (the newest recipes, kept for nothing typed, are a list: never every match of a search)."""
         kept = [
             (bool(typed) and entry.task.result().complete, len(typed), entry.task.result().titles)
             for typed, entry in self._cache.items()

@@ -223,9 +223,8 @@ def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
 
 
 def _write_report(path: Path, result: CheckResult, write: bool, base_url: str, secrets: list[str]) -> None:
-    """``secrets`` (the client's: login name, password, username, cookies, token) are kept out
-    of every string of the file, keys included, in every spelling ``cooked_mcp.redaction`` knows: what
-    it holds from Cooked (a code, a key of the answer's shape) passed filters that know no secret."""
+    """Every spelling of ``secrets`` (login, password, cookies, token) is kept out of every string, keys
+    too: what comes from Cooked (a code, a key of the answer's shape) passed filters that know no secret."""
     trip = result.roundtrip
     custom = base_url.rstrip("/") != default("base_url")
     report: dict[str, Any] = {

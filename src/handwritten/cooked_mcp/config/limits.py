@@ -41,9 +41,8 @@ class Limits(BaseModel):
         Seconds, Field(le=600, description="a number of seconds above 0 and at most 600")
     ] = 300.0
 
-    #: MiB of Cooked's answers the calls in flight may hold (results.AnswerBudget); a read finding no
-    #: room waits ``answers_wait_seconds``, then is refused. Each is held several times over on its
-    #: way out, so the default is what keeps a burst under SECURITY.md's bound.
+    #: MiB of Cooked's answers in flight (results.AnswerBudget), each held several times over on its way
+    #: out: the default keeps a burst under SECURITY.md's bound. A read finding no room waits, then fails.
     answers_in_flight_mib: Annotated[
         int,
         Field(ge=8, le=4096, description="a whole number of MiB from 8 (the largest answer read) to 4096"),

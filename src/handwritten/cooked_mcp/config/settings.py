@@ -198,8 +198,7 @@ class Settings(BaseModel):
         file="log.level",
         refusal=f"invalid log level from {{source}}: use one of {', '.join(get_args(LogLevel))}",
     )
-    #: save_recipe source=url answers by this many seconds (the TypeScript SDK gives up at 60; the OpenAI
-    #: Agents SDK at 5, so a user of it sets this lower or raises that: README, client timeouts).
+    #: save_recipe source=url answers within this (the TypeScript SDK gives up at 60 s, OpenAI's Agents at 5).
     import_answer_seconds: float = setting(
         50.0,
         env="COOKED_MCP_IMPORT_ANSWER_SECONDS",
