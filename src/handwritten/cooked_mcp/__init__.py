@@ -7,5 +7,4 @@ PROJECT_URL = "https://github.com/cooked-mcp/cooked-mcp"
 
 
 def docs_url(page: str) -> str:
-    """A page of the project's ``docs/`` folder, as it is published."""
     return f"{PROJECT_URL}/blob/main/docs/{page}"

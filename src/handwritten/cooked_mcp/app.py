@@ -64,7 +64,6 @@ def _tools(
 def _server(
     tools: ToolHandlers, read_only_from: str | None, client: Callable[[], CookedClient]
 ) -> Server[Any]:
-    """The tools, and the journeys as prompts completing from ``client``'s recipes."""
     withheld: dict[str, Any] = {}
     if read_only_from is not None:
         withheld = {
@@ -107,7 +106,6 @@ class ToolsOnFirstCall:
         return getattr(self._built(), name)
 
     def cooked_client(self) -> CookedClient:
-        """For completing prompt arguments."""
         self._built()
         assert self.client is not None
         return self.client
@@ -140,7 +138,6 @@ class Application:
 
 
 def build_application(settings: Settings) -> Application:
-    """The running application for ``settings``: the one place settings become handlers and a server."""
     tools = ToolsOnFirstCall(settings)
     ANSWERS.configure(
         settings.limits.answers_in_flight_mib, settings.limits.answers_wait_seconds, Limits.SMALL_ANSWER_BYTES

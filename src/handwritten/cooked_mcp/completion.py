@@ -1,6 +1,5 @@
 """Recipe titles completing a prompt's recipe argument. A client asks at every keystroke: answers
-are kept, identical requests share one search, and Cooked requests are capped by a token bucket.
-"""
+are kept, identical requests share one search, and Cooked requests are capped by a token bucket."""
 
 from __future__ import annotations
 
@@ -22,13 +21,10 @@ if TYPE_CHECKING:
 
 #: Values one completion answers (the MCP spec's own limit; Cooked's search pages hold 20 too).
 MAX_VALUES = 20
-#: How long one typed value's titles are kept.
 CACHE_SECONDS = 30.0
-#: Typed values kept at once.
 MAX_CACHED = 64
 #: Characters of the typed value used; a longer one is cut (a title that long matches nothing new).
 MAX_TYPED_CHARS = 200
-#: Characters of one title offered.
 MAX_TITLE_CHARS = 200
 #: Cooked requests completion may send at once, then per second (a token bucket): a client sending
 #: a completion per keystroke, or one sending hundreds, costs Cooked no more than this.
@@ -51,8 +47,6 @@ class _Entry:
 
 
 class RecipeTitles:
-    """The account's recipe titles matching what was typed, briefly cached."""
-
     def __init__(
         self, client: Callable[[], CookedClient], *, clock: Callable[[], float] = time.monotonic
     ) -> None:
@@ -92,9 +86,8 @@ class RecipeTitles:
         return task.done() or not done
 
     def _kept_for(self, key: str) -> _Found | None:
-        """The kept answer for the longest typed value inside ``key``, preferring one that holds every
-        match of ``key`` (the newest recipes, kept for nothing typed, are a list, not a search: they
-        never count as every match of a search)."""
+        """The kept answer for the longest typed value inside ``key``, preferring one holding every match
+        (the newest recipes, kept for nothing typed, are a list: never every match of a search)."""
         kept = [
             (bool(typed) and entry.task.result().complete, len(typed), entry.task.result().titles)
             for typed, entry in self._cache.items()

@@ -1,6 +1,5 @@
 """Every exception cooked-mcp's hand-written code raises, in one tree: a Cooked error's kind is its
-class, so handlers catch ``CookedNotFound`` rather than compare statuses. No message holds a secret.
-"""
+class, so handlers catch ``CookedNotFound`` rather than compare statuses. No message holds a secret."""
 
 from __future__ import annotations
 

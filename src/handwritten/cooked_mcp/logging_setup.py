@@ -56,7 +56,6 @@ class RedactionFilter(logging.Filter):
         return True
 
     def _current(self) -> frozenset[str]:
-        """The registered secrets plus whatever the sources hold right now."""
         values, sources = self._secrets, self._sources  # each read once: a whole value
         if not sources:
             return values
@@ -70,7 +69,6 @@ class RedactionFilter(logging.Filter):
 
 
 def configure_logging(level: str, secrets: Iterable[str] = ()) -> None:
-    """Send every record to stderr at ``level``, with ``secrets`` (and later sources) redacted."""
     global _active
     redaction = RedactionFilter(secrets)
     handler = logging.StreamHandler(sys.stderr)
@@ -84,7 +82,6 @@ def configure_logging(level: str, secrets: Iterable[str] = ()) -> None:
 
 
 def quiet_library_loggers() -> None:
-    """Raise each of ``QUIET_LIBRARY_LOGGERS`` to WARNING unless it is already quieter."""
     for name in QUIET_LIBRARY_LOGGERS:
         library_logger = logging.getLogger(name)
         if library_logger.level < logging.WARNING:  # NOTSET (0) included: it would inherit the root's

@@ -1,7 +1,6 @@
 """The common journeys as MCP prompts: the person's request in their words, then the agent's steps.
 At most one required argument each: Claude Code keeps only an argument's first word and does not ask
-for missing ones, so the text tells the agent to ask. Every journey changes the account (none read-only).
-"""
+for missing ones, so the text tells the agent to ask."""
 
 from __future__ import annotations
 
@@ -19,8 +18,6 @@ from .completion import RecipeTitles
 if TYPE_CHECKING:
     from .cooked.client import CookedClient
 
-#: JSON-RPC "Invalid params": an unknown prompt or a missing required argument.
-INVALID_PARAMS = -32602
 #: Characters of one argument value put into a prompt's text.
 MAX_ARGUMENT_CHARS = 500
 
@@ -176,7 +173,7 @@ def register_prompts(server: Server[Any], client: Callable[[], CookedClient], *,
         journey = journeys.get(params.name)
         if journey is None:
             names = ", ".join(journeys)
-            raise MCPError(INVALID_PARAMS, f"Unknown prompt {params.name[:80]!r}. Prompts: {names}.")
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt {params.name[:80]!r}. Prompts: {names}.")
         given = {
             k: " ".join(str(v).split())[:MAX_ARGUMENT_CHARS] for k, v in (params.arguments or {}).items()
         }
@@ -184,13 +181,13 @@ def register_prompts(server: Server[Any], client: Callable[[], CookedClient], *,
         unknown = sorted(set(given) - known)
         if unknown:
             raise MCPError(
-                INVALID_PARAMS,
+                types.INVALID_PARAMS,
                 f"Prompt {journey.name} has no argument {', '.join(unknown)}; it takes: {', '.join(sorted(known)) or 'none'}.",
             )
         missing = [a for a in journey.arguments if a.required and not given.get(a.name)]
         if missing:
             raise MCPError(
-                INVALID_PARAMS,
+                types.INVALID_PARAMS,
                 f"Prompt {journey.name} needs the argument {missing[0].name}: {missing[0].description}",
             )
         text = journey.text(given)

@@ -1,7 +1,6 @@
 """Finds every spelling of a secret in text (SECURITY.md lists them) and replaces it: in the text
 as it is, then, when it could hold another spelling, in a normalised view (format characters out,
-NFKC, escapes decoded until stable) whose matches are mapped back over the original characters.
-"""
+NFKC, escapes decoded until stable) whose matches are mapped back over the original characters."""
 
 from __future__ import annotations
 
@@ -23,8 +22,7 @@ MIN_SECRET_LENGTH = 3
 
 @cache
 def _format_chars() -> tuple[frozenset[str], re.Pattern[str], dict[int, None]]:
-    """Invisible (Cf) characters, a pattern and a ``translate`` table dropping them: made at the first
-    redaction, not at import."""
+    """Invisible (Cf) characters, a pattern and a ``translate`` table dropping them: built at first use."""
     chars = frozenset(
         char
         for plane in (range(0x20000), range(0xE0000, 0xE1000))
@@ -142,8 +140,7 @@ class _View:
     ends: list[int]
 
     def rewritten(self, found: re.Pattern[str], rewrite: _Rewrite) -> _View:
-        """Each match of ``found`` replaced by the pieces ``rewrite`` makes of it: new text, and
-        the span of the match (relative to it) that text comes from."""
+        """Each match of ``found`` replaced by the pieces ``rewrite`` makes of it."""
         text: list[str] = []
         starts: list[int] = []
         ends: list[int] = []
@@ -253,8 +250,7 @@ def _unescaped_chars(found: str) -> str:
 
 
 def _nfkc(run: str) -> list[_Piece]:
-    """``run`` NFKC-normalised one character (with its combining marks) at a time, so each
-    character keeps its own span."""
+    """``run`` NFKC-normalised a character (with its combining marks) at a time: each keeps its span."""
     pieces: list[_Piece] = []
     start = 0
     for index in range(1, len(run) + 1):

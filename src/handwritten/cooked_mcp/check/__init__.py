@@ -86,7 +86,7 @@ async def check_account(
     with outcomes.step("read one recipe", endpoints.GET_RECIPE) as step:
         if ids:
             await client.get_recipe(ids[0])
-        else:  # no request to make: the endpoint is not checked
+        else:
             step.ok = all(o.ok for o in outcomes)  # else listing failed: no ID could be had
             why = "the account has no saved recipes" if step.ok else "no recipe ID could be listed or found"
             step.detail = f"skipped: {why}"
@@ -111,7 +111,7 @@ def run_check(
     mode = "with --write" if write else "read-only"
     _say(out, f"cooked-mcp --check ({mode}) against {settings.base_url}", *settings.describe_account())
     token = token_hex(4)  # tells the check's own recipe and line from the user's
-    if write and not yes:  # say exactly what will be created and removed on the account shown, then ask
+    if write and not yes:
         title, line = RECIPE_TITLE.format(token), LINE_NAME.format(token)
         _say(
             out,
@@ -181,7 +181,6 @@ def verdicts(outcomes: list[Outcome]) -> Iterator[tuple[Endpoint, str, Outcome |
 
 
 def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
-    """What was checked and what was not; ``reported``: a report is on its way."""
     outcomes = result.outcomes
     login = outcomes[0]
     if not login.ok:
@@ -224,9 +223,8 @@ def _summarise(result: CheckResult, out: TextIO, *, reported: bool) -> None:
 
 
 def _write_report(path: Path, result: CheckResult, write: bool, base_url: str, secrets: list[str]) -> None:
-    """``secrets`` (the client's: login name, password, username, cookies, token) are kept out
-    of every string of the file, keys included, in every spelling ``cooked_mcp.redaction`` knows: what
-    it holds from Cooked (a code, a key of the answer's shape) passed filters that know no secret."""
+    """Every spelling of ``secrets`` (login, password, cookies, token) is kept out of every string, keys
+    too: what comes from Cooked (a code, a key of the answer's shape) passed filters that know no secret."""
     trip = result.roundtrip
     custom = base_url.rstrip("/") != default("base_url")
     report: dict[str, Any] = {

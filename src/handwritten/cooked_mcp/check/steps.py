@@ -50,7 +50,6 @@ class Outcome:
     skipped: bool = False
 
     def fields(self) -> dict[str, Any]:
-        """What a report holds of its mismatch: what is known, nothing else."""
         if (m := self.mismatch) is None:
             return {}
         shown = {"problem": m.problem, "status": m.status, "code": m.code, "answer-shape": m.shape}
@@ -72,7 +71,6 @@ def mismatch_of(error: errors.CookedError, expected: str = "success") -> Mismatc
     if isinstance(error, errors.CookedRequestError):
         return Mismatch("not sent: an ID Cooked returned cannot be put in a path")
     shown = answered(error.status, code) or "an error"
-    # Cooked answered, but not as the contract says (an unusable answer, a refused request).
     disagrees = isinstance(error, errors.CookedResponseError | errors.CookedRejected)
     return Mismatch(f"answered {shown}, expected {expected}", error.status, code, disagrees=disagrees)
 
@@ -98,7 +96,7 @@ class Steps(list[Outcome]):
             mismatch = mismatch_of(exc)
             # A person reads this: where Cooked disagreed, the summary asks for a report, not a retry.
             shown = exc.with_next_step("") if mismatch.disagrees else exc
-            detail = _REQUEST_FAILED.sub("", explain(shown))  # the line says FAILED already
+            detail = _REQUEST_FAILED.sub("", explain(shown))
             outcome = Outcome(name, endpoint, False, detail, mismatch)
         except Mismatch as exc:
             outcome = Outcome(name, endpoint, False, exc.problem, exc)
@@ -115,8 +113,6 @@ def expect(holds: bool, problem: str) -> None:
 
 @dataclass
 class RoundTrip:
-    """One round trip's plan and what it has left behind so far."""
-
     client: CookedClient
     outcomes: Steps
     token: str
@@ -128,7 +124,6 @@ class RoundTrip:
     _before_selected: list[str] = field(default_factory=list)
 
     async def run(self) -> None:
-        """The recipe's steps and the line's, then the undo of what a failed step left behind."""
         try:
             await self._recipe()
             await self._shopping_line()

@@ -19,10 +19,8 @@ __all__ = [
 
 
 def default(setting: str) -> Any:
-    """The value ``setting`` has when nothing sets it."""
     return DECLARED[setting].default
 
 
 def variable(setting: str) -> str:
-    """The environment variable of ``setting`` (a ``Settings`` field name)."""
     return str(DECLARED[setting].env)

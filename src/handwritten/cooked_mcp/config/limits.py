@@ -1,7 +1,5 @@
-"""Every bound of the transports, the answers in flight, the kept outcomes and the person's answer:
-``[mcp.limits]`` in the file for those an operator (or a test) may change, fixed ``ClassVar`` for the
-rest; remote mode's in ``RemoteLimits``. SECURITY.md names each with the test proving it.
-"""
+"""Every bound: ``[mcp.limits]`` for those an operator (or a test) may change, ``ClassVar`` for the
+rest, remote mode's in ``RemoteLimits``. SECURITY.md names each with the test proving it."""
 
 from __future__ import annotations
 
@@ -43,10 +41,8 @@ class Limits(BaseModel):
         Seconds, Field(le=600, description="a number of seconds above 0 and at most 600")
     ] = 300.0
 
-    #: MiB of Cooked's answers the calls in flight may hold (results.AnswerBudget); a read finding no
-    #: room waits ``answers_wait_seconds``, then is refused. Each answer is held several times over
-    #: on its way out (text, structured content, JSON, the event): 16 keeps a burst's peak well under
-    #: SECURITY.md's bound, which 32 met only just, and takes no longer.
+    #: MiB of Cooked's answers in flight (results.AnswerBudget), each held several times over on its way
+    #: out: the default keeps a burst under SECURITY.md's bound. A read finding no room waits, then fails.
     answers_in_flight_mib: Annotated[
         int,
         Field(ge=8, le=4096, description="a whole number of MiB from 8 (the largest answer read) to 4096"),
@@ -85,16 +81,14 @@ class Limits(BaseModel):
     SESSION_IDLE_SECONDS: ClassVar[float] = 5 * 60
     #: How long buffered stdio answers may take to reach a client that stopped reading.
     FLUSH_SECONDS: ClassVar[float] = 5.0
-    #: Over HTTP an answer below this is freed from ``answers_in_flight_mib`` when handed to the SDK:
-    #: waiting for its write would cost every call an extra write (about 0.15 ms). A slow reader can
-    #: then hold about twice this a call beyond the budget (text and structured content).
+    #: Over HTTP an answer below this leaves the budget when handed to the SDK (waiting for its write
+    #: costs every call an extra write), so a slow reader holds up to twice this a call beyond it.
     SMALL_ANSWER_BYTES: ClassVar[int] = 64 * 1024
 
 
 @dataclass(frozen=True)
 class RemoteLimits:
-    """Remote mode's bounds (cooked_mcp.remote): the authorization server, its consent page and
-    the Client ID Metadata Document fetch. SECURITY.md names each with its test; tests shorten them."""
+    """Remote mode's bounds: the authorization server, its consent page, the CIMD fetch."""
 
     access_token_seconds: float = 3600.0
     refresh_token_seconds: float = 30 * 24 * 3600.0
@@ -111,8 +105,7 @@ class RemoteLimits:
     #: Wrong owner passwords tolerated per ``lockout_seconds``, then none at all for as long.
     password_failures: int = 5
     lockout_seconds: float = 900.0
-    #: A metadata document: its size, the time to fetch it, how long and how many are cached, and
-    #: the connections all fetches share.
+    #: A metadata document's size, fetch time, cache time and size; the connections all fetches share.
     cimd_bytes: int = 5120
     cimd_seconds: float = 5.0
     cimd_cache_seconds: float = 300.0

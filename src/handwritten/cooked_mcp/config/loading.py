@@ -1,8 +1,6 @@
-"""``load_settings``: flags over environment over the TOML file over defaults, each value remembering
-where it came from, and every refusal one line naming the source that won (a stale shell variable
-beating the file is the usual confusion) or, for the file, its ``path:line``, never a value.
-Unsafe or probably mistaken set-ups are warned about, not refused.
-"""
+"""Flags over environment over the TOML file over defaults. Each refusal is one line naming the source
+that won (a stale shell variable beating the file is the usual confusion) or the file's ``path:line``,
+never a value."""
 
 from __future__ import annotations
 
@@ -48,8 +46,7 @@ def load_settings(
     # A public URL from any source means HTTP (remote mode), whose settings warn of an unused token.
     http = transport == "http" or any("public_url" in layer for layer in layers)
     if not http:
-        # A stdio server has no use for the file's token: past the checks every transport shares
-        # (set once, not empty), its shape is not checked, as the token is never used.
+        # A stdio server never uses the file's token: only the shared checks (set once, not empty) apply.
         from_file.pop("http_token", None)
     chosen: Layer = {}
     for layer in reversed(layers):  # the first layer that has a setting wins
@@ -292,8 +289,7 @@ def default_config_path(environ: Mapping[str, str]) -> Path | None:
 
 # implements: server.CONFIG.2, server.CONFIG.6
 def read_file(config_path: str | None, environ: Mapping[str, str]) -> TomlFile:
-    """The file ``--config`` names (it must exist), else the default one if it exists, checked
-    against the keys the settings declare."""
+    """The file ``--config`` names (it must exist), else the default one if it exists, schema-checked."""
     if config_path is not None:
         path = Path(config_path)
         if not path.exists():

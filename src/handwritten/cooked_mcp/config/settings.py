@@ -1,6 +1,5 @@
-"""The settings of one process, for one Cooked account. Each is declared once, as a ``Settings`` field
-whose default is ``setting(...)``, and ``DECLARED`` is the one reading of those declarations that every
-layer, message and ``--help`` uses. Validators check each value (a ``ValueError`` names the problem
+"""The settings of one process, each declared once as a ``Settings`` field: ``DECLARED`` is what every
+layer, message and ``--help`` reads. Validators check each value (a ``ValueError`` names the problem
 alone: ``loading`` words it), then the rules between settings, then run commands."""
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ class Origin:
 
     name: str
     kind: Literal["flag", "environment", "file", "default"]
-    #: ``path:line`` of a file key (the line is a best-effort text scan); None otherwise.
+    #: ``path:line`` of a file key (a best-effort text scan).
     where: str | None = None
 
     def __str__(self) -> str:
@@ -79,7 +78,6 @@ class Declared:
 
     @property
     def file_key(self) -> str | None:
-        """``table.key``, as messages and ``--help`` name it."""
         return f"{self.table}.{self.key}" if self.table else None
 
 
@@ -95,10 +93,8 @@ def setting(
     refusal: str = "",
     **field: Any,
 ) -> Any:
-    """A ``Settings`` field that users set: ``pydantic.Field`` plus its ``env``, ``file`` key, ``command``
-    (a ``_cmd`` key), flag and ``refusal`` wording (``{source}``, ``{problem}``, ``{where}``, ``{name}``,
-    ``{input}``, ``{default}``). No ``default``: required.
-    """
+    """``pydantic.Field`` plus where users set it (``command``: also a ``_cmd`` key) and the ``refusal``
+    wording (``{source}``, ``{problem}``, ``{where}``, ``{name}``, ``{input}``, ``{default}``)."""
     table, _, key = file.partition(".") if file else (None, "", None)
     info = Field(default, description=help, **field)
     info.metadata.append(Declared(env, table, key, flag, metavar, command, refusal))
@@ -132,7 +128,6 @@ def declared(model: type[BaseModel]) -> dict[str, Declared]:
 
 Transport = Literal["stdio", "http"]
 LogLevel = Literal["debug", "info", "warning", "error"]
-#: save_recipe source=url answers by at most this many seconds (the default is on the field).
 MAX_IMPORT_ANSWER_SECONDS = 600.0
 
 
@@ -160,8 +155,6 @@ class Address(NamedTuple):
 
 # implements: server.SINGLE_USER.1, server.SINGLE_USER.3
 class Settings(BaseModel):
-    """Each ``setting(...)`` field is one setting (``table``); secrets are ``SecretStr``, the username out of the repr."""
-
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
     # In the order the checks run: of several mistakes, the first field's is reported.
@@ -205,8 +198,7 @@ class Settings(BaseModel):
         file="log.level",
         refusal=f"invalid log level from {{source}}: use one of {', '.join(get_args(LogLevel))}",
     )
-    #: save_recipe source=url answers by this many seconds (the TypeScript SDK gives up at 60; the OpenAI
-    #: Agents SDK at 5, so a user of it sets this lower or raises that: README, client timeouts).
+    #: save_recipe source=url answers within this (the TypeScript SDK gives up at 60 s, OpenAI's Agents at 5).
     import_answer_seconds: float = setting(
         50.0,
         env="COOKED_MCP_IMPORT_ANSWER_SECONDS",
@@ -223,7 +215,6 @@ class Settings(BaseModel):
     allowed_origins: tuple[str, ...] = setting(
         (), file="mcp.allowed_origins", refusal="{where}: {name} {problem}"
     )
-    #: Remote mode (cooked_mcp.remote): the https URL a TLS proxy serves this server at.
     public_url: str | None = setting(
         None,
         env="COOKED_MCP_PUBLIC_URL",
@@ -257,8 +248,6 @@ class Settings(BaseModel):
     def http_port(self) -> int:
         return self.http_addr.port
 
-    # --- each value on its own -------------------------------------------------------------
-
     # implements: server.CONFIG.4, server.CONFIG.4-1, server.CONFIG.4-2, server.CONFIG.5
     @field_validator("base_url")
     @classmethod
@@ -289,7 +278,6 @@ class Settings(BaseModel):
     @field_validator("http_addr", mode="before")
     @classmethod
     def _http_addr(cls, addr: object) -> object:
-        """``HOST:PORT`` with IPv6 hosts in brackets (``[::1]:8123``)."""
         if not isinstance(addr, str):
             return addr
         if "://" in addr:
@@ -375,11 +363,8 @@ class Settings(BaseModel):
             return value
         return SecretStr(_token(handler(value).get_secret_value()))
 
-    # --- the rules between settings, then the commands --------------------------------------
-
     @model_validator(mode="after")
     def _plain_http_needs_a_yes(self) -> Self:
-        """Plain http to another machine sends the password in clear: it needs an explicit yes (loopback is exempt)."""
         plain = self.base_url.startswith("http://")
         if plain and not self.allow_insecure_http and not is_loopback(urlsplit(self.base_url).hostname or ""):
             raise ValueError(
@@ -413,7 +398,6 @@ class Settings(BaseModel):
     # implements: extensions.REMOTE.2, extensions.REMOTE.18
     @model_validator(mode="after")
     def _remote_mode_needs_an_owner(self) -> Self:
-        """Remote mode answers the internet through a proxy: its consent page needs the owner password."""
         if self.public_url is None:
             object.__setattr__(self, "owner_password", None)  # never run a command for nothing
             return self
@@ -439,9 +423,7 @@ class Settings(BaseModel):
     # implements: authentication.CREDENTIALS.15, extensions.REMOTE.2
     @model_validator(mode="after")
     def _commands_run_last(self) -> Self:
-        """Only once every other check passed (a typo never runs a password manager); the token's only
-        for http. Then the owner password's length: its consent page is on the internet, with a few
-        guesses per lockout."""
+        """Only once every other check passed: a typo never runs a password manager."""
         if self.transport != "http":
             object.__setattr__(self, "http_token", None)  # frozen to everyone else: this is construction
         for name in (d.name for d in DECLARED.values() if d.command):
@@ -464,13 +446,10 @@ class Settings(BaseModel):
             )
         return self
 
-    # --- where the values came from ---------------------------------------------------------
-
     def origin(self, setting: str) -> Origin:
         return self.sources.get(setting, DEFAULT)
 
     def describe_source(self, setting: str) -> str:
-        """Where a setting came from: a variable, ``table.key in path:line``, a flag or ``the default``."""
         return self.origin(setting).describe()
 
     def describe_origin(self, setting: str) -> str:
@@ -506,36 +485,32 @@ class Settings(BaseModel):
         return [self.username, *(secret.get_secret_value() for secret in secrets if secret is not None)]
 
     def describe_credentials(self) -> str:
-        """The two credential settings actually used, for the message of a rejected login."""
         return (
             f"the username from {self.describe_origin('username')} "
             f"and the password from {self.describe_origin('password')}"
         )
 
 
-#: Every setting as declared on ``Settings``, in the config file's order: what the rest reads.
 DECLARED: Final[dict[str, Declared]] = declared(Settings)
 
 
 def environment_variables() -> list[str]:
-    """Every variable cooked-mcp reads, for ``--help`` and the misspelling warning."""
     return [d.env for d in DECLARED.values() if d.env]
 
 
 def schema_keys() -> list[str]:
-    """``table.key`` of every key the config file may hold (a ``*_cmd`` key after its own), for ``--help``."""
     keys = [(d.file_key, d.command) for d in DECLARED.values() if d.file_key]
     return [name for key, command in keys for name in ((key, f"{key}_cmd") if command else (key,))]
 
 
 def how_to_set(setting: str, env_value: str, file_value: str, where: str = "") -> str:
-    """``VARIABLE=value (or table.key = value)``: both ways to give ``setting`` a value, for messages."""
+    """``VARIABLE=value (or table.key = value)``, for messages."""
     declaration = DECLARED[setting]
     return f"{declaration.env}={env_value} (or {declaration.file_key} = {file_value}{where})"
 
 
 def _ways(setting: str) -> str:
-    """``VARIABLE (or table.key / table.key_cmd)``: every way to set a secret, for messages."""
+    """``VARIABLE (or table.key / table.key_cmd)``, for messages."""
     d = DECLARED[setting]
     return f"{d.env} (or {d.file_key} / {d.file_key}_cmd)"
 

@@ -1,13 +1,8 @@
-"""The HTTP server's sockets and connections: bound before uvicorn starts (an address in use is
-one clear line and exit 2), the open-files limit raised, accept failures logged at most once a
-second, and the reaches into uvicorn (and its h11) for deadlines and a connection cap.
-
-uvicorn keeps a silent or trickling connection open for ever, and its only cap
-(``limit_concurrency``) answers 503 to everyone once silent sockets fill it. So its h11 protocol
-is subclassed (its ``connections``, ``cycle``, ``conn``, ``handle_events``,
-``on_response_complete``, ``shutdown``; pyproject.toml pins the minors checked) until uvicorn has
-request timeouts (encode/uvicorn #157).
-"""
+"""The HTTP server's sockets, bound before uvicorn starts (an address in use is one clear line and
+exit 2), and its connections. uvicorn keeps a silent or trickling connection open for ever, and its
+only cap (``limit_concurrency``) answers 503 to everyone once silent sockets fill it, so until it has
+request timeouts (encode/uvicorn #157) its h11 protocol is subclassed (``connections``, ``cycle``,
+``conn``, ``handle_events``, ``on_response_complete``, ``shutdown``: pyproject.toml pins the minors)."""
 
 from __future__ import annotations
 
@@ -40,7 +35,6 @@ _BUSY_503 = (
 
 
 def raise_open_files_limit() -> int:
-    """Raise the soft open-files limit to the hard one (capped if unlimited); return the new one."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = hard if hard != resource.RLIM_INFINITY else max(soft, Limits.OPEN_FILES)
     if soft != resource.RLIM_INFINITY and soft < target:
@@ -53,8 +47,6 @@ def raise_open_files_limit() -> int:
 
 
 def rate_limited_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
-    """Log asyncio's "out of system resource" accept failures at most once per
-    ``Limits.ACCEPT_ERROR_LOG_SECONDS``; every other loop error goes to the previous handler."""
     previous = loop.get_exception_handler() or (lambda loop, context: loop.default_exception_handler(context))
     last, suppressed = -Limits.ACCEPT_ERROR_LOG_SECONDS, 0
 
@@ -75,9 +67,8 @@ def rate_limited_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def listen(host: str, port: int) -> list[socket.socket]:
-    """Listening sockets for every address ``host`` resolves to (``localhost``: IPv4 and IPv6).
-    An address family this machine lacks is skipped if one address works; anything else (above
-    all "address in use") is fatal: a half-bound name would send some clients elsewhere."""
+    """A socket for every address of ``host``: a family this machine lacks is skipped if another works;
+    any other failure is fatal, as a half-bound name (``localhost``) would send some clients elsewhere."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
@@ -102,9 +93,8 @@ def listen(host: str, port: int) -> list[socket.socket]:
 
 
 def _bind(family: int, kind: int, proto: int, address: Any) -> socket.socket:
-    """A listening socket of ``proto`` as getaddrinfo names it (IPPROTO_TCP): asyncio sets
-    TCP_NODELAY only on connections whose socket names it, and without it every answer over HTTP
-    waited 40 ms (Nagle's algorithm against the client's delayed ACK)."""
+    """``proto`` as getaddrinfo names it (IPPROTO_TCP): asyncio sets TCP_NODELAY only on connections
+    of a socket that names it, and without it each answer waits for the client's delayed ACK."""
     sock = socket.socket(family, kind, proto)
     try:
         # A restart reuses the port while old connections linger in TIME_WAIT (not a listening one).
@@ -131,14 +121,12 @@ def _reason(exc: OSError) -> str:
 
 
 def connection_cap(open_files: int) -> int:
-    """How many client connections fit beside what the server itself needs."""
     room = open_files - Limits.RESERVED_FDS - Limits.ACCEPT_BURST
     return max(4, min(Limits.MAX_CONNECTIONS, room))
 
 
 class BoundedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with the head and body deadlines and a connection cap, a newcomer
-    beyond it closing the connection idle longest (``cap``, ``limits``: ``bounded_protocol``)."""
+    """uvicorn's h11 protocol with head and body deadlines and a connection cap (``bounded_protocol``)."""
 
     cap = Limits.MAX_CONNECTIONS
     limits = Limits()
@@ -226,14 +214,12 @@ class BoundedH11Protocol(H11Protocol):
 
 
 def bounded_protocol(open_files: int, limits: Limits) -> type[BoundedH11Protocol]:
-    """The protocol class to serve with, its cap fitted to ``open_files``."""
     fitted = {"cap": connection_cap(open_files), "limits": limits}
     return type("BoundedH11Protocol", (BoundedH11Protocol,), fitted)
 
 
 def uvicorn_server(app: ASGIApp, limits: Limits) -> uvicorn.Server:
-    """uvicorn serving ``app`` with the bounds of ``limits``, in the running event loop; the
-    open-files limit is raised first, as the connection cap depends on it."""
+    """The open-files limit is raised first: the connection cap depends on it."""
     rate_limited_accept_errors(asyncio.get_running_loop())
     config = uvicorn.Config(
         app,

@@ -38,9 +38,7 @@ def serve_http(application: Application) -> int:
 
 
 async def _serve(application: Application) -> int:
-    """Signals are caught before the port is bound, so one sent as soon as it answers ends the
-    process cleanly. At a stop event streams end, calls get the grace, then their one answer
-    (``HttpGuard.drain``), and uvicorn closes the connections."""
+    """Signals are caught before the port is bound: one sent as soon as it answers ends it cleanly."""
     settings = application.settings
     stop = StopSignals()
     async with anyio.create_task_group() as tasks:
@@ -74,8 +72,7 @@ async def _serve(application: Application) -> int:
 
 # implements: extensions.REMOTE.17
 def _banner(settings: Settings) -> str:
-    """Where, for which account, who may connect, how to stop; the login name only on a terminal
-    (a log gets where it comes from)."""
+    """The login name only on a terminal (a log gets where it comes from)."""
     account = settings.username if os.isatty(2) else f"from {settings.describe_origin('username')}"
     if settings.public_url:
         who = (
@@ -94,8 +91,7 @@ def _banner(settings: Settings) -> str:
 
 # implements: server.TRANSPORT.5, server.SECURITY.3, server.SECURITY.7
 def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
-    """The ASGI app serving ``application``, and its guard (which the stop drains): the SDK's
-    session manager with the bounds of ``Limits`` and its DNS-rebinding defence for every address."""
+    """The ASGI app serving ``application``, and its guard (which the stop drains)."""
     settings = application.settings
     sessions = StreamableHTTPSessionManager(
         application.server,

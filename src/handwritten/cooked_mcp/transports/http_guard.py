@@ -1,15 +1,7 @@
-"""The rules the SDK's HTTP app lacks, as one plain ASGI layer in front of it.
-
-- ``protocol_guard``'s refusals; a refused opening request names no session (it never existed).
-- One answer per request: a request whose stream ends without its answer (its session ended, or
-  a stop cut it off after the grace) gets a JSON-RPC error saying so; the SDK's "Request
-  cancelled" to a request the client cancelled is dropped (the MCP spec: none).
-- A client whose connection drops before its answer is sent a ``notifications/cancelled``, so
-  the answer it never got is not counted as received and a retry does not make the change again.
-- At ``max_sessions`` the longest-idle session is ended (a DELETE, as its client would) to make
-  room, where the SDK would refuse the newcomer.
-- At a stop (``drain``) event streams end at once; calls get the grace, then their one answer.
-"""
+"""The rules the SDK's HTTP app lacks, as one plain ASGI layer in front of it: ``protocol_guard``'s
+refusals; one answer per request (a stream that ends without it gets a JSON-RPC error saying why, a
+request the client cancelled gets none, as the MCP spec says); a client whose connection drops before
+its answer is cancelled for it, so a retry does not make the change again; room made for new sessions."""
 
 from __future__ import annotations
 
@@ -58,8 +50,6 @@ class _Session:
 
 
 class HttpGuard:
-    """The layer around the SDK's ``StreamableHTTPASGIApp`` (see the module docstring)."""
-
     def __init__(self, app: ASGIApp, max_sessions: int = Limits.MAX_SESSIONS) -> None:
         self.app, self.max_sessions = app, max_sessions
         self._running: dict[tuple[str, types.RequestId], _Call] = {}  # by session and id
@@ -235,8 +225,8 @@ class HttpGuard:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _make_room(self, scope: Scope) -> None:
-        """End the longest-idle sessions (no request, no stream open) until a new one fits, each as
-        the client that opened it; one already gone by itself answers 404 and is forgotten too."""
+        """End the longest-idle sessions until a new one fits (the SDK would refuse it), each as the
+        client that opened it would; one already gone answers 404 and is forgotten too."""
         while len(self._sessions) >= self.max_sessions:
             idle = [(s.last, sid) for sid, s in self._sessions.items() if s.busy == 0]
             if not idle:
@@ -262,9 +252,8 @@ class HttpGuard:
             await self.app({**scope, "method": method, "headers": headers.raw}, receive, discard)
 
     async def drain(self, stop: StopSignals, grace: float, changes: Callable[[], Awaitable[None]]) -> None:
-        """At a stop: end every event stream now; give the calls still running, and the changes
-        still running at Cooked (``changes``), the stop's ``grace``; then answer each call still
-        running as cut off."""
+        """At a stop: end every event stream now; give the calls and ``changes`` at Cooked the
+        ``grace``, then answer each call still running as cut off."""
         self._drained = drained = anyio.Event()
         self._none_left = none_left = anyio.Event()
         if not self._calls:
@@ -293,12 +282,8 @@ def _json(message: types.JSONRPCError, status: int) -> Response:
 
 
 def _carries_answer(chunk: bytes) -> bool:
-    """Whether an event carries a response (not a notification, nor a question to the client).
-
-    The SDK writes ``{"jsonrpc":"2.0","id":…,"result"`` first, so one anchored match settles a
-    response of any size; an event in another order is parsed whole, so a release that writes its
-    members otherwise is slower, never wrong.
-    """
+    """Whether an event carries a response (not a notification, nor a question to the client): one
+    anchored match settles the SDK's member order; any other order is parsed whole, slower, never wrong."""
     at = chunk.find(b"data:")
     if at < 0:
         return False

@@ -40,10 +40,8 @@ _NOT_OAUTH = (
 
 # implements: extensions.MEMORY.1
 class AnswersInFlight:
-    """A call's answer of ``Limits.SMALL_ANSWER_BYTES`` or more keeps its room in the answer budget
-    (``results.ANSWERS``) until its response has been written, or the client went away: a slow
-    client keeps the answer, now JSON, in this process. The dispatcher leaves such calls in the
-    scope's ``HandedOver``."""
+    """A call's answer of ``Limits.SMALL_ANSWER_BYTES`` or more (the dispatcher leaves it in the scope's
+    ``HandedOver``) keeps its room in ``results.ANSWERS`` until written: a slow client keeps it here."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -71,11 +69,9 @@ class AnswersInFlight:
 
 
 class Refusals:
-    """The bearer token's 401 (``unauthorised``), and ``Connection: close`` on any answer sent
-    before the request body was read to its end (a 401, a 413): uvicorn would go on reading and
-    discarding the rest, so an endless upload would keep the server busy. And the SDK's
-    DNS-rebinding refusals (421, 403: nothing else here answers them) name the setting to change,
-    for a user who reached the server through a new name."""
+    """The bearer token's 401; ``Connection: close`` on an answer sent before the body was read whole
+    (uvicorn would go on reading it, so an endless upload would keep the server busy); the SDK's
+    DNS-rebinding refusals (421, 403) reworded to name the setting to change."""
 
     def __init__(self, app: ASGIApp, token: SecretStr | None) -> None:
         self.app = app
@@ -122,7 +118,6 @@ def unauthorised(scope: Scope, token: bytes) -> JSONResponse | None:
     values = [value for name, value in scope["headers"] if name.lower() == b"authorization"]
     scheme, _, credentials = (values[0] if len(values) == 1 else b"").strip().partition(b" ")
     credentials = credentials.strip(b" \t") if scheme.lower() == b"bearer" else b""
-    # compare_digest takes as long for a near miss as for a wild guess (length aside).
     if credentials and hmac.compare_digest(credentials, token):
         return None
     path = MCP_PATH if scope["path"] == MCP_PATH else "(another path)"

@@ -1,10 +1,7 @@
-"""What both transports share: the protocol rules the SDK lacks, and the stop signals.
-
-What is no JSON-RPC message, and a request whose ``id`` is no string or integer, the SDK leaves
-unanswered (python-sdk issues #2751, #2848): answered -32700 or -32600 with the request's ``id``
-whenever it can be read. A request reusing the id of one still running (python-sdk issue #3060)
-and an oversized ``initialize`` are refused.
-"""
+"""What both transports share: the protocol rules the SDK lacks, and the stop signals. What is no
+JSON-RPC message, and a request whose ``id`` is no string or integer, the SDK leaves unanswered
+(python-sdk #2751, #2848): answered -32700 or -32600, with the ``id`` when it can be read. A request
+reusing the id of one still running (python-sdk #3060) and an oversized ``initialize`` are refused."""
 
 from __future__ import annotations
 
@@ -51,7 +48,6 @@ def interrupted(request_id: types.RequestId) -> Refusal:
 
 
 def read_message(raw: bytes) -> types.JSONRPCMessage | Refusal:
-    """The message in ``raw``, or the ``Refusal`` to answer it with."""
     try:
         data: Any = pydantic_core.from_json(raw)
     except ValueError:  # also valid JSON its parser refuses: a lone surrogate, deep nesting
@@ -134,8 +130,7 @@ class StopSignals:
                     self.now.set()
 
     async def after_grace(self, grace: float, scope: anyio.CancelScope | None = None) -> None:
-        """Once a stop's grace is over (``grace`` seconds after the first signal, or a second),
-        cancelling ``scope``."""
+        """Once a stop's grace is over (``grace`` seconds after the first signal, or a second)."""
         await self.requested.wait()
         with anyio.move_on_after(grace):
             await self.now.wait()

@@ -1,11 +1,6 @@
 """MCP over stdin and stdout, one JSON-RPC message per line, with the rules of ``protocol_guard``.
-
-The event loop watches the pipes (a regular file is copied through one by a thread): cheaper per
-call than the SDK's ``stdio_server`` (a worker-thread hop per line, docs/performance.md), and
-raw lines let an over-long one be answered by its id instead of read whole. One answer per
-request, also when a stop (SIGINT, SIGTERM, the end of stdin) cuts it off: after the grace each
-request still running is answered ``interrupted`` and anything later for it is dropped.
-"""
+The event loop watches the pipes rather than the SDK's ``stdio_server`` (a worker-thread hop per
+line, docs/performance.md), and raw lines let an over-long one be answered by its id, unread."""
 
 from __future__ import annotations
 
@@ -60,9 +55,6 @@ async def _serve(application: Application) -> int:
 
 
 async def _serve_pipes(application: Application, stop: StopSignals) -> None:
-    """The SDK's server on memory streams (its ``stdio_server`` contract) that the running asyncio
-    loop fills from stdin and empties to stdout; the end of input (or a stop) waits for the calls
-    still running."""
     loop, most, limits = asyncio.get_running_loop(), Limits.MAX_MESSAGE_BYTES, application.settings.limits
     read_send, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
@@ -149,7 +141,6 @@ async def _serve_pipes(application: Application, stop: StopSignals) -> None:
             drop(None)
             # A stop's grace, or the end of input's (which a signal shortens to the stop's).
             with anyio.move_on_after(math.inf if stop.requested.is_set() else limits.input_end_grace_seconds):
-                # every request answered, every change sent to Cooked ended
                 await stop.within_grace(
                     limits.stop_grace_seconds, none_left.wait, application.tools.changes_finished
                 )
@@ -243,9 +234,8 @@ async def lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes | tuple[byt
 
 @contextlib.contextmanager
 def claimed_stdio() -> Iterator[tuple[int, int]]:
-    """Private fds for the protocol, while fd 0 reads the null device and fd 1 writes to stderr
-    (or the null device), so that a library or child process that prints cannot corrupt the
-    protocol stream; all restored on exit."""
+    """Private fds for the protocol, fd 0 and 1 pointed at the null device and stderr: a library or
+    child process that prints cannot corrupt the protocol stream."""
     saved = os.dup(0), os.dup(1)
     copies: list[threading.Thread] = []
     wires = _private(0, os.O_RDONLY, copies), _private(1, os.O_WRONLY, copies)
@@ -275,10 +265,9 @@ def _to_null(fd: int, flags: int) -> None:
 
 
 def _private(fd: int, flags: int, copies: list[threading.Thread]) -> int:
-    """A descriptor for what ``fd`` refers to, that the event loop can watch and child processes do
-    not inherit. A terminal is opened afresh by name, so the non-blocking flag the loop sets is not
-    the shell's; a pipe or socket is duplicated; anything else (a regular file) is copied to or
-    from a pipe by a thread."""
+    """A descriptor for ``fd`` the loop can watch and children do not inherit. A terminal is opened
+    afresh, so the non-blocking flag the loop sets is not the shell's; a regular file, which the
+    loop cannot watch, is copied to or from a pipe by a thread."""
     mode = os.fstat(fd).st_mode
     if os.isatty(fd):
         with contextlib.suppress(OSError):
