@@ -15,16 +15,10 @@ from pydantic import BaseModel, ValidationError
 
 from cooked_mcp.cooked.bounds import MAX_SUCCESS_BODY_BYTES
 from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.cooked.models import RecipeList
 from cooked_mcp.cooked.sender import Answer
 from cooked_mcp.exceptions import CookedResponseError, UnexpectedAnswer
 
 M = TypeVar("M", bound=BaseModel)
-
-#: Answers Cooked may send as a bare JSON array instead of ``{"items": [...]}``.
-_BARE_ARRAY_MODELS: frozenset[type[BaseModel]] = frozenset({RecipeList})
-
-_NEXT_STEP = "retry once; if it happens again, Cooked's API has changed and cooked-mcp needs an update"
 
 #: Nesting levels described; deeper values show as their type only.
 MAX_SHAPE_DEPTH: Final = 4
@@ -50,7 +44,7 @@ def decode(
             problem=problem,
             shape=None if data is None else shape_of(data, tuple(secrets())),
             status=reply.status,
-            next_step=_NEXT_STEP,
+            next_step="retry once; if it happens again, Cooked's API has changed and cooked-mcp needs an update",
         )
 
     if reply.truncated:
@@ -60,12 +54,14 @@ def decode(
     except ValidationError:
         pass
     if not reply.body.strip():
+        if not model.model_fields:  # an operation that returns nothing may say so with no body at all
+            return model()
         raise fail("is empty")
     try:
         data = json.loads(reply.body)
     except (ValueError, RecursionError):
         raise fail("is not valid JSON") from None
-    if not isinstance(data, dict) and not (isinstance(data, list) and model in _BARE_ARRAY_MODELS):
+    if not isinstance(data, dict | list):  # Cooked sends some lists bare (models.RecipeList)
         raise fail("is not a JSON object")
     try:
         return model.model_validate(data)

@@ -10,28 +10,50 @@ import functools
 import logging
 import math
 import os
+import socket
+import ssl
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import httpx
 
 from cooked_mcp import __version__
-from cooked_mcp.cooked.bounds import (
-    MAX_ERROR_BODY_BYTES,
-    MAX_PARSED_URLS,
-    MAX_SUCCESS_BODY_BYTES,
-    CookieKey,
-    bound_jar,
-    read_bounded,
-)
+from cooked_mcp.cooked import bounds
 from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.cooked.failures import base_url_setting, connect_failure
 from cooked_mcp.exceptions import CookedResponseError, CookedUnavailable
 from cooked_mcp_runtime.results import ANSWERS
 
 logger = logging.getLogger("cooked_mcp.cooked")
+
+#: What a cause found in a connection failure means and what to do ("retry later" only where time can
+#: fix it); anyio's end of stream while connecting: the server hung up on the TLS client hello.
+_CONNECT_FAILURES: tuple[tuple[type[BaseException] | Any, str, str], ...] = (
+    (
+        ssl.SSLCertVerificationError,
+        "its TLS certificate was not accepted",
+        "check that {setting} names Cooked itself; behind a TLS-inspecting proxy, point SSL_CERT_FILE "
+        "at the proxy's CA certificate",
+    ),
+    (
+        ssl.SSLError | anyio.EndOfStream | anyio.BrokenResourceError,
+        "the TLS handshake failed",
+        "check the scheme in {setting}: https:// for Cooked (a server that speaks plain HTTP fails "
+        "this way), http:// only for a local test server",
+    ),
+    (
+        socket.gaierror,
+        "its host name was not found",
+        "check the host name in {setting} and this machine's network connection and DNS",
+    ),
+    (
+        ConnectionRefusedError,
+        "the connection was refused (nothing is listening there)",
+        "check the host and port in {setting}; if they are right, Cooked is down: retry later",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -45,8 +67,7 @@ class Timeouts:
     slow_read: float = 90.0
 
     def for_endpoint(self, endpoint: Endpoint) -> httpx.Timeout:
-        read = self.slow_read if endpoint.slow else self.read
-        return httpx.Timeout(read, connect=self.connect)
+        return httpx.Timeout(self.slow_read if endpoint.slow else self.read, connect=self.connect)
 
     def deadline(self, endpoint: Endpoint) -> float:
         return self.connect + (self.slow_read if endpoint.slow else self.read)
@@ -54,13 +75,13 @@ class Timeouts:
 
 @dataclass(frozen=True)
 class Answer:
-    """A received answer: status, the (bounded) body, and whether the body was cut short."""
+    """A received answer: status, the (bounded) body, whether it was cut short, and whether the
+    request carried cookies (a session)."""
 
     status: int
     body: bytes
     truncated: bool
     retry_after: str | None
-    #: Whether the request carried cookies (a session).
     carried_cookies: bool = False
 
     @property
@@ -91,20 +112,24 @@ class Sender:
         timeouts: Timeouts | None = None,
         base_url_from: str | None = None,
     ) -> None:
-        """``base_url_from`` is where the base URL was set, for the messages that ask to check it."""
+        """``base_url_from`` is where the base URL was set, named by the messages that ask to check it."""
         self.base_url = base_url.rstrip("/")
-        self.base_url_setting = base_url_setting(self.base_url, base_url_from)
+        self.base_url_setting = (
+            f"the base URL {self.base_url} from {base_url_from}"
+            if base_url_from
+            else f"COOKED_BASE_URL or cooked.base_url ({self.base_url})"
+        )
         self.timeouts = timeouts or Timeouts()
         self._given_transport = transport
         #: The cookies kept after the last answer that set any: they come first when the jar is bounded.
-        self._held: set[CookieKey] = set()
+        self._held: set[bounds.CookieKey] = set()
         #: The jar's ``Cookie`` header for every request and until when it holds (``_add_cookies``).
         self._cookie: tuple[str, float] | None = None
-        #: Request URLs by path and query, each parsed and checked once (``bounds.MAX_PARSED_URLS``).
+        #: Request URLs by path and query, each parsed once (``bounds.MAX_PARSED_URLS``).
         self._urls: dict[tuple[str, tuple[tuple[str, str | int], ...]], httpx.URL] = {}
         # implements: api-client.REQUESTS.2
         # identity: the bounds on how much of a body is read are then bounds on bytes received, not on
-        # what a small compressed answer could expand to. Normalised once; each request copies the list.
+        # what a small compressed answer could expand to. Normalised once; each request copies them.
         headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
         self._headers = httpx.Headers({**headers, "User-Agent": f"cooked-mcp/{__version__}"})
 
@@ -134,8 +159,6 @@ class Sender:
     async def aclose(self) -> None:
         if "_http" in self.__dict__:
             await self._http.aclose()
-        elif self._given_transport is not None:
-            await self._given_transport.aclose()
 
     # implements: api-client.REQUESTS.1, api-client.REQUESTS.4, authentication.SESSION.1, authentication.SESSION.2, authentication.LOGIN.3, api-client.LIMITS.1
     async def send(
@@ -149,17 +172,17 @@ class Sender:
         """Send one request within the endpoint's deadline; an error body is read only up to its bound."""
         try:
             async with asyncio.timeout(self.timeouts.deadline(endpoint)):
-                url = self._url(endpoint, path, params)
-                http = self._client(endpoint)
                 timeout = self.timeouts.for_endpoint(endpoint).as_dict()
+                url = self._url(path, params)
                 request = httpx.Request(
                     endpoint.method, url, headers=self._headers, json=body, extensions={"timeout": timeout}
                 )
+                http = self._client(endpoint)
                 self._add_cookies(http.cookies, request)
                 response = await http.send(request, stream=True)
                 try:
                     if "set-cookie" in response.headers:  # httpx has put them in the jar: bound it
-                        self._held, self._cookie = bound_jar(http.cookies, self._held), None
+                        self._held, self._cookie = bounds.bound_jar(http.cookies, self._held), None
                     if 300 <= response.status_code < 400:
                         raise self._redirected(endpoint, response)
                     data, truncated = await self._read_body(endpoint, response)
@@ -170,8 +193,7 @@ class Sender:
         except (httpx.TimeoutException, TimeoutError):  # TimeoutError: the overall deadline passed
             raise self._unavailable(endpoint, "did not answer in time", answer_lost=True) from None
         except httpx.ConnectError as exc:
-            what, next_step = connect_failure(exc, self.base_url_setting)
-            raise self._unavailable(endpoint, what, next_step=next_step) from None
+            raise self._unreachable(endpoint, exc) from None
         except httpx.TransportError:
             raise self._unavailable(endpoint, "broke off the connection", answer_lost=True) from None
         _log(endpoint, str(response.status_code))
@@ -183,16 +205,14 @@ class Sender:
             carried_cookies="cookie" in request.headers,
         )
 
-    def _url(self, endpoint: Endpoint, path: str, params: Mapping[str, str | int] | None) -> httpx.URL:
+    def _url(self, path: str, params: Mapping[str, str | int] | None) -> httpx.URL:
+        """httpx checks a URL character by character: each address is parsed once."""
         key = (path, tuple(params.items()) if params else ())
         url = self._urls.get(key)
         if url is None:
-            url = httpx.URL(self.base_url + path, params=params or None)
-            if url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):  # no dot segment resolved away
-                raise ValueError(f"{endpoint.name}: the request path was rewritten")
-            if len(self._urls) >= MAX_PARSED_URLS:
+            if len(self._urls) >= bounds.MAX_PARSED_URLS:
                 self._urls.clear()
-            self._urls[key] = url
+            url = self._urls[key] = httpx.URL(self.base_url + path, params=params or None)
         return url
 
     def _add_cookies(self, cookies: httpx.Cookies, request: httpx.Request) -> None:
@@ -245,11 +265,12 @@ class Sender:
         """The raw body, bounded; a compressed one could expand without bound, so a success is refused
         unread and an error keeps only its status."""
         encoding = response.headers.get("content-encoding", "").strip().lower()
-        encoding = None if encoding in ("", "identity") else encoding
-        if not response.is_success:  # a compressed error body is not read at all: its status is kept
-            limit = MAX_ERROR_BODY_BYTES
-            return (b"", False) if encoding else await read_bounded(response.aiter_bytes(), limit)
-        if encoding is not None:
+        compressed = encoding not in ("", "identity")
+        if not response.is_success:
+            if compressed:
+                return b"", False
+            return await bounds.read_bounded(response.aiter_bytes(), bounds.MAX_ERROR_BODY_BYTES)
+        if compressed:
             _log(endpoint, f"failed: refused Content-Encoding {encoding[:40]!r}")
             raise CookedResponseError(
                 f"The {endpoint.name} request failed: Cooked's answer was compressed "
@@ -260,9 +281,10 @@ class Sender:
         # Held before reading, while the tool call's answer is made (results.ANSWERS); the answer to
         # a change is held without waiting: the change is made, its answer must not be lost.
         declared = response.headers.get("content-length", "")
-        size = min(int(declared), MAX_SUCCESS_BODY_BYTES) if declared.isdigit() else MAX_SUCCESS_BODY_BYTES
+        limit = bounds.MAX_SUCCESS_BODY_BYTES
+        size = min(int(declared), limit) if declared.isdigit() else limit
         charged = await ANSWERS.hold(size, wait=endpoint.method == "GET")
-        body = await read_bounded(response.aiter_bytes(), MAX_SUCCESS_BODY_BYTES)
+        body = await bounds.read_bounded(response.aiter_bytes(), limit)
         ANSWERS.keep(charged, len(body[0]))
         return body
 
@@ -289,6 +311,17 @@ class Sender:
             may_have_changed=answer_lost and endpoint.changes,
         )
 
+    def _unreachable(self, endpoint: Endpoint, exc: httpx.ConnectError) -> CookedUnavailable:
+        """The connection failure's cause, found in what httpx's ``ConnectError`` wraps, and its advice."""
+        causes = list(_causes(exc))
+        setting = self.base_url_setting
+        for kind, what, advice in _CONNECT_FAILURES:
+            if any(isinstance(cause, kind) for cause in causes):
+                what, advice = f"could not be reached: {what}", advice.format(setting=setting)
+                return self._unavailable(endpoint, what, next_step=advice)
+        advice = f"check this machine's network connection and {setting}; retry later"
+        return self._unavailable(endpoint, "could not be reached", next_step=advice)
+
     def _redirected(self, endpoint: Endpoint, response: httpx.Response) -> CookedUnavailable:
         _log(endpoint, f"{response.status_code}, redirect not followed")
         try:
@@ -305,6 +338,20 @@ class Sender:
                 "(for example https://cooked.wiki), or retry later"
             ),
         )
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and everything it wraps: causes, contexts and the members of exception groups."""
+    pending, seen = [exc], set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(current.exceptions)
 
 
 def _log(endpoint: Endpoint, outcome: str) -> None:
