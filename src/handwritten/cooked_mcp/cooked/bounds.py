@@ -31,18 +31,14 @@ MAX_PARSED_URLS = 128
 CookieKey = tuple[str, str, str]  # domain, path, name
 
 
-async def read_bounded(chunks_in: AsyncIterable[bytes], limit: int) -> tuple[bytes, bool]:
+async def read_bounded(chunks: AsyncIterable[bytes], limit: int) -> tuple[bytes, bool]:
     """At most ``limit`` bytes of an uncompressed body, and whether there was more (the rest stays unread)."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in chunks_in:
-        room = limit - size
-        if len(chunk) > room:
-            chunks.append(chunk[:room])
-            return b"".join(chunks), True
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks), False
+    body = bytearray()
+    async for chunk in chunks:
+        body += chunk
+        if len(body) > limit:
+            return bytes(body[:limit]), True
+    return bytes(body), False
 
 
 def bound_jar(jar: httpx.Cookies, held: set[CookieKey]) -> set[CookieKey]:

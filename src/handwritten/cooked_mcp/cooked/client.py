@@ -13,9 +13,8 @@ import httpx
 from pydantic import BaseModel, SecretStr
 
 from cooked_mcp.cooked import endpoints, models
-from cooked_mcp.cooked.decoding import decode
+from cooked_mcp.cooked.decoding import decode, error_from_response
 from cooked_mcp.cooked.endpoints import USERNAME_PARAM, Endpoint, Key, Query
-from cooked_mcp.cooked.failures import error_from_response
 from cooked_mcp.cooked.sender import Answer, Sender, Timeouts
 from cooked_mcp.cooked.session import Session
 from cooked_mcp.exceptions import CookedAuthError

@@ -197,13 +197,8 @@ class Sender:
         except httpx.TransportError:
             raise self._unavailable(endpoint, "broke off the connection", answer_lost=True) from None
         _log(endpoint, str(response.status_code))
-        return Answer(
-            status=response.status_code,
-            body=data,
-            truncated=truncated,
-            retry_after=response.headers.get("retry-after"),
-            carried_cookies="cookie" in request.headers,
-        )
+        retry_after = response.headers.get("retry-after")
+        return Answer(response.status_code, data, truncated, retry_after, "cookie" in request.headers)
 
     def _url(self, path: str, params: Mapping[str, str | int] | None) -> httpx.URL:
         """httpx checks a URL character by character: each address is parsed once."""
@@ -236,30 +231,21 @@ class Sender:
         httpx cannot use, or CA settings it cannot load, fail here, on every call until fixed."""
         try:
             return self._http
-        except ValueError:  # httpx.Proxy: an unknown scheme or a malformed URL; its text may hold the URL
-            _log(endpoint, "failed: unusable proxy setting")
-            raise CookedUnavailable(
-                f"cooked-mcp could not use the proxy set in its environment for the {endpoint.name} request, "
-                "so nothing was sent",
-                next_step=(
-                    "fix or unset HTTPS_PROXY, HTTP_PROXY and ALL_PROXY (a proxy URL starts with http://, "
-                    "https:// or socks5://) in the environment cooked-mcp starts with, then restart it"
-                ),
-            ) from None
         except OSError as exc:  # the CA bundle httpx loads is missing, unreadable or holds no certificate
-            _log(endpoint, "failed: unusable CA certificates")
-            named = next((name for name in ("SSL_CERT_FILE", "SSL_CERT_DIR") if os.environ.get(name)), None)
-            where = f"the CA certificates {named} names" if named else "the CA certificates httpx uses"
-            raise CookedUnavailable(
-                f"cooked-mcp could not load {where} ({exc.strerror or type(exc).__name__}) for the "
-                f"{endpoint.name} request, so nothing was sent",
-                next_step=(
-                    f"point {named} at a readable PEM bundle or unset it"
-                    if named
-                    else "reinstall cooked-mcp (its certifi CA bundle is missing) or set SSL_CERT_FILE"
-                )
-                + " in the environment cooked-mcp starts with, then restart it",
-            ) from None
+            what = f"load the CA certificates ({exc.strerror or type(exc).__name__})"
+            only_dir = os.environ.get("SSL_CERT_DIR") and not os.environ.get("SSL_CERT_FILE")
+            fix = f"point {'SSL_CERT_DIR' if only_dir else 'SSL_CERT_FILE'} at a readable PEM bundle or unset it"
+        except ValueError:  # httpx.Proxy: an unknown scheme or a malformed URL; its text may hold the URL
+            what = "use the proxy set in its environment"
+            fix = (
+                "fix or unset HTTPS_PROXY, HTTP_PROXY and ALL_PROXY (a proxy URL starts with http://, https:// "
+                "or socks5://)"
+            )
+        _log(endpoint, f"failed: could not {what}")
+        raise CookedUnavailable(
+            f"cooked-mcp could not {what} for the {endpoint.name} request, so nothing was sent",
+            next_step=f"{fix} in the environment cooked-mcp starts with, then restart it",
+        )
 
     async def _read_body(self, endpoint: Endpoint, response: httpx.Response) -> tuple[bytes, bool]:
         """The raw body, bounded; a compressed one could expand without bound, so a success is refused
@@ -313,7 +299,7 @@ class Sender:
 
     def _unreachable(self, endpoint: Endpoint, exc: httpx.ConnectError) -> CookedUnavailable:
         """The connection failure's cause, found in what httpx's ``ConnectError`` wraps, and its advice."""
-        causes = list(_causes(exc))
+        causes = tuple(_causes(exc))
         setting = self.base_url_setting
         for kind, what, advice in _CONNECT_FAILURES:
             if any(isinstance(cause, kind) for cause in causes):
@@ -342,16 +328,11 @@ class Sender:
 
 def _causes(exc: BaseException) -> Iterator[BaseException]:
     """``exc`` and everything it wraps: causes, contexts and the members of exception groups."""
-    pending, seen = [exc], set()
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
-        if isinstance(current, BaseExceptionGroup):
-            pending.extend(current.exceptions)
+    yield exc
+    grouped = exc.exceptions if isinstance(exc, BaseExceptionGroup) else ()
+    for inner in {exc.__cause__, exc.__context__, *grouped}:  # a set: cause and context are often one
+        if inner is not None:
+            yield from _causes(inner)
 
 
 def _log(endpoint: Endpoint, outcome: str) -> None:

@@ -13,9 +13,8 @@ from collections.abc import Callable, Iterable
 from pydantic import SecretStr
 
 from cooked_mcp.cooked import endpoints
-from cooked_mcp.cooked.decoding import decode
+from cooked_mcp.cooked.decoding import decode, error_from_response
 from cooked_mcp.cooked.endpoints import Key
-from cooked_mcp.cooked.failures import error_from_response
 from cooked_mcp.cooked.models import LoginResult
 from cooked_mcp.cooked.sender import Sender
 from cooked_mcp.exceptions import CookedAuthError, CookedError
