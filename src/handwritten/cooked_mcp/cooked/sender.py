@@ -125,8 +125,8 @@ class Sender:
         self._held: set[bounds.CookieKey] = set()
         #: The jar's ``Cookie`` header for every request and until when it holds (``_add_cookies``).
         self._cookie: tuple[str, float] | None = None
-        #: Request URLs by path and query, each parsed once (``bounds.MAX_PARSED_URLS``).
-        self._urls: dict[tuple[str, tuple[tuple[str, str | int], ...]], httpx.URL] = {}
+        #: Each request address (path and query) parsed once: httpx checks a URL character by character.
+        self._url = functools.lru_cache(bounds.MAX_PARSED_URLS)(self._parse_url)
         # implements: api-client.REQUESTS.2
         # identity: the bounds on how much of a body is read are then bounds on bytes received, not on
         # what a small compressed answer could expand to. Normalised once; each request copies them.
@@ -173,7 +173,7 @@ class Sender:
         try:
             async with asyncio.timeout(self.timeouts.deadline(endpoint)):
                 timeout = self.timeouts.for_endpoint(endpoint).as_dict()
-                url = self._url(path, params)
+                url = self._url(path, tuple(params.items()) if params else ())
                 request = httpx.Request(
                     endpoint.method, url, headers=self._headers, json=body, extensions={"timeout": timeout}
                 )
@@ -200,15 +200,8 @@ class Sender:
         retry_after = response.headers.get("retry-after")
         return Answer(response.status_code, data, truncated, retry_after, "cookie" in request.headers)
 
-    def _url(self, path: str, params: Mapping[str, str | int] | None) -> httpx.URL:
-        """httpx checks a URL character by character: each address is parsed once."""
-        key = (path, tuple(params.items()) if params else ())
-        url = self._urls.get(key)
-        if url is None:
-            if len(self._urls) >= bounds.MAX_PARSED_URLS:
-                self._urls.clear()
-            url = self._urls[key] = httpx.URL(self.base_url + path, params=params or None)
-        return url
+    def _parse_url(self, path: str, query: tuple[tuple[str, str | int], ...]) -> httpx.URL:
+        return httpx.URL(self.base_url + path, params=query or None)
 
     def _add_cookies(self, cookies: httpx.Cookies, request: httpx.Request) -> None:
         """The jar's ``Cookie`` header on ``request``, by the standard library's rules. Every request
