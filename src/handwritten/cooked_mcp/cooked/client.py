@@ -85,8 +85,7 @@ class CookedClient:
         return self._sender.timeouts.deadline(endpoint)
 
     def secret_values(self) -> list[str]:
-        """The values no log line may show (login name, password, username, cookies, the
-        ``secrets`` given), for redaction."""
+        """The values no log line or error may show (``Session.secret_values``)."""
         return self._session.secret_values()
 
     # implements: recipes.PAGINATION.2
@@ -138,9 +137,7 @@ class CookedClient:
 
     async def add_ingredients(self, text: str, recipe_id: str | None = None) -> int:
         """Returns how many ingredients Cooked added; lines it could not parse are not counted."""
-        body: dict[str, Any] = {Key.TEXT: text}
-        if recipe_id is not None:
-            body[Key.RECIPE_ID] = recipe_id
+        body = {Key.TEXT: text, **({} if recipe_id is None else {Key.RECIPE_ID: recipe_id})}
         return (await self._call(endpoints.ADD_INGREDIENTS, models.AddResult, body=body)).added
 
     async def update_product_group(

@@ -9,7 +9,6 @@ untrusted, cleaned and shortened.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Iterable
 from typing import Any, Final, TypeVar
@@ -152,12 +151,8 @@ def error_from_response(
     fields = data if isinstance(data, dict) else {}
     code = _cleaned(fields.get(Key.CODE), redact, _MAX_CODE_CHARS)
     message = _cleaned(fields.get(Key.MESSAGE), redact, _MAX_MESSAGE_CHARS)
-    try:  # Retry-After in delta-seconds; an HTTP-date or garbage is ignored rather than guessed at
-        retry_after: float | None = float(reply.retry_after or "nan")
-    except ValueError:
-        retry_after = None
-    if retry_after is not None and not 0 <= retry_after < math.inf:
-        retry_after = None
+    seconds = (reply.retry_after or "").strip()  # delta-seconds; an HTTP-date is ignored, not guessed at
+    retry_after = float(seconds) if seconds.isdecimal() and len(seconds) < 10 else None
     kind = _KINDS.get(reply.status, errors.CookedRejected if reply.status < 500 else errors.CookedServerError)
     summary = f"Cooked rejected the {endpoint.name} request"
     if kind is errors.CookedRateLimited:
