@@ -11,7 +11,7 @@ import respx
 from canaries import assert_no_canary
 from client_support import CANARIES, LOGIN_NAME, PASSWORD, SESSION_COOKIE, make_client, user_path
 
-from cooked_mcp.cooked.bounds import MAX_ERROR_BODY_BYTES
+from cooked_mcp.cooked.sender import MAX_ERROR_BODY_BYTES
 from cooked_mcp.exceptions import (
     CookedAuthError,
     CookedError,

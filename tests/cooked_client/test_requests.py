@@ -15,8 +15,8 @@ import respx
 from client_support import CANONICAL_USERNAME, LOGIN_NAME, LOGIN_PATH, PASSWORD, make_client, user_path
 
 from cooked_mcp.cooked import CookedClient
-from cooked_mcp.cooked.bounds import MAX_PARSED_URLS
 from cooked_mcp.cooked.endpoints import API_PREFIX, ENDPOINTS
+from cooked_mcp.cooked.sender import MAX_PARSED_URLS
 from cooked_mcp.exceptions import CookedRequestError
 
 USER = user_path()

@@ -16,9 +16,8 @@ from typing import Any, Final, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from cooked_mcp import exceptions as errors
-from cooked_mcp.cooked.bounds import MAX_SUCCESS_BODY_BYTES
 from cooked_mcp.cooked.endpoints import Endpoint, Key
-from cooked_mcp.cooked.sender import Answer
+from cooked_mcp.cooked.sender import MAX_SUCCESS_BODY_BYTES, Answer
 from cooked_mcp.text import one_line
 
 M = TypeVar("M", bound=BaseModel)

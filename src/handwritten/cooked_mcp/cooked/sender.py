@@ -1,6 +1,7 @@
 """One HTTP exchange with Cooked: the only module that touches httpx. Every bound against a
-misbehaving Cooked or proxy is applied here: one deadline per exchange, bounded reads, no compressed
-bodies, no redirects, a bounded cookie jar (figures in ``bounds``).
+misbehaving Cooked or proxy is applied here: one deadline per exchange, bodies read up to a bound
+(the rest never downloaded), no compressed bodies, no redirects, and a cookie jar small enough that
+no server refuses the ``Cookie`` header it makes.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import socket
 import ssl
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,13 +22,27 @@ import anyio
 import httpx
 
 from cooked_mcp import __version__
-from cooked_mcp.cooked import bounds
 from cooked_mcp.cooked.endpoints import Endpoint
 from cooked_mcp.exceptions import CookedResponseError, CookedUnavailable
 from cooked_mcp_runtime.results import ANSWERS
 
 logger = logging.getLogger("cooked_mcp.cooked")
 
+#: Far above any real answer (a recipe is a few KiB), low enough that a broken proxy cannot exhaust memory.
+MAX_SUCCESS_BODY_BYTES = 8 * 1024 * 1024
+#: How much of an error body is ever read: enough for any JSON error, never a whole proxy page.
+# implements: api-client.LIMITS.1
+MAX_ERROR_BODY_BYTES = 64 * 1024
+#: The cookie jar's bounds: Cooked sets one session cookie and a proxy a few more; a server that sets
+#: hundreds would otherwise grow every request's ``Cookie`` header until servers refuse it. 4 KiB
+#: stays under every common server's header limit (8 KiB and up).
+MAX_COOKIES = 32
+MAX_COOKIE_BYTES = 4096
+#: Parsed request URLs kept (httpx checks each one character by character); past this many the least
+#: recently used is forgotten.
+MAX_PARSED_URLS = 128
+
+CookieKey = tuple[str, str, str]  # domain, path, name
 #: What a cause found in a connection failure means and what to do ("retry later" only where time can
 #: fix it); anyio's end of stream while connecting: the server hung up on the TLS client hello.
 _CONNECT_FAILURES: tuple[tuple[type[BaseException] | Any, str, str], ...] = (
@@ -102,7 +117,7 @@ class Answer:
 
 
 class Sender:
-    """One per Cooked client, so every call shares its connection pool, cookie jar and bounds."""
+    """One per Cooked client, so every call shares its connection pool, cookie jar and"""
 
     def __init__(
         self,
@@ -122,11 +137,11 @@ class Sender:
         self.timeouts = timeouts or Timeouts()
         self._given_transport = transport
         #: The cookies kept after the last answer that set any: they come first when the jar is bounded.
-        self._held: set[bounds.CookieKey] = set()
+        self._held: set[CookieKey] = set()
         #: The jar's ``Cookie`` header for every request and until when it holds (``_add_cookies``).
         self._cookie: tuple[str, float] | None = None
         #: Each request address (path and query) parsed once: httpx checks a URL character by character.
-        self._url = functools.lru_cache(bounds.MAX_PARSED_URLS)(self._parse_url)
+        self._url = functools.lru_cache(MAX_PARSED_URLS)(self._parse_url)
         # implements: api-client.REQUESTS.2
         # identity: the bounds on how much of a body is read are then bounds on bytes received, not on
         # what a small compressed answer could expand to. Normalised once; each request copies them.
@@ -182,7 +197,7 @@ class Sender:
                 response = await http.send(request, stream=True)
                 try:
                     if "set-cookie" in response.headers:  # httpx has put them in the jar: bound it
-                        self._held, self._cookie = bounds.bound_jar(http.cookies, self._held), None
+                        self._held, self._cookie = bound_jar(http.cookies, self._held), None
                     if 300 <= response.status_code < 400:
                         raise self._redirected(endpoint, response)
                     data, truncated = await self._read_body(endpoint, response)
@@ -248,7 +263,7 @@ class Sender:
         if not response.is_success:
             if compressed:
                 return b"", False
-            return await bounds.read_bounded(response.aiter_bytes(), bounds.MAX_ERROR_BODY_BYTES)
+            return await read_bounded(response.aiter_bytes(), MAX_ERROR_BODY_BYTES)
         if compressed:
             _log(endpoint, f"failed: refused Content-Encoding {encoding[:40]!r}")
             raise CookedResponseError(
@@ -260,10 +275,10 @@ class Sender:
         # Held before reading, while the tool call's answer is made (results.ANSWERS); the answer to
         # a change is held without waiting: the change is made, its answer must not be lost.
         declared = response.headers.get("content-length", "")
-        limit = bounds.MAX_SUCCESS_BODY_BYTES
+        limit = MAX_SUCCESS_BODY_BYTES
         size = min(int(declared), limit) if declared.isdigit() else limit
         charged = await ANSWERS.hold(size, wait=endpoint.method == "GET")
-        body = await bounds.read_bounded(response.aiter_bytes(), limit)
+        body = await read_bounded(response.aiter_bytes(), limit)
         ANSWERS.keep(charged, len(body[0]))
         return body
 
@@ -331,3 +346,37 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
 def _log(endpoint: Endpoint, outcome: str) -> None:
     """Method, path template and outcome only: never the filled path (it holds the username)."""
     logger.debug("Cooked %s %s (%s) -> %s", endpoint.method, endpoint.path_template, endpoint.name, outcome)
+
+
+async def read_bounded(chunks: AsyncIterable[bytes], limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of an uncompressed body, and whether there was more (the rest stays unread)."""
+    body = bytearray()
+    async for chunk in chunks:
+        body += chunk
+        if len(body) > limit:
+            return bytes(body[:limit]), True
+    return bytes(body), False
+
+
+def bound_jar(jar: httpx.Cookies, held: set[CookieKey]) -> set[CookieKey]:
+    """Keep ``jar`` within ``MAX_COOKIES`` / ``MAX_COOKIE_BYTES``: cookies already ``held`` first (the login's
+    session cookie stays), then new ones while they fit. Returns the cookies now held.
+    """
+    cookies = jar.jar
+    ordered = sorted(cookies, key=lambda cookie: (cookie.domain, cookie.path, cookie.name) not in held)
+    count = size = dropped = 0
+    for cookie in ordered:
+        cost = len(cookie.name.encode()) + len((cookie.value or "").encode()) + 3  # "=" and "; "
+        if count < MAX_COOKIES and size + cost <= MAX_COOKIE_BYTES:
+            count, size = count + 1, size + cost
+        else:
+            cookies.clear(cookie.domain, cookie.path, cookie.name)
+            dropped += 1
+    if dropped:
+        logger.warning(
+            "Cooked set more cookies than cooked-mcp keeps (at most %d cookies, %d bytes); dropped %d",
+            MAX_COOKIES,
+            MAX_COOKIE_BYTES,
+            dropped,
+        )
+    return {(cookie.domain, cookie.path, cookie.name) for cookie in cookies}
