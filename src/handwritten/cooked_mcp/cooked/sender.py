@@ -43,6 +43,7 @@ MAX_COOKIE_BYTES = 4096
 MAX_PARSED_URLS = 128
 
 CookieKey = tuple[str, str, str]  # domain, path, name
+
 #: What a cause found in a connection failure means and what to do ("retry later" only where time can
 #: fix it); anyio's end of stream while connecting: the server hung up on the TLS client hello.
 _CONNECT_FAILURES: tuple[tuple[type[BaseException] | Any, str, str], ...] = (
@@ -117,7 +118,7 @@ class Answer:
 
 
 class Sender:
-    """One per Cooked client, so every call shares its connection pool, cookie jar and"""
+    """One per Cooked client, so every call shares its connection pool, cookie jar and bounds."""
 
     def __init__(
         self,
