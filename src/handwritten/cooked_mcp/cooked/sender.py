@@ -137,6 +137,7 @@ class Sender:
         )
         self.timeouts = timeouts or Timeouts()
         self._given_transport = transport
+        self._http: httpx.AsyncClient | None = None  # built at the first request: ``_client``
         #: The cookies kept after the last answer that set any: they come first when the jar is bounded.
         self._held: set[CookieKey] = set()
         #: The jar's ``Cookie`` header for every request and until when it holds (``_add_cookies``).
@@ -149,31 +150,19 @@ class Sender:
         headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
         self._headers = httpx.Headers({**headers, "User-Agent": f"cooked-mcp/{__version__}"})
 
-    @functools.cached_property
-    def _http(self) -> httpx.AsyncClient:
-        # implements: authentication.SESSION.7, authentication.SESSION.8
-        return httpx.AsyncClient(
-            trust_env=True,  # proxy and CA settings from the environment, as any httpx client
-            verify=httpx.create_ssl_context(),  # one trust store for the client and a proxy's transport
-            transport=self._given_transport,
-            follow_redirects=False,
-        )
-
     # implements: authentication.SESSION.3
     def clear_cookies(self) -> None:
         """Forget the session: the next request goes out without any Cooked cookie."""
-        if "_http" in self.__dict__:
+        if self._http is not None:
             self._http.cookies.clear()
         self._held, self._cookie = set(), None
 
     def cookie_values(self) -> list[str]:
         """Cookie values held right now, only so that error text can be scrubbed of them."""
-        if "_http" not in self.__dict__:  # nothing sent yet: no cookie, and no trust store loaded for it
-            return []
-        return [cookie.value for cookie in self._http.cookies.jar if cookie.value]
+        return [cookie.value for cookie in self._http.cookies.jar if cookie.value] if self._http else []
 
     async def aclose(self) -> None:
-        if "_http" in self.__dict__:
+        if self._http is not None:
             await self._http.aclose()
 
     # implements: api-client.REQUESTS.1, api-client.REQUESTS.4, authentication.SESSION.1, authentication.SESSION.2, authentication.LOGIN.3, api-client.LIMITS.1
@@ -238,7 +227,16 @@ class Sender:
     def _client(self, endpoint: Endpoint) -> httpx.AsyncClient:
         """The client, built at the first request (loading the trust store is costly); a proxy variable
         httpx cannot use, or CA settings it cannot load, fail here, on every call until fixed."""
+        if self._http is not None:
+            return self._http
         try:
+            # implements: authentication.SESSION.7, authentication.SESSION.8
+            self._http = httpx.AsyncClient(
+                trust_env=True,  # proxy and CA settings from the environment, as any httpx client
+                verify=httpx.create_ssl_context(),  # one trust store for the client and a proxy's transport
+                transport=self._given_transport,
+                follow_redirects=False,
+            )
             return self._http
         except OSError as exc:  # the CA bundle httpx loads is missing, unreadable or holds no certificate
             what = f"load the CA certificates ({exc.strerror or type(exc).__name__})"
