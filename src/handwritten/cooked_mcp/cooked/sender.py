@@ -317,10 +317,8 @@ class Sender:
 
     def _redirected(self, endpoint: Endpoint, response: httpx.Response) -> CookedUnavailable:
         _log(endpoint, f"{response.status_code}, redirect not followed")
-        try:
-            url = response.request.url.join(response.headers.get("location", ""))
-        except httpx.InvalidURL:
-            url = response.request.url
+        # httpx builds the redirect's request even when it follows none; a 3xx without Location has none
+        url = response.next_request.url if response.next_request else response.request.url
         host = url.host if url.host != response.request.url.host else ""
         return CookedUnavailable(
             f"The {endpoint.name} request failed: Cooked at {self.base_url} redirected it"
