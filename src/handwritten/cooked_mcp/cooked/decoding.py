@@ -31,6 +31,8 @@ _ELEMENTS_LOOKED_AT: Final = 5
 #: A key that does not look like a schema key (a key can be data too) shows as ``<other key N>``.
 _SCHEMA_KEY = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\??")
 _MAX_KEY_CHARS: Final = 32
+#: The JSON type of each scalar the json module gives (any other: a string).
+_SCALARS: Final = {type(None): "null", bool: "boolean", int: "number", float: "number"}
 
 
 # implements: api-client.RESPONSES.1, api-client.RESPONSES.3
@@ -110,11 +112,7 @@ def shape_of(value: Any, secrets: tuple[str, ...] = (), depth: int = 0) -> Any:
             if shape not in elements:
                 elements.append(shape)
         return ["array", *elements]
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    return "number" if isinstance(value, int | float) else "string"
+    return _SCALARS.get(type(value), "string")
 
 
 _MAX_MESSAGE_CHARS = 300
