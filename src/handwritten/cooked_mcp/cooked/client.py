@@ -184,7 +184,7 @@ class CookedClient:
             reply = await send((await self._session.renew(generation))[1])
         if reply.ok:
             return decode(model, reply, endpoint, self.secret_values)
-        error = error_from_response(reply, endpoint, self._session.redact)
+        error = error_from_response(reply, endpoint, self.secret_values())
         if reply.status != 401:
             raise error
         raise CookedAuthError(  # after one re-login and one retry: no more

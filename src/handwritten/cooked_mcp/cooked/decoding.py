@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from cooked_mcp import exceptions as errors
 from cooked_mcp.cooked.endpoints import Endpoint, Key
 from cooked_mcp.cooked.sender import MAX_SUCCESS_BODY_BYTES, Answer
+from cooked_mcp.redaction import redact
 from cooked_mcp.text import one_line
 
 M = TypeVar("M", bound=BaseModel)
@@ -135,19 +136,17 @@ _KINDS: dict[int, type[errors.CookedError]] = {
 }
 
 
-# implements: api-client.ERRORS.1, api-client.ERRORS.5, api-client.ERRORS.6, api-client.ERRORS.3, api-client.ERRORS.4
-def error_from_response(
-    reply: Answer, endpoint: Endpoint, redact: Callable[[str], str]
-) -> errors.CookedError:
+# implements: api-client.ERRORS.1, api-client.ERRORS.5, api-client.ERRORS.6, api-client.ERRORS.3, api-client.ERRORS.4, authentication.SECRETS.3
+def error_from_response(reply: Answer, endpoint: Endpoint, secrets: Collection[str]) -> errors.CookedError:
     """A 4xx or 5xx answer (other than a session 401) as an error; a body that is not a JSON object
-    adds nothing but its status. ``redact`` scrubs Cooked's message and code."""
+    adds nothing but its status. Cooked's message and code are scrubbed of ``secrets`` in every spelling."""
     try:
         data = json.loads(reply.body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         data = None
     fields = data if isinstance(data, dict) else {}
-    code = _cleaned(fields.get(Key.CODE), redact, _MAX_CODE_CHARS)
-    message = _cleaned(fields.get(Key.MESSAGE), redact, _MAX_MESSAGE_CHARS)
+    code = _cleaned(fields.get(Key.CODE), secrets, _MAX_CODE_CHARS)
+    message = _cleaned(fields.get(Key.MESSAGE), secrets, _MAX_MESSAGE_CHARS)
     seconds = (reply.retry_after or "").strip()  # delta-seconds; an HTTP-date is ignored, not guessed at
     retry_after = float(seconds) if seconds.isdecimal() and len(seconds) < 10 else None
     kind = _KINDS.get(reply.status, errors.CookedRejected if reply.status < 500 else errors.CookedServerError)
@@ -183,5 +182,5 @@ def error_from_response(
     )
 
 
-def _cleaned(value: object, redact: Callable[[str], str], limit: int) -> str | None:
-    return one_line(redact(value), "", limit) or None if isinstance(value, str) else None
+def _cleaned(value: object, secrets: Collection[str], limit: int) -> str | None:
+    return one_line(redact(value, secrets), "", limit) or None if isinstance(value, str) else None

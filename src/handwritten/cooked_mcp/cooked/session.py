@@ -18,7 +18,6 @@ from cooked_mcp.cooked.endpoints import Key
 from cooked_mcp.cooked.models import LoginResult
 from cooked_mcp.cooked.sender import Sender
 from cooked_mcp.exceptions import CookedAuthError, CookedError
-from cooked_mcp.redaction import redact
 
 logger = logging.getLogger("cooked_mcp.cooked")
 
@@ -86,11 +85,6 @@ class Session:
                 raise self._failure.with_next_step(self._failure.next_step)
             return self._generation, self._username
 
-    # implements: api-client.ERRORS.6, authentication.SECRETS.3
-    def redact(self, text: str) -> str:
-        """Scrub every secret (``secret_values``) from Cooked's untrusted text, in every spelling ``redaction`` knows."""
-        return redact(text, self.secret_values())
-
     def secret_values(self) -> list[str]:
         """Login name, password, canonical username, the session cookies held now or before (a login's answer
         may echo the old session's), and the ``secrets`` given at construction.
@@ -112,7 +106,7 @@ class Session:
             body = {Key.USERNAME: self._login_name, Key.PASSWORD: self._password.get_secret_value()}
             reply = await self._sender.send(endpoint, endpoint.path(), body=body)
             if not reply.ok:
-                error = error_from_response(reply, endpoint, self.redact)
+                error = error_from_response(reply, endpoint, self.secret_values())
                 if reply.status not in (
                     401,
                     403,
