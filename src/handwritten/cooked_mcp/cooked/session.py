@@ -107,10 +107,7 @@ class Session:
             reply = await self._sender.send(endpoint, endpoint.path(), body=body)
             if not reply.ok:
                 error = error_from_response(reply, endpoint, self.secret_values())
-                if reply.status not in (
-                    401,
-                    403,
-                ):  # 403: an account Cooked will not let in, the same to the user
+                if reply.status not in (401, 403):  # 403: an account Cooked will not let in
                     raise error
                 raise CookedAuthError(
                     "Cooked rejected the configured username or password",
