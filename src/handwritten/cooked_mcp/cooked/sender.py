@@ -142,8 +142,7 @@ class Sender:
         self._held: set[CookieKey] = set()
         #: The jar's ``Cookie`` header for every request and until when it holds (``_add_cookies``).
         self._cookie: tuple[str, float] | None = None
-        #: Each request address (path and query) parsed once: httpx checks a URL character by character.
-        self._url = functools.lru_cache(MAX_PARSED_URLS)(self._parse_url)
+        self._url = functools.lru_cache(MAX_PARSED_URLS)(self._parse_url)  # by path and query
         # implements: api-client.REQUESTS.2
         # identity: the bounds on how much of a body is read are then bounds on bytes received, not on
         # what a small compressed answer could expand to. Normalised once; each request copies them.
