@@ -34,9 +34,8 @@ from pydantic import SecretStr
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD
 from cooked_mcp import __version__
 from cooked_mcp.cooked import endpoints
-from cooked_mcp.cooked.bounds import MAX_SUCCESS_BODY_BYTES, read_bounded
 from cooked_mcp.cooked.endpoints import Endpoint, Key
-from cooked_mcp.cooked.sender import Answer, Sender, Timeouts
+from cooked_mcp.cooked.sender import MAX_SUCCESS_BODY_BYTES, Answer, Sender, Timeouts, read_bounded
 from cooked_mcp.cooked.session import Session
 
 from .context import Context

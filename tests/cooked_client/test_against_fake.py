@@ -11,7 +11,7 @@ from client_support import CANARIES
 from sessions import client_for
 
 from cooked_fake import SEED_LOGIN, SEED_PASSWORD, SEED_USERNAME, FakeCooked
-from cooked_mcp.cooked.bounds import MAX_ERROR_BODY_BYTES
+from cooked_mcp.cooked.sender import MAX_ERROR_BODY_BYTES
 from cooked_mcp.exceptions import CookedAuthError, CookedError, CookedResponseError, CookedUnavailable
 from cooked_mcp.logging_setup import quiet_library_loggers
 

@@ -11,7 +11,7 @@ import respx
 from canaries import assert_no_canary
 from client_support import CANARIES, LOGIN_NAME, PASSWORD, SESSION_COOKIE, make_client, user_path
 
-from cooked_mcp.cooked.bounds import MAX_ERROR_BODY_BYTES
+from cooked_mcp.cooked.sender import MAX_ERROR_BODY_BYTES
 from cooked_mcp.exceptions import (
     CookedAuthError,
     CookedError,
@@ -76,6 +76,23 @@ async def test_contract_errors_keep_status_code_message_and_a_next_step(
     assert str(status) in text and code in text and message in text and hint in text
     assert "\n" not in text
     assert len(text) < 600
+
+
+@pytest.mark.req("api-client.ERRORS.5")
+@pytest.mark.anyio
+@pytest.mark.parametrize("header", ["Wed, 21 Oct 2015 07:28:00 GMT", "-5", "1e999", "nan", "9" * 400])
+async def test_a_retry_after_that_is_no_count_of_seconds_is_not_guessed_at(
+    router: respx.MockRouter, header: str
+) -> None:
+    router.put("/api/saved/r-1").mock(
+        return_value=httpx.Response(429, json={"code": "RATE_LIMITED"}, headers={"Retry-After": header})
+    )
+    async with make_client(router) as client:
+        with pytest.raises(CookedRateLimited) as caught:
+            await client.update_recipe("r-1", "## x", None)
+
+    assert caught.value.retry_after is None
+    assert "wait a little, then retry once" in caught.value.next_step
 
 
 @pytest.mark.req("api-client.ERRORS.5")

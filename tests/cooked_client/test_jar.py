@@ -11,7 +11,7 @@ import pytest
 import respx
 from client_support import SESSION_COOKIE, make_client, user_path
 
-from cooked_mcp.cooked.bounds import MAX_COOKIES, bound_jar
+from cooked_mcp.cooked.sender import MAX_COOKIES, bound_jar
 
 HOST = "https://cooked.test"
 

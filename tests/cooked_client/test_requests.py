@@ -15,8 +15,8 @@ import respx
 from client_support import CANONICAL_USERNAME, LOGIN_NAME, LOGIN_PATH, PASSWORD, make_client, user_path
 
 from cooked_mcp.cooked import CookedClient
-from cooked_mcp.cooked.bounds import MAX_PARSED_URLS
 from cooked_mcp.cooked.endpoints import API_PREFIX, ENDPOINTS
+from cooked_mcp.cooked.sender import MAX_PARSED_URLS
 from cooked_mcp.exceptions import CookedRequestError
 
 USER = user_path()
@@ -402,7 +402,7 @@ async def test_an_address_used_again_is_not_parsed_again_and_at_most_128_are_kep
     router: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """httpx checks a URL character by character (~35 µs a request): each address is parsed once;
-    past ``MAX_PARSED_URLS`` the kept ones are forgotten, and every request still goes where it
+    past ``MAX_PARSED_URLS`` the least recently used is forgotten, and every request still goes where it
     should."""
     parsed: list[str] = []
     parse = httpx.URL

@@ -23,7 +23,7 @@ from sessions import client_for, cooked_session, text_of
 
 from cooked_fake import SEED_USERNAME, FakeCooked
 from cooked_mcp.cooked import CookedClient
-from cooked_mcp.cooked.bounds import MAX_COOKIE_BYTES, MAX_COOKIES
+from cooked_mcp.cooked.sender import MAX_COOKIE_BYTES, MAX_COOKIES
 from cooked_mcp.cooked.session import LOGIN_BACKOFF_SECONDS
 from cooked_mcp.exceptions import CookedAuthError, CookedError, CookedResponseError, CookedUnavailable
 

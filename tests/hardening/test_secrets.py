@@ -199,7 +199,7 @@ def test_the_redaction_filter_scrubs_message_arguments_tracebacks_and_stacks() -
         for secret in (LOGIN, PASSWORD, TOKEN, COOKIE):
             assert not any(form in text for form in spellings(secret)), text
     assert _formatted(redaction, _record("login %s", LOGIN)) == f"login {REDACTED}"
-    # Too short to scrub without garbling every line: left alone, as Session.redact does.
+    # Too short to scrub without garbling every line: left alone, as the Cooked client's redaction does.
     assert _formatted(redaction, _record("abc")) == "abc"
     FIGURES.add("secrets", "redaction_filter_cases", len(cases))
 

@@ -113,10 +113,3 @@ class UnexpectedAnswer(CookedResponseError):
         self.problem = problem
         self.shape = shape
         super().__init__(summary, **kwargs)
-
-
-class InvalidPathValue(ValueError):
-    """A path parameter that could not be sent as one segment; ``str()`` is safe to show."""
-
-    def __init__(self, parameter: str, problem: str) -> None:
-        super().__init__(f"the {parameter.replace('_', ' ')} is {problem}, which is not a valid Cooked ID")

@@ -13,12 +13,11 @@ import httpx
 from pydantic import BaseModel, SecretStr
 
 from cooked_mcp.cooked import endpoints, models
-from cooked_mcp.cooked.decoding import decode
+from cooked_mcp.cooked.decoding import decode, error_from_response
 from cooked_mcp.cooked.endpoints import USERNAME_PARAM, Endpoint, Key, Query
-from cooked_mcp.cooked.failures import error_from_response
 from cooked_mcp.cooked.sender import Answer, Sender, Timeouts
 from cooked_mcp.cooked.session import Session
-from cooked_mcp.exceptions import CookedAuthError, CookedRequestError, InvalidPathValue
+from cooked_mcp.exceptions import CookedAuthError
 
 if TYPE_CHECKING:
     from cooked_mcp.config import Settings
@@ -86,8 +85,7 @@ class CookedClient:
         return self._sender.timeouts.deadline(endpoint)
 
     def secret_values(self) -> list[str]:
-        """The values no log line may show (login name, password, username, cookies, the
-        ``secrets`` given), for redaction."""
+        """The values no log line or error may show (``Session.secret_values``)."""
         return self._session.secret_values()
 
     # implements: recipes.PAGINATION.2
@@ -139,9 +137,7 @@ class CookedClient:
 
     async def add_ingredients(self, text: str, recipe_id: str | None = None) -> int:
         """Returns how many ingredients Cooked added; lines it could not parse are not counted."""
-        body: dict[str, Any] = {Key.TEXT: text}
-        if recipe_id is not None:
-            body[Key.RECIPE_ID] = recipe_id
+        body = {Key.TEXT: text, **({} if recipe_id is None else {Key.RECIPE_ID: recipe_id})}
         return (await self._call(endpoints.ADD_INGREDIENTS, models.AddResult, body=body)).added
 
     async def update_product_group(
@@ -163,7 +159,7 @@ class CookedClient:
         return (await self._call(endpoints.REMOVE_PRODUCT_GROUPS, models.Removed, body=body)).removed
 
     async def clear_shopping_list(self) -> None:
-        await self._call(endpoints.CLEAR_SHOPPING_LIST, models.Empty, allow_empty=True)
+        await self._call(endpoints.CLEAR_SHOPPING_LIST, models.Empty)
 
     # implements: authentication.SESSION.4, authentication.SESSION.5, authentication.SESSION.6, api-client.REQUESTS.5, authentication.LOGIN.6
     async def _call(
@@ -174,40 +170,29 @@ class CookedClient:
         path: Mapping[str, str] | None = None,
         params: Mapping[str, str | int] | None = None,
         body: Mapping[str, Any] | None = None,
-        allow_empty: bool = False,
     ) -> M:
         """The one request path: the session's username fills a user-scoped path, a lost session is
         renewed once, and an answer that is no success becomes the error that says so."""
 
         async def send(username: str) -> Answer:
             values = {**(path or {}), **({USERNAME_PARAM: username} if endpoint.user_scoped else {})}
-            try:
-                filled = endpoint.path(**values)
-            except InvalidPathValue as exc:
-                raise CookedRequestError(
-                    f"Nothing was sent to Cooked: {exc}", next_step="use an ID exactly as Cooked returned it"
-                ) from None
-            return await self._sender.send(endpoint, filled, params=params, body=body)
+            return await self._sender.send(endpoint, endpoint.path(**values), params=params, body=body)
 
         generation, username = await self._session.current()
         reply = await send(username)
         if reply.session_lost:
             reply = await send((await self._session.renew(generation))[1])
-        if not reply.ok:
-            error = error_from_response(
-                reply.status, reply.body, reply.retry_after, endpoint=endpoint, redact=self._session.redact
-            )
-            if reply.status != 401:
-                raise error
-            raise CookedAuthError(  # after one re-login and one retry: no more
-                f"Cooked rejected the {endpoint.name} request even right after a fresh login",
-                status=401,
-                code=error.code,
-                cooked_message=error.cooked_message,
-                next_step="Cooked accepted the login but rejected the session it issued; retry later, and if it "
-                f"keeps happening check that {self._sender.base_url_setting} points straight at Cooked (a proxy "
-                "may drop the session cookie)",
-            )
-        if allow_empty and not reply.body.strip():
-            return model.model_validate({})
-        return decode(model, reply, endpoint, self.secret_values)
+        if reply.ok:
+            return decode(model, reply, endpoint, self.secret_values)
+        error = error_from_response(reply, endpoint, self.secret_values())
+        if reply.status != 401:
+            raise error
+        raise CookedAuthError(  # after one re-login and one retry: no more
+            f"Cooked rejected the {endpoint.name} request even right after a fresh login",
+            status=401,
+            code=error.code,
+            cooked_message=error.cooked_message,
+            next_step="Cooked accepted the login but rejected the session it issued; retry later, and if it "
+            f"keeps happening check that {self._sender.base_url_setting} points straight at Cooked (a proxy "
+            "may drop the session cookie)",
+        )

@@ -1,30 +1,27 @@
-"""A 2xx answer as a validated model, or a ``CookedResponseError`` naming the bad field
-(``items[3].id: field required``) and never quoting the body, which may hold recipe text. For a
-report, the answer's shape: JSON types, never values, and a key only when it looks like a schema key
-(a key can be data too), bounded in depth and width.
+"""Cooked's answer as what it means. A 2xx one: a validated model, or a ``CookedResponseError``
+naming the bad field (``items[3].id: field required``) and never quoting the body, which may hold
+recipe text; for a report, the answer's shape: JSON types, never values, and a key only when it
+looks like a schema key (a key can be data too), bounded in depth and width. Any other: the
+``CookedError`` that says so, with a next step an agent can act on; Cooked's own message is
+untrusted, cleaned and shortened.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, Final, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from cooked_mcp.cooked.bounds import MAX_SUCCESS_BODY_BYTES
-from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.cooked.models import RecipeList
-from cooked_mcp.cooked.sender import Answer
-from cooked_mcp.exceptions import CookedResponseError, UnexpectedAnswer
+from cooked_mcp import exceptions as errors
+from cooked_mcp.cooked.endpoints import Endpoint, Key
+from cooked_mcp.cooked.sender import MAX_SUCCESS_BODY_BYTES, Answer
+from cooked_mcp.redaction import redact
+from cooked_mcp.text import one_line
 
 M = TypeVar("M", bound=BaseModel)
-
-#: Answers Cooked may send as a bare JSON array instead of ``{"items": [...]}``.
-_BARE_ARRAY_MODELS: frozenset[type[BaseModel]] = frozenset({RecipeList})
-
-_NEXT_STEP = "retry once; if it happens again, Cooked's API has changed and cooked-mcp needs an update"
 
 #: Nesting levels described; deeper values show as their type only.
 MAX_SHAPE_DEPTH: Final = 4
@@ -35,6 +32,8 @@ _ELEMENTS_LOOKED_AT: Final = 5
 #: A key that does not look like a schema key (a key can be data too) shows as ``<other key N>``.
 _SCHEMA_KEY = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*\??")
 _MAX_KEY_CHARS: Final = 32
+#: The JSON type of each scalar the json module gives (any other: a string).
+_SCALARS: Final = {type(None): "null", bool: "boolean", int: "number", float: "number"}
 
 
 # implements: api-client.RESPONSES.1, api-client.RESPONSES.3
@@ -44,13 +43,13 @@ def decode(
     """``secrets()`` (asked only when an answer is refused) are kept out of its shape (``shape_of``)."""
     data: Any = None
 
-    def fail(problem: str) -> CookedResponseError:
-        return UnexpectedAnswer(
+    def fail(problem: str) -> errors.CookedResponseError:
+        return errors.UnexpectedAnswer(
             f"The {endpoint.name} request failed: Cooked's answer {problem}",
             problem=problem,
             shape=None if data is None else shape_of(data, tuple(secrets())),
             status=reply.status,
-            next_step=_NEXT_STEP,
+            next_step="retry once; if it happens again, Cooked's API has changed and cooked-mcp needs an update",
         )
 
     if reply.truncated:
@@ -60,12 +59,14 @@ def decode(
     except ValidationError:
         pass
     if not reply.body.strip():
+        if not model.model_fields:  # an operation that returns nothing may say so with no body at all
+            return model()
         raise fail("is empty")
     try:
         data = json.loads(reply.body)
     except (ValueError, RecursionError):
         raise fail("is not valid JSON") from None
-    if not isinstance(data, dict) and not (isinstance(data, list) and model in _BARE_ARRAY_MODELS):
+    if not isinstance(data, dict | list):  # Cooked sends some lists bare (models.RecipeList)
         raise fail("is not a JSON object")
     try:
         return model.model_validate(data)
@@ -112,8 +113,74 @@ def shape_of(value: Any, secrets: tuple[str, ...] = (), depth: int = 0) -> Any:
             if shape not in elements:
                 elements.append(shape)
         return ["array", *elements]
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    return "number" if isinstance(value, int | float) else "string"
+    return _SCALARS.get(type(value), "string")
+
+
+_MAX_MESSAGE_CHARS = 300
+_MAX_CODE_CHARS = 64
+_NEXT_STEPS_BY_CODE = {
+    "INVALID_REQUEST": "check the arguments (IDs, required fields) and try again with corrected values",
+    "NOT_FOUND": "check the ID; read the recipe list or the shopping list again to get current IDs",
+    "EXTRACTION_FAILED": (
+        "Cooked found no recipe on that page; copy the recipe text from the page and "
+        "preview and save it as raw text instead"
+    ),
+}
+#: The kind of error each status is; any other 4xx is a ``CookedRejected``, any 5xx a ``CookedServerError``.
+_KINDS: dict[int, type[errors.CookedError]] = {
+    400: errors.CookedInvalidRequest,
+    403: errors.CookedForbidden,
+    404: errors.CookedNotFound,
+    422: errors.CookedUnprocessable,
+    429: errors.CookedRateLimited,
+}
+
+
+# implements: api-client.ERRORS.1, api-client.ERRORS.5, api-client.ERRORS.6, api-client.ERRORS.3, api-client.ERRORS.4, authentication.SECRETS.3
+def error_from_response(reply: Answer, endpoint: Endpoint, secrets: Collection[str]) -> errors.CookedError:
+    """A 4xx or 5xx answer (other than a session 401) as an error; a body that is not a JSON object
+    adds nothing but its status. Cooked's message and code are scrubbed of ``secrets`` in every spelling."""
+    try:
+        data = json.loads(reply.body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        data = None
+    fields = data if isinstance(data, dict) else {}
+    code = _cleaned(fields.get(Key.CODE), secrets, _MAX_CODE_CHARS)
+    message = _cleaned(fields.get(Key.MESSAGE), secrets, _MAX_MESSAGE_CHARS)
+    seconds = (reply.retry_after or "").strip()  # delta-seconds; an HTTP-date is ignored, not guessed at
+    retry_after = float(seconds) if seconds.isdecimal() and len(seconds) < 10 else None
+    kind = _KINDS.get(reply.status, errors.CookedRejected if reply.status < 500 else errors.CookedServerError)
+    summary = f"Cooked rejected the {endpoint.name} request"
+    if kind is errors.CookedRateLimited:
+        wait = f"wait {retry_after:g} seconds" if retry_after is not None else "wait a little"
+        next_step = f"Cooked is rate limiting; {wait}, then retry once"
+    elif kind is errors.CookedServerError:
+        summary = f"Cooked failed while handling the {endpoint.name} request"
+        next_step = "this is a problem on Cooked's side; retry later"
+    elif kind is errors.CookedForbidden or code == "FORBIDDEN":
+        # An account changes only the recipes it owns; a 403 on listing recipes or the shopping list
+        # is about the account, not about a recipe.
+        next_step = (
+            "this recipe belongs to someone else and cannot be changed; read it and save a copy instead"
+            if endpoint.changes and "recipe_id" in endpoint.path_params
+            else f"Cooked does not let this account {endpoint.name}; check that cooked-mcp is set up for the "
+            "right Cooked account (cooked-mcp --check), and do not repeat the call unchanged"
+        )
+    else:  # Cooked's own code says more than the status, when it has one we know
+        next_step = _NEXT_STEPS_BY_CODE.get(code or "") or (
+            _NEXT_STEPS_BY_CODE["NOT_FOUND"]
+            if kind is errors.CookedNotFound
+            else "check the arguments and try again; do not repeat the same call unchanged"
+        )
+    return kind(
+        summary,
+        status=reply.status,
+        code=code,
+        cooked_message=message,
+        retry_after=retry_after,
+        next_step=next_step,
+    )
+
+
+def _cleaned(value: object, secrets: Collection[str], limit: int) -> str | None:
+    return one_line(redact(value, secrets), "", limit) or None if isinstance(value, str) else None

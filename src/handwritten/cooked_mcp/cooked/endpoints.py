@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote
 
-from cooked_mcp.exceptions import InvalidPathValue
+from cooked_mcp.exceptions import CookedRequestError
 
 #: Every path starts so (tests check each request against it).
 API_PREFIX: Final = "/api/"
@@ -72,11 +72,9 @@ class Provenance:
 
 
 #: The public sources: Cooked's mobile app (by Cooked's author) and the readable part of its API notes.
-CONFIRMED: Final = Provenance(True, "Cooked's public mobile app and customer-API notes")
-#: Everything else: the shape in docs/cooked-api.md that no public source shows.
-RECONSTRUCTED: Final = Provenance(
-    False, "the project's reconstruction (docs/cooked-api.md), no public source"
-)
+CONFIRMED = Provenance(True, "Cooked's public mobile app and customer-API notes")
+#: Everything else (an endpoint's default): the shape in docs/cooked-api.md that no public source shows.
+RECONSTRUCTED = Provenance(False, "the project's reconstruction (docs/cooked-api.md), no public source")
 
 
 @dataclass(frozen=True)
@@ -88,7 +86,7 @@ class Endpoint:
     name: str
     method: str
     path_template: str
-    provenance: Provenance
+    provenance: Provenance = RECONSTRUCTED
     slow: bool = False
     changes: bool = False
 
@@ -103,51 +101,46 @@ class Endpoint:
     # implements: api-client.REQUESTS.3
     def path(self, **params: str) -> str:
         """Fill the template; each value becomes one percent-encoded segment or is refused (``.``, ``..`` and
-        empty values would change which endpoint is called).
+        empty values would change which endpoint is called), before anything is sent.
         """
         for field, value in params.items():
             if value in ("", ".", ".."):
-                raise InvalidPathValue(field, "empty" if not value else f"'{value}'")
+                raise CookedRequestError(
+                    f"Nothing was sent to Cooked: the {field.replace('_', ' ')} is "
+                    f"{'empty' if not value else repr(value)}, which is not a valid Cooked ID",
+                    next_step="use an ID exactly as Cooked returned it",
+                )
         return self.path_template.format(**{field: quote(value, safe="") for field, value in params.items()})
 
 
-LOGIN: Final = Endpoint("login", "POST", "/api/public/login", CONFIRMED)
-LIST_RECIPES: Final = Endpoint("list recipes", "GET", "/api/user/{username}/recipes", RECONSTRUCTED)
+LOGIN = Endpoint("login", "POST", "/api/public/login", CONFIRMED)
+LIST_RECIPES = Endpoint("list recipes", "GET", "/api/user/{username}/recipes")
 # The path, ``query`` and ``{items}`` are public; ``page`` is not.
-SEARCH_RECIPES: Final = Endpoint("search recipes", "GET", "/api/user/recipes/search", CONFIRMED)
-GET_RECIPE: Final = Endpoint("get recipe", "GET", "/api/saved/{recipe_id}", RECONSTRUCTED)
-PREVIEW_RECIPE: Final = Endpoint("preview recipe", "POST", "/api/recipes/preview", RECONSTRUCTED)
-SAVE_RECIPE: Final = Endpoint("save recipe", "POST", "/api/recipes", RECONSTRUCTED, changes=True)
-UPDATE_RECIPE: Final = Endpoint("update recipe", "PUT", "/api/saved/{recipe_id}", RECONSTRUCTED, changes=True)
-DELETE_RECIPE: Final = Endpoint(
-    "delete recipe", "DELETE", "/api/saved/{recipe_id}", RECONSTRUCTED, changes=True
+SEARCH_RECIPES = Endpoint("search recipes", "GET", "/api/user/recipes/search", CONFIRMED)
+GET_RECIPE = Endpoint("get recipe", "GET", "/api/saved/{recipe_id}")
+PREVIEW_RECIPE = Endpoint("preview recipe", "POST", "/api/recipes/preview")
+SAVE_RECIPE = Endpoint("save recipe", "POST", "/api/recipes", changes=True)
+UPDATE_RECIPE = Endpoint("update recipe", "PUT", "/api/saved/{recipe_id}", changes=True)
+DELETE_RECIPE = Endpoint("delete recipe", "DELETE", "/api/saved/{recipe_id}", changes=True)
+IMPORT_URL = Endpoint("import URL", "POST", "/api/new", CONFIRMED, slow=True, changes=True)
+GET_DRAFT = Endpoint("get draft", "GET", "/api/extract/{extraction_id}")
+SAVE_DRAFT = Endpoint("save draft", "POST", "/api/extract/{extraction_id}/save", changes=True)
+GET_SHOPPING_LIST = Endpoint("get shopping list", "GET", "/api/user/{username}/shopping-list")
+ADD_INGREDIENTS = Endpoint(
+    "add ingredients", "POST", "/api/user/{username}/shopping-list/ingredients", changes=True
 )
-IMPORT_URL: Final = Endpoint("import URL", "POST", "/api/new", CONFIRMED, slow=True, changes=True)
-GET_DRAFT: Final = Endpoint("get draft", "GET", "/api/extract/{extraction_id}", RECONSTRUCTED)
-SAVE_DRAFT: Final = Endpoint(
-    "save draft", "POST", "/api/extract/{extraction_id}/save", RECONSTRUCTED, changes=True
-)
-GET_SHOPPING_LIST: Final = Endpoint(
-    "get shopping list", "GET", "/api/user/{username}/shopping-list", RECONSTRUCTED
-)
-ADD_INGREDIENTS: Final = Endpoint(
-    "add ingredients", "POST", "/api/user/{username}/shopping-list/ingredients", RECONSTRUCTED, changes=True
-)
-UPDATE_PRODUCT_GROUP: Final = Endpoint(
+UPDATE_PRODUCT_GROUP = Endpoint(
     "update product group",
     "PUT",
     "/api/user/{username}/shopping-list/product-groups/{product_group_id}",
-    RECONSTRUCTED,
     changes=True,
 )
-SET_SELECTED: Final = Endpoint(
-    "set selection", "PUT", "/api/user/{username}/shopping-list/selected", RECONSTRUCTED, changes=True
+SET_SELECTED = Endpoint("set selection", "PUT", "/api/user/{username}/shopping-list/selected", changes=True)
+REMOVE_PRODUCT_GROUPS = Endpoint(
+    "remove product groups", "POST", "/api/user/{username}/shopping-list/remove", changes=True
 )
-REMOVE_PRODUCT_GROUPS: Final = Endpoint(
-    "remove product groups", "POST", "/api/user/{username}/shopping-list/remove", RECONSTRUCTED, changes=True
-)
-CLEAR_SHOPPING_LIST: Final = Endpoint(
-    "clear shopping list", "DELETE", "/api/user/{username}/shopping-list", RECONSTRUCTED, changes=True
+CLEAR_SHOPPING_LIST = Endpoint(
+    "clear shopping list", "DELETE", "/api/user/{username}/shopping-list", changes=True
 )
 
 #: Every operation in the order above, for tests and documentation that walk the whole table.

@@ -43,20 +43,17 @@ class RecipeList(_CookedModel):
         return {Key.ITEMS: data} if isinstance(data, list) else data
 
 
-# implements: recipes.READ.9
-class CookedRecipe(_CookedModel):
-    id: str = Field(alias=Key.ID, min_length=1)
-    title: str | None = Field(default=None, alias=Key.TITLE)
-    description: str = Field(alias=Key.DESCRIPTION)
-    portions: int | None = Field(default=None, alias=Key.PORTIONS)
-    owner: str | None = Field(default=None, alias=Key.OWNER)
-    can_edit: bool | None = Field(default=None, alias=Key.CAN_EDIT, validation_alias=_flag(Key.CAN_EDIT))
-
-
 class Preview(_CookedModel):
     title: str | None = Field(default=None, alias=Key.TITLE)
     description: str = Field(alias=Key.DESCRIPTION)
     portions: int | None = Field(default=None, alias=Key.PORTIONS)
+
+
+# implements: recipes.READ.9
+class CookedRecipe(Preview):
+    id: str = Field(alias=Key.ID, min_length=1)
+    owner: str | None = Field(default=None, alias=Key.OWNER)
+    can_edit: bool | None = Field(default=None, alias=Key.CAN_EDIT, validation_alias=_flag(Key.CAN_EDIT))
 
 
 class SavedRef(_CookedModel):
@@ -83,13 +80,10 @@ class ImportResult(_CookedModel):
         return self
 
 
-class CookedDraft(_CookedModel):
+class CookedDraft(Preview):
     id: str = Field(
         alias=Key.ID, validation_alias=AliasChoices(Key.ID, Key.EXTRACT_ID, Key.EXTRACTION_ID), min_length=1
     )
-    title: str | None = Field(default=None, alias=Key.TITLE)
-    description: str = Field(alias=Key.DESCRIPTION)
-    portions: int | None = Field(default=None, alias=Key.PORTIONS)
 
 
 class CookedProductGroup(_CookedModel):

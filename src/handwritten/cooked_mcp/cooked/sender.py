@@ -1,6 +1,7 @@
 """One HTTP exchange with Cooked: the only module that touches httpx. Every bound against a
-misbehaving Cooked or proxy is applied here: one deadline per exchange, bounded reads, no compressed
-bodies, no redirects, a bounded cookie jar (figures in ``bounds``).
+misbehaving Cooked or proxy is applied here: one deadline per exchange, bodies read up to a bound
+(the rest never downloaded), no compressed bodies, no redirects, and a cookie jar small enough that
+no server refuses the ``Cookie`` header it makes.
 """
 
 from __future__ import annotations
@@ -10,28 +11,65 @@ import functools
 import logging
 import math
 import os
+import socket
+import ssl
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import httpx
 
 from cooked_mcp import __version__
-from cooked_mcp.cooked.bounds import (
-    MAX_ERROR_BODY_BYTES,
-    MAX_PARSED_URLS,
-    MAX_SUCCESS_BODY_BYTES,
-    CookieKey,
-    bound_jar,
-    read_bounded,
-)
 from cooked_mcp.cooked.endpoints import Endpoint
-from cooked_mcp.cooked.failures import base_url_setting, connect_failure
 from cooked_mcp.exceptions import CookedResponseError, CookedUnavailable
 from cooked_mcp_runtime.results import ANSWERS
 
 logger = logging.getLogger("cooked_mcp.cooked")
+
+#: Far above any real answer (a recipe is a few KiB), low enough that a broken proxy cannot exhaust memory.
+MAX_SUCCESS_BODY_BYTES = 8 * 1024 * 1024
+#: How much of an error body is ever read: enough for any JSON error, never a whole proxy page.
+# implements: api-client.LIMITS.1
+MAX_ERROR_BODY_BYTES = 64 * 1024
+#: The cookie jar's bounds: Cooked sets one session cookie and a proxy a few more; a server that sets
+#: hundreds would otherwise grow every request's ``Cookie`` header until servers refuse it. 4 KiB
+#: stays under every common server's header limit (8 KiB and up).
+MAX_COOKIES = 32
+MAX_COOKIE_BYTES = 4096
+#: Parsed request URLs kept (httpx checks each one character by character); past this many the least
+#: recently used is forgotten.
+MAX_PARSED_URLS = 128
+
+CookieKey = tuple[str, str, str]  # domain, path, name
+
+#: What a cause found in a connection failure means and what to do ("retry later" only where time can
+#: fix it); anyio's end of stream while connecting: the server hung up on the TLS client hello.
+_CONNECT_FAILURES: tuple[tuple[type[BaseException] | Any, str, str], ...] = (
+    (
+        ssl.SSLCertVerificationError,
+        "its TLS certificate was not accepted",
+        "check that {setting} names Cooked itself; behind a TLS-inspecting proxy, point SSL_CERT_FILE "
+        "at the proxy's CA certificate",
+    ),
+    (
+        ssl.SSLError | anyio.EndOfStream | anyio.BrokenResourceError,
+        "the TLS handshake failed",
+        "check the scheme in {setting}: https:// for Cooked (a server that speaks plain HTTP fails "
+        "this way), http:// only for a local test server",
+    ),
+    (
+        socket.gaierror,
+        "its host name was not found",
+        "check the host name in {setting} and this machine's network connection and DNS",
+    ),
+    (
+        ConnectionRefusedError,
+        "the connection was refused (nothing is listening there)",
+        "check the host and port in {setting}; if they are right, Cooked is down: retry later",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -45,8 +83,7 @@ class Timeouts:
     slow_read: float = 90.0
 
     def for_endpoint(self, endpoint: Endpoint) -> httpx.Timeout:
-        read = self.slow_read if endpoint.slow else self.read
-        return httpx.Timeout(read, connect=self.connect)
+        return httpx.Timeout(self.slow_read if endpoint.slow else self.read, connect=self.connect)
 
     def deadline(self, endpoint: Endpoint) -> float:
         return self.connect + (self.slow_read if endpoint.slow else self.read)
@@ -54,13 +91,13 @@ class Timeouts:
 
 @dataclass(frozen=True)
 class Answer:
-    """A received answer: status, the (bounded) body, and whether the body was cut short."""
+    """A received answer: status, the (bounded) body, whether it was cut short, and whether the
+    request carried cookies (a session)."""
 
     status: int
     body: bytes
     truncated: bool
     retry_after: str | None
-    #: Whether the request carried cookies (a session).
     carried_cookies: bool = False
 
     @property
@@ -91,51 +128,41 @@ class Sender:
         timeouts: Timeouts | None = None,
         base_url_from: str | None = None,
     ) -> None:
-        """``base_url_from`` is where the base URL was set, for the messages that ask to check it."""
+        """``base_url_from`` is where the base URL was set, named by the messages that ask to check it."""
         self.base_url = base_url.rstrip("/")
-        self.base_url_setting = base_url_setting(self.base_url, base_url_from)
+        self.base_url_setting = (
+            f"the base URL {self.base_url} from {base_url_from}"
+            if base_url_from
+            else f"COOKED_BASE_URL or cooked.base_url ({self.base_url})"
+        )
         self.timeouts = timeouts or Timeouts()
         self._given_transport = transport
+        self._http: httpx.AsyncClient | None = None  # built at the first request: ``_client``
         #: The cookies kept after the last answer that set any: they come first when the jar is bounded.
         self._held: set[CookieKey] = set()
         #: The jar's ``Cookie`` header for every request and until when it holds (``_add_cookies``).
         self._cookie: tuple[str, float] | None = None
-        #: Request URLs by path and query, each parsed and checked once (``bounds.MAX_PARSED_URLS``).
-        self._urls: dict[tuple[str, tuple[tuple[str, str | int], ...]], httpx.URL] = {}
+        self._url = functools.lru_cache(MAX_PARSED_URLS)(self._parse_url)  # by path and query
         # implements: api-client.REQUESTS.2
         # identity: the bounds on how much of a body is read are then bounds on bytes received, not on
-        # what a small compressed answer could expand to. Normalised once; each request copies the list.
+        # what a small compressed answer could expand to. Normalised once; each request copies them.
         headers = {"Accept": "application/json", "Accept-Encoding": "identity"}
         self._headers = httpx.Headers({**headers, "User-Agent": f"cooked-mcp/{__version__}"})
-
-    @functools.cached_property
-    def _http(self) -> httpx.AsyncClient:
-        # implements: authentication.SESSION.7, authentication.SESSION.8
-        return httpx.AsyncClient(
-            trust_env=True,  # proxy and CA settings from the environment, as any httpx client
-            verify=httpx.create_ssl_context(),  # one trust store for the client and a proxy's transport
-            transport=self._given_transport,
-            follow_redirects=False,
-        )
 
     # implements: authentication.SESSION.3
     def clear_cookies(self) -> None:
         """Forget the session: the next request goes out without any Cooked cookie."""
-        if "_http" in self.__dict__:
+        if self._http is not None:
             self._http.cookies.clear()
         self._held, self._cookie = set(), None
 
     def cookie_values(self) -> list[str]:
         """Cookie values held right now, only so that error text can be scrubbed of them."""
-        if "_http" not in self.__dict__:  # nothing sent yet: no cookie, and no trust store loaded for it
-            return []
-        return [cookie.value for cookie in self._http.cookies.jar if cookie.value]
+        return [cookie.value for cookie in self._http.cookies.jar if cookie.value] if self._http else []
 
     async def aclose(self) -> None:
-        if "_http" in self.__dict__:
+        if self._http is not None:
             await self._http.aclose()
-        elif self._given_transport is not None:
-            await self._given_transport.aclose()
 
     # implements: api-client.REQUESTS.1, api-client.REQUESTS.4, authentication.SESSION.1, authentication.SESSION.2, authentication.LOGIN.3, api-client.LIMITS.1
     async def send(
@@ -149,12 +176,12 @@ class Sender:
         """Send one request within the endpoint's deadline; an error body is read only up to its bound."""
         try:
             async with asyncio.timeout(self.timeouts.deadline(endpoint)):
-                url = self._url(endpoint, path, params)
-                http = self._client(endpoint)
                 timeout = self.timeouts.for_endpoint(endpoint).as_dict()
+                url = self._url(path, tuple(params.items()) if params else ())
                 request = httpx.Request(
                     endpoint.method, url, headers=self._headers, json=body, extensions={"timeout": timeout}
                 )
+                http = self._client(endpoint)
                 self._add_cookies(http.cookies, request)
                 response = await http.send(request, stream=True)
                 try:
@@ -170,30 +197,15 @@ class Sender:
         except (httpx.TimeoutException, TimeoutError):  # TimeoutError: the overall deadline passed
             raise self._unavailable(endpoint, "did not answer in time", answer_lost=True) from None
         except httpx.ConnectError as exc:
-            what, next_step = connect_failure(exc, self.base_url_setting)
-            raise self._unavailable(endpoint, what, next_step=next_step) from None
+            raise self._unreachable(endpoint, exc) from None
         except httpx.TransportError:
             raise self._unavailable(endpoint, "broke off the connection", answer_lost=True) from None
         _log(endpoint, str(response.status_code))
-        return Answer(
-            status=response.status_code,
-            body=data,
-            truncated=truncated,
-            retry_after=response.headers.get("retry-after"),
-            carried_cookies="cookie" in request.headers,
-        )
+        retry_after = response.headers.get("retry-after")
+        return Answer(response.status_code, data, truncated, retry_after, "cookie" in request.headers)
 
-    def _url(self, endpoint: Endpoint, path: str, params: Mapping[str, str | int] | None) -> httpx.URL:
-        key = (path, tuple(params.items()) if params else ())
-        url = self._urls.get(key)
-        if url is None:
-            url = httpx.URL(self.base_url + path, params=params or None)
-            if url.raw_path.split(b"?", 1)[0] != path.encode("ascii"):  # no dot segment resolved away
-                raise ValueError(f"{endpoint.name}: the request path was rewritten")
-            if len(self._urls) >= MAX_PARSED_URLS:
-                self._urls.clear()
-            self._urls[key] = url
-        return url
+    def _parse_url(self, path: str, query: tuple[tuple[str, str | int], ...]) -> httpx.URL:
+        return httpx.URL(self.base_url + path, params=query or None)
 
     def _add_cookies(self, cookies: httpx.Cookies, request: httpx.Request) -> None:
         """The jar's ``Cookie`` header on ``request``, by the standard library's rules. Every request
@@ -214,42 +226,43 @@ class Sender:
     def _client(self, endpoint: Endpoint) -> httpx.AsyncClient:
         """The client, built at the first request (loading the trust store is costly); a proxy variable
         httpx cannot use, or CA settings it cannot load, fail here, on every call until fixed."""
-        try:
+        if self._http is not None:
             return self._http
-        except ValueError:  # httpx.Proxy: an unknown scheme or a malformed URL; its text may hold the URL
-            _log(endpoint, "failed: unusable proxy setting")
-            raise CookedUnavailable(
-                f"cooked-mcp could not use the proxy set in its environment for the {endpoint.name} request, "
-                "so nothing was sent",
-                next_step=(
-                    "fix or unset HTTPS_PROXY, HTTP_PROXY and ALL_PROXY (a proxy URL starts with http://, "
-                    "https:// or socks5://) in the environment cooked-mcp starts with, then restart it"
-                ),
-            ) from None
+        try:
+            # implements: authentication.SESSION.7, authentication.SESSION.8
+            self._http = httpx.AsyncClient(
+                trust_env=True,  # proxy and CA settings from the environment, as any httpx client
+                verify=httpx.create_ssl_context(),  # one trust store for the client and a proxy's transport
+                transport=self._given_transport,
+                follow_redirects=False,
+            )
+            return self._http
         except OSError as exc:  # the CA bundle httpx loads is missing, unreadable or holds no certificate
-            _log(endpoint, "failed: unusable CA certificates")
-            named = next((name for name in ("SSL_CERT_FILE", "SSL_CERT_DIR") if os.environ.get(name)), None)
-            where = f"the CA certificates {named} names" if named else "the CA certificates httpx uses"
-            raise CookedUnavailable(
-                f"cooked-mcp could not load {where} ({exc.strerror or type(exc).__name__}) for the "
-                f"{endpoint.name} request, so nothing was sent",
-                next_step=(
-                    f"point {named} at a readable PEM bundle or unset it"
-                    if named
-                    else "reinstall cooked-mcp (its certifi CA bundle is missing) or set SSL_CERT_FILE"
-                )
-                + " in the environment cooked-mcp starts with, then restart it",
-            ) from None
+            what = f"load the CA certificates ({exc.strerror or type(exc).__name__})"
+            only_dir = os.environ.get("SSL_CERT_DIR") and not os.environ.get("SSL_CERT_FILE")
+            fix = f"point {'SSL_CERT_DIR' if only_dir else 'SSL_CERT_FILE'} at a readable PEM bundle or unset it"
+        except ValueError:  # httpx.Proxy: an unknown scheme or a malformed URL; its text may hold the URL
+            what = "use the proxy set in its environment"
+            fix = (
+                "fix or unset HTTPS_PROXY, HTTP_PROXY and ALL_PROXY (a proxy URL starts with http://, https:// "
+                "or socks5://)"
+            )
+        _log(endpoint, f"failed: could not {what}")
+        raise CookedUnavailable(
+            f"cooked-mcp could not {what} for the {endpoint.name} request, so nothing was sent",
+            next_step=f"{fix} in the environment cooked-mcp starts with, then restart it",
+        )
 
     async def _read_body(self, endpoint: Endpoint, response: httpx.Response) -> tuple[bytes, bool]:
         """The raw body, bounded; a compressed one could expand without bound, so a success is refused
         unread and an error keeps only its status."""
         encoding = response.headers.get("content-encoding", "").strip().lower()
-        encoding = None if encoding in ("", "identity") else encoding
-        if not response.is_success:  # a compressed error body is not read at all: its status is kept
-            limit = MAX_ERROR_BODY_BYTES
-            return (b"", False) if encoding else await read_bounded(response.aiter_bytes(), limit)
-        if encoding is not None:
+        compressed = encoding not in ("", "identity")
+        if not response.is_success:
+            if compressed:
+                return b"", False
+            return await read_bounded(response.aiter_bytes(), MAX_ERROR_BODY_BYTES)
+        if compressed:
             _log(endpoint, f"failed: refused Content-Encoding {encoding[:40]!r}")
             raise CookedResponseError(
                 f"The {endpoint.name} request failed: Cooked's answer was compressed "
@@ -260,9 +273,10 @@ class Sender:
         # Held before reading, while the tool call's answer is made (results.ANSWERS); the answer to
         # a change is held without waiting: the change is made, its answer must not be lost.
         declared = response.headers.get("content-length", "")
-        size = min(int(declared), MAX_SUCCESS_BODY_BYTES) if declared.isdigit() else MAX_SUCCESS_BODY_BYTES
+        limit = MAX_SUCCESS_BODY_BYTES
+        size = min(int(declared), limit) if declared.isdigit() else limit
         charged = await ANSWERS.hold(size, wait=endpoint.method == "GET")
-        body = await read_bounded(response.aiter_bytes(), MAX_SUCCESS_BODY_BYTES)
+        body = await read_bounded(response.aiter_bytes(), limit)
         ANSWERS.keep(charged, len(body[0]))
         return body
 
@@ -289,12 +303,21 @@ class Sender:
             may_have_changed=answer_lost and endpoint.changes,
         )
 
+    def _unreachable(self, endpoint: Endpoint, exc: httpx.ConnectError) -> CookedUnavailable:
+        """The connection failure's cause, found in what httpx's ``ConnectError`` wraps, and its advice."""
+        causes = tuple(_causes(exc))
+        setting = self.base_url_setting
+        for kind, what, advice in _CONNECT_FAILURES:
+            if any(isinstance(cause, kind) for cause in causes):
+                what, advice = f"could not be reached: {what}", advice.format(setting=setting)
+                return self._unavailable(endpoint, what, next_step=advice)
+        advice = f"check this machine's network connection and {setting}; retry later"
+        return self._unavailable(endpoint, "could not be reached", next_step=advice)
+
     def _redirected(self, endpoint: Endpoint, response: httpx.Response) -> CookedUnavailable:
         _log(endpoint, f"{response.status_code}, redirect not followed")
-        try:
-            url = response.request.url.join(response.headers.get("location", ""))
-        except httpx.InvalidURL:
-            url = response.request.url
+        # httpx builds the redirect's request even when it follows none; a 3xx without Location has none
+        url = response.next_request.url if response.next_request else response.request.url
         host = url.host if url.host != response.request.url.host else ""
         return CookedUnavailable(
             f"The {endpoint.name} request failed: Cooked at {self.base_url} redirected it"
@@ -307,6 +330,49 @@ class Sender:
         )
 
 
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and everything it wraps: causes, contexts and the members of exception groups."""
+    yield exc
+    grouped = exc.exceptions if isinstance(exc, BaseExceptionGroup) else ()
+    for inner in {exc.__cause__, exc.__context__, *grouped}:  # a set: cause and context are often one
+        if inner is not None:
+            yield from _causes(inner)
+
+
 def _log(endpoint: Endpoint, outcome: str) -> None:
     """Method, path template and outcome only: never the filled path (it holds the username)."""
     logger.debug("Cooked %s %s (%s) -> %s", endpoint.method, endpoint.path_template, endpoint.name, outcome)
+
+
+async def read_bounded(chunks: AsyncIterable[bytes], limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of an uncompressed body, and whether there was more (the rest stays unread)."""
+    body = bytearray()
+    async for chunk in chunks:
+        body += chunk
+        if len(body) > limit:
+            return bytes(body[:limit]), True
+    return bytes(body), False
+
+
+def bound_jar(jar: httpx.Cookies, held: set[CookieKey]) -> set[CookieKey]:
+    """Keep ``jar`` within ``MAX_COOKIES`` / ``MAX_COOKIE_BYTES``: cookies already ``held`` first (the login's
+    session cookie stays), then new ones while they fit. Returns the cookies now held.
+    """
+    cookies = jar.jar
+    ordered = sorted(cookies, key=lambda cookie: (cookie.domain, cookie.path, cookie.name) not in held)
+    count = size = dropped = 0
+    for cookie in ordered:
+        cost = len(cookie.name.encode()) + len((cookie.value or "").encode()) + 3  # "=" and "; "
+        if count < MAX_COOKIES and size + cost <= MAX_COOKIE_BYTES:
+            count, size = count + 1, size + cost
+        else:
+            cookies.clear(cookie.domain, cookie.path, cookie.name)
+            dropped += 1
+    if dropped:
+        logger.warning(
+            "Cooked set more cookies than cooked-mcp keeps (at most %d cookies, %d bytes); dropped %d",
+            MAX_COOKIES,
+            MAX_COOKIE_BYTES,
+            dropped,
+        )
+    return {(cookie.domain, cookie.path, cookie.name) for cookie in cookies}

@@ -13,13 +13,11 @@ from collections.abc import Callable, Iterable
 from pydantic import SecretStr
 
 from cooked_mcp.cooked import endpoints
-from cooked_mcp.cooked.decoding import decode
+from cooked_mcp.cooked.decoding import decode, error_from_response
 from cooked_mcp.cooked.endpoints import Key
-from cooked_mcp.cooked.failures import error_from_response
 from cooked_mcp.cooked.models import LoginResult
 from cooked_mcp.cooked.sender import Sender
 from cooked_mcp.exceptions import CookedAuthError, CookedError
-from cooked_mcp.redaction import redact
 
 logger = logging.getLogger("cooked_mcp.cooked")
 
@@ -45,24 +43,24 @@ class Session:
         self._secrets = tuple(secrets)
         self._login_name = login_name
         self._password = password
-        self._credentials_from = credentials_from
+        self._credentials_from = credentials_from or (
+            "COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the config file)"
+        )
         self._clock = clock
-        self._rejected_at: float | None = None  # when Cooked last rejected the credentials
         self._lock = asyncio.Lock()
         self._generation = 0
         self._username: str | None = None
         self._failure: CookedError | None = None
+        self._rejected_at: float | None = None  # when Cooked rejected the credentials, if it just did
         self._retired_cookies: list[str] = []
-        # The canonical username Cooked last returned; unlike _username it survives a re-login,
-        # whose error could echo it.
+        # The canonical username Cooked last returned: it outlives a re-login, whose error could echo it.
         self._last_username: str | None = None
 
     # implements: authentication.LOGIN.1
     async def current(self) -> tuple[int, str]:
         """The session to use, logging in first if there is none yet: ``(generation, username)``."""
-        username = self._username
-        if username is not None:
-            return self._generation, username
+        if self._username is not None:
+            return self._generation, self._username
         return await self.renew(self._generation)
 
     # implements: authentication.SESSION.4
@@ -87,32 +85,19 @@ class Session:
                 raise self._failure.with_next_step(self._failure.next_step)
             return self._generation, self._username
 
-    # implements: api-client.ERRORS.6, authentication.SECRETS.3
-    def redact(self, text: str) -> str:
-        """Scrub every secret (``secret_values``) from Cooked's untrusted text, in every spelling ``redaction`` knows."""
-        return redact(text, self.secret_values())
-
     def secret_values(self) -> list[str]:
         """Login name, password, canonical username, the session cookies held now or before (a login's answer
         may echo the old session's), and the ``secrets`` given at construction.
         """
-        secrets = [
-            *self._secrets,
-            self._login_name,
-            self._password.get_secret_value(),
-            *self._sender.cookie_values(),
-            *self._retired_cookies,
-        ]
-        if self._last_username is not None:
-            secrets.append(self._last_username)
-        return secrets
+        secrets = [*self._secrets, self._login_name, self._password.get_secret_value()]
+        secrets += [*self._sender.cookie_values(), *self._retired_cookies]
+        return secrets if self._last_username is None else [*secrets, self._last_username]
 
     # implements: authentication.SESSION.3, authentication.LOGIN.2, authentication.LOGIN.4, authentication.LOGIN.5
     async def _login(self) -> None:
         """One login attempt, with an empty cookie jar. The generation moves on only when the attempt
         is over, so a caller that looks while it is in flight waits for it instead of starting another."""
-        self._username = None
-        self._failure = None
+        self._username = self._failure = self._rejected_at = None
         retired = [value for value in self._sender.cookie_values() if value not in self._retired_cookies]
         self._retired_cookies = [*self._retired_cookies, *retired][-_RETIRED_COOKIES_KEPT:]
         self._sender.clear_cookies()
@@ -121,29 +106,21 @@ class Session:
             body = {Key.USERNAME: self._login_name, Key.PASSWORD: self._password.get_secret_value()}
             reply = await self._sender.send(endpoint, endpoint.path(), body=body)
             if not reply.ok:
-                error = error_from_response(
-                    reply.status, reply.body, reply.retry_after, endpoint=endpoint, redact=self.redact
-                )
-                if reply.status not in (
-                    401,
-                    403,
-                ):  # 403: an account Cooked will not let in, the same to the user
+                error = error_from_response(reply, endpoint, self.secret_values())
+                if reply.status not in (401, 403):  # 403: an account Cooked will not let in
                     raise error
-                settings = self._credentials_from or (
-                    "COOKED_LOGIN_USERNAME and COOKED_LOGIN_PASSWORD (or user.name / user.password in the config file)"
-                )
                 raise CookedAuthError(
                     "Cooked rejected the configured username or password",
                     status=reply.status,
                     code=error.code,
-                    next_step=f"check {settings} and restart cooked-mcp; social-login and passwordless Cooked "
-                    "accounts are not supported",
+                    next_step=f"check {self._credentials_from} and restart cooked-mcp; social-login and "
+                    "passwordless Cooked accounts are not supported",
                 )
             self._username = self._last_username = decode(LoginResult, reply, endpoint).username
-            self._rejected_at = None
         except CookedError as exc:
             self._failure = exc
-            self._rejected_at = self._clock() if isinstance(exc, CookedAuthError) else None
+            if isinstance(exc, CookedAuthError):
+                self._rejected_at = self._clock()
             raise
         finally:
             self._generation += 1
