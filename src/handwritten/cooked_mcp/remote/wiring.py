@@ -26,7 +26,9 @@ from mcp.server.auth.routes import (
     create_protected_resource_routes,
 )
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
+from mcp.server.transport_security import RequestBodyLimitMiddleware
 from pydantic import AnyHttpUrl, ConfigDict, TypeAdapter
+from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
@@ -35,7 +37,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from cooked_mcp.config import Settings
 from cooked_mcp.logging_setup import register_secret_source
 
-from ..config.limits import RemoteLimits
+from ..config.limits import Limits, RemoteLimits
 from .cimd import CimdFetcher
 from .consent import OwnerCheck, consent_routes
 from .provider import ClientFetcher, Provider
@@ -53,12 +55,9 @@ class Remote:
     routes: list[BaseRoute]
     #: Wraps the ``/mcp`` endpoint: a valid token for this resource, or 401 naming the metadata.
     guard: Callable[[ASGIApp], ASGIApp]
-    #: The public ``Host`` (and origin) the DNS-rebinding checks must accept.
-    host: str
-    origin: str
-    #: The one URL to paste into claude.ai or ChatGPT.
-    url: str
     provider: Provider
+    #: After the transport's own layers: a stranger's body is bounded before any sign-in.
+    middleware: list[Middleware]
 
 
 # implements: extensions.REMOTE.1, extensions.REMOTE.4
@@ -123,8 +122,7 @@ def build(
     def guard(app: ASGIApp) -> ASGIApp:
         return AuthenticationMiddleware(RequireAuthMiddleware(app, [], metadata_url), backend=backend)
 
-    netloc = issuer.split("://", 1)[1]
-    return Remote(routes, guard, netloc, issuer, resource, provider)
+    return Remote(routes, guard, provider, [Middleware(_StrangersBodies)])
 
 
 class _RateLimited:
@@ -185,3 +183,15 @@ class _PublicClientRevokes:
             return {"type": "http.request", "body": body, "more_body": False}
 
         await self.app(scope, replay, send)
+
+
+class _StrangersBodies:
+    """Every path but /mcp (the OAuth endpoints, the consent form) reads at most
+    ``Limits.MAX_FORM_BYTES``; /mcp reads its 4 MiB (``HttpGuard``) only once its token let it in."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app, self.limited = app, RequestBodyLimitMiddleware(app, Limits.MAX_FORM_BYTES)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        served = self.app if scope["type"] != "http" or scope["path"] == MCP_PATH else self.limited
+        await served(scope, receive, send)

@@ -23,7 +23,7 @@ from ..exceptions import ListenError
 from ..remote import remote_mode
 from .connection_guard import listen, uvicorn_server
 from .http_guard import HttpGuard
-from .http_middleware import MCP_PATH, AnswersInFlight, Refusals, StrangersBodies
+from .http_middleware import MCP_PATH, AnswersInFlight, Refusals
 from .protocol_guard import StopSignals
 
 EXIT_STARTUP = 2
@@ -104,9 +104,11 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
     remote = remote_mode(settings) if settings.public_url else None
     # Remote mode's OAuth access token replaces the bearer token.
     token = settings.http_token if remote is None else None
-    middleware = [Middleware(AnswersInFlight), Middleware(Refusals, token=token)]
-    if remote is not None:
-        middleware.append(Middleware(StrangersBodies))
+    middleware = [
+        Middleware(AnswersInFlight),
+        Middleware(Refusals, token=token),
+        *(remote.middleware if remote else []),
+    ]
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:

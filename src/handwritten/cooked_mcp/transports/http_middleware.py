@@ -6,7 +6,6 @@ from __future__ import annotations
 import hmac
 import logging
 
-from mcp.server.transport_security import RequestBodyLimitMiddleware
 from pydantic import SecretStr
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
@@ -14,8 +13,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cooked_mcp.text import printable
 from cooked_mcp_runtime.results import ANSWERS, HANDED_OVER, HandedOver
-
-from ..config.limits import Limits
 
 logger = logging.getLogger("cooked_mcp.transports.http")
 
@@ -133,15 +130,3 @@ def unauthorised(scope: Scope, token: bytes) -> JSONResponse | None:
         status_code=401,
         headers={"www-authenticate": challenge, "cache-control": "no-store"},
     )
-
-
-class StrangersBodies:
-    """Remote mode: every path but /mcp (the OAuth endpoints, the consent form) reads at most
-    ``Limits.MAX_FORM_BYTES``; /mcp reads its 4 MiB (``HttpGuard``) only once its token let it in."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app, self.limited = app, RequestBodyLimitMiddleware(app, Limits.MAX_FORM_BYTES)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        served = self.app if scope["type"] != "http" or scope["path"] == MCP_PATH else self.limited
-        await served(scope, receive, send)
