@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import re
 import string
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import suppress
 from dataclasses import replace
 from functools import partial
 from urllib.parse import urlsplit, urlunsplit
@@ -22,11 +22,9 @@ from ..cooked.models import CookedDraft, CookedRecipe, CookedRecipeSummary, Prev
 from ..exceptions import CookedNotFound
 from ..text import one_line
 from .confirmation import MAX_NAME_CHARS, Confirmation, Question
-from .formatting import fence, portions_phrase, tool_call
+from .formatting import fence, lines, portions_phrase, tool_call
 from .tool_errors import cooked_errors
 from .writes import KEEP_SECONDS, Write, Writes
-
-logger = logging.getLogger("cooked_mcp.handlers")
 
 #: Cooked's search answers pages of this fixed size; only the list endpoint takes a page size.
 SEARCH_PAGE_SIZE = 20
@@ -136,32 +134,23 @@ class RecipeTools:
     ) -> ToolResult[tool.PreviewRecipeTextOutput]:
         with cooked_errors():
             preview = await self._client.preview_recipe(args.title, args.text)
-        portions = portions_phrase(preview.portions)
-        lines = [f"{PREVIEW_NOTICE} Cooked made this of the text ({portions}):", _fenced(preview)]
-        next_step = None
-        if self._writable:
-            save = tool_call(
-                "save_recipe",
-                source="prepared",
-                title="<title>",
-                markdown="<markdown>",
-                portions=preview.portions,
-            )
-            next_step = (
-                f"To keep it: {save} with the title and markdown above (edit them first if needed), "
-                "or save_recipe source=raw_text with the original title and text."
-            )
-            lines.append(next_step)
+        fields = {"title": "<title>", "markdown": "<markdown>", "portions": preview.portions}
+        next_step = (
+            f"To keep it: {tool_call('save_recipe', source='prepared', **fields)} with the title and markdown "
+            "above (edit them first if needed), or save_recipe source=raw_text with the original title and text."
+            if self._writable
+            else None
+        )
         output = tool.PreviewRecipeTextOutput(
-            title=preview.title,
             markdown=preview.description,
-            portions=preview.portions,
+            **preview.model_dump(exclude={"description"}),
             saved=False,
             notice=PREVIEW_NOTICE,
             next_step=next_step,
             data_from_cooked=["title", "markdown"],
         )
-        return ToolResult("\n".join(lines), output)
+        head = f"{PREVIEW_NOTICE} Cooked made this of the text ({portions_phrase(preview.portions)}):"
+        return ToolResult(lines(head, _fenced(preview), next_step), output)
 
     # implements: recipes.SAVE.10
     async def save_recipe(
@@ -276,13 +265,11 @@ class RecipeTools:
             return None
         shown_id = one_line(recipe.id, "?", MAX_NAME_CHARS)
         title = one_line(recipe.title, "", MAX_NAME_CHARS)
-        lines = (
-            _LIST_MARK.sub("", line) for line in recipe.description[:1000].splitlines() if line[:1] != "#"
-        )
-        begins = one_line(", ".join(line for line in lines if line.strip()), "")
+        name = f'the recipe "{title}" ({shown_id})' if title else f"the untitled recipe {shown_id}"
+        texts = (text for text in recipe.description[:1000].splitlines() if text[:1] != "#")
+        begins = one_line(", ".join(_LIST_MARK.sub("", text) for text in texts if text.strip()), "")
         if len(begins) > FIRST_WORDS_CHARS:
             begins = begins[:FIRST_WORDS_CHARS].rsplit(" ", 1)[0].rstrip(",") + "…"
-        name = f'the recipe "{title}" ({shown_id})' if title else f"the untitled recipe {shown_id}"
         if begins and not title:
             name += f' (it begins "{begins}")'
         if named is not None:
@@ -307,12 +294,11 @@ async def _saved(
 def recipe_result(recipe: CookedRecipe, writable: bool) -> ToolResult[tool.ReadOutput]:
     owner = f"; owner {one_line(recipe.owner, '?')}" if recipe.owner is not None else ""
     if recipe.can_edit is not None and writable:
-        owner += (
-            "; this account can change or delete it"
+        owner += "; this account can " + (
+            "change or delete it"
             if recipe.can_edit
-            else "; this account can NOT change or delete it (save an edited copy with source=prepared)"
+            else "NOT change or delete it (save an edited copy with source=prepared)"
         )
-    lines = [f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{owner}.", _fenced(recipe)]
     # A recipe this account cannot edit gets no change or delete call: its header line already
     # says so and names the way out (an edited copy), and a suggested call would only get a 403.
     next_step = None
@@ -322,11 +308,11 @@ def recipe_result(recipe: CookedRecipe, writable: bool) -> ToolResult[tool.ReadO
             f"To change it: {tool_call('save_recipe', source='existing', **arguments)} (send the whole new markdown). "
             f"To delete it: {tool_call('delete_recipe', recipe_id=recipe.id)}."
         )
-        lines.append(next_step)
     output = tool.Recipe(markdown=recipe.description, **recipe.model_dump(exclude={"description"}))
     data = ["recipe.title", "recipe.markdown", "recipe.owner"]
     read = tool.ReadOutput(target="recipe", recipe=output, next_step=next_step, data_from_cooked=data)
-    return ToolResult("\n".join(lines), read)
+    head = f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{owner}."
+    return ToolResult(lines(head, _fenced(recipe), next_step), read)
 
 
 # implements: recipes.READ.3, recipes.PAGINATION.6, api-client.LIMITS.2, api-client.LIMITS.3
@@ -338,37 +324,33 @@ def recipe_page(
     Nothing found is said plainly, so an agent does not retry a search or page that cannot hold anything.
     """
     quoted = json.dumps(query, ensure_ascii=False)
-    steps = []
-    if items and more:
-        searched = {} if query is None else {"query": query}
-        steps.append(
+    searched = {} if query is None else {"query": query}
+    next_step = None
+    if items:
+        next_step = lines(
             f"More may exist on the next page: "
             f"{tool_call('read', target='recipes', **searched, page=page + 1, limit=limit)} "
             f"(keep limit={limit}: pages count in steps of limit)."
+            if more
+            else None,
+            f"Open one with {tool_call('read', target='recipe', recipe_id='<recipe ID>')}.",
         )
-    if items:
-        steps.append(f"Open one with {tool_call('read', target='recipe', recipe_id='<recipe ID>')}.")
         what = "Saved recipes, newest first" if query is None else f"Saved recipes matching {quoted}"
         listing = "\n".join(f"{item.id}  {one_line(item.title, '(untitled)')}" for item in items)
-        lines = [
+        text = lines(
             f"{what}, page {page}: {len(items)} shown (recipe ID, then title).",
             fence(listing, "Recipe titles"),
-            *([] if more else ["There are no further pages."]),
-            *steps,
-        ]
+            None if more else "There are no further pages.",
+            next_step,
+        )
+    elif query is None and page == 1:
+        text = "There are no saved recipes in this Cooked account."
     elif query is None:
-        lines = [
-            "There are no saved recipes in this Cooked account."
-            if page == 1
-            else f"Page {page} (limit={limit}) is empty: the saved recipes end before it. Use a lower page."
-        ]
+        text = f"Page {page} (limit={limit}) is empty: the saved recipes end before it. Use a lower page."
     elif page == 1:
-        lines = [
-            f"Nothing matched: no saved recipe matches {quoted}. "
-            "Try other words or list all with read target=recipes."
-        ]
+        text = f"Nothing matched: no saved recipe matches {quoted}. Try other words or list all with read target=recipes."
     else:
-        lines = [f"Nothing more matched {quoted}: page {page} is empty; earlier pages hold all."]
+        text = f"Nothing more matched {quoted}: page {page} is empty; earlier pages hold all."
     output = tool.ReadOutput(
         target="recipes",
         recipes=[tool.RecipeSummary(id=item.id, title=item.title) for item in items],
@@ -377,10 +359,10 @@ def recipe_page(
         limit=limit,
         more_available=more,
         next_page=page + 1 if more else None,
-        next_step="\n".join(steps) or None,
+        next_step=next_step,
         data_from_cooked=["recipes[].title"] if items else None,
     )
-    return ToolResult("\n".join(lines), output)
+    return ToolResult(text, output)
 
 
 # implements: recipes.SAVE.9, tools.RESPONSES.2
@@ -412,7 +394,7 @@ def draft_result(draft: CookedDraft) -> ToolResult[tool.SaveRecipeOutput]:
         next_step=next_step,
         data_from_cooked=["draft.title", "draft.markdown"],
     )
-    return ToolResult("\n".join([head + DRAFT_NOTICE, _fenced(draft), next_step]), output)
+    return ToolResult(lines(head + DRAFT_NOTICE, _fenced(draft), next_step), output)
 
 
 def still_running(age: float | None) -> ToolResult[tool.SaveRecipeOutput]:
@@ -443,9 +425,7 @@ def still_running(age: float | None) -> ToolResult[tool.SaveRecipeOutput]:
 
 
 def _fenced(recipe: CookedRecipe | CookedDraft | Preview) -> str:
-    return "\n".join(
-        [fence(recipe.title or "(no title)", "Title"), fence(recipe.description, "Recipe markdown")]
-    )
+    return lines(fence(recipe.title or "(no title)", "Title"), fence(recipe.description, "Recipe markdown"))
 
 
 def _about_recipe(write: Write, recipe_id: str) -> Write:
@@ -484,14 +464,11 @@ def _unescaped(text: str) -> str:
 
 
 async def _tick(report: ProgressReporter) -> None:
-    """Report progress every few seconds until cancelled."""
+    """Report progress every few seconds until cancelled. Progress is a courtesy: a client that
+    cannot take it ends the ticks, never the import."""
     elapsed = 0.0
-    while True:
-        try:
+    with suppress(Exception):
+        while True:
             await report(elapsed, None, f"{IMPORTING}; {elapsed:.0f} s so far")
-        except Exception:
-            # Progress is a courtesy: a client that cannot take it must not fail the import.
-            logger.debug("progress report failed; no more progress for this call", exc_info=True)
-            return
-        await asyncio.sleep(PROGRESS_INTERVAL_SECONDS)
-        elapsed += PROGRESS_INTERVAL_SECONDS
+            await asyncio.sleep(PROGRESS_INTERVAL_SECONDS)
+            elapsed += PROGRESS_INTERVAL_SECONDS
