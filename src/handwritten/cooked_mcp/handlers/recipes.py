@@ -109,22 +109,20 @@ class RecipeTools:
             # implements: recipes.PAGINATION.1, recipes.PAGINATION.3
             # Tool page N is results (N-1)*L+1 to N*L cut from Cooked's 20-result pages, so following
             # ``next_page`` with one ``limit`` sees each result once; a short Cooked page ends the results.
-            query, page, limit = args.query, args.page, args.limit
-            start = (page - 1) * limit
-            first = start // SEARCH_PAGE_SIZE + 1
-            last = (start + limit - 1) // SEARCH_PAGE_SIZE + 1
+            page, limit = args.page, args.limit
+            before, skip = divmod((page - 1) * limit, SEARCH_PAGE_SIZE)  # Cooked pages before the window
             fetched: list[CookedRecipeSummary] = []
+            ended = False
             with cooked_errors():
-                for cooked_page in range(first, last + 1):
-                    items = await self._client.search_recipes(query, cooked_page)
+                while not ended and len(fetched) < skip + limit:
+                    cooked_page = before + 1 + len(fetched) // SEARCH_PAGE_SIZE
+                    items = await self._client.search_recipes(args.query, cooked_page)
                     fetched.extend(items)
-                    if len(items) < SEARCH_PAGE_SIZE:
-                        break
-            skip = start - (first - 1) * SEARCH_PAGE_SIZE
-            # More exist for sure when the last Cooked page read goes on past the window; they may
-            # exist when the window ends exactly where a full Cooked page does.
-            more = len(fetched) > skip + limit or len(fetched) == (last - first + 1) * SEARCH_PAGE_SIZE
-            result = recipe_page(fetched[skip : skip + limit], page, limit, query, more)
+                    ended = len(items) < SEARCH_PAGE_SIZE
+            # More exist for sure when the Cooked pages read go on past the window; they may when
+            # the window ends exactly where a full Cooked page does.
+            more = len(fetched) > skip + limit or not ended
+            result = recipe_page(fetched[skip : skip + limit], page, limit, args.query, more)
         call.when_answered(looked)
         return result
 

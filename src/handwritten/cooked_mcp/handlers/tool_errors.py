@@ -36,11 +36,11 @@ def cooked_errors(
             raise AnswerLost(str(exc), summary=str(exc.with_next_step(""))) from None
         raise ToolError(str(exc)) from None
     except errors.CookedError as exc:
-        hints = {
+        hints: dict[type[errors.CookedError], str | None] = {
             errors.CookedNotFound: not_found,
             errors.CookedForbidden: forbidden,
             errors.CookedInvalidRequest: invalid,
             errors.CookedUnprocessable: unprocessable,
         }
-        hint = next((hint for kind, hint in hints.items() if isinstance(exc, kind) and hint), None)
-        raise ToolError(str(exc if hint is None else exc.with_next_step(hint))) from None
+        hint = hints.get(type(exc))
+        raise ToolError(str(exc.with_next_step(hint) if hint else exc)) from None
