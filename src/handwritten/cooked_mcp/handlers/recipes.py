@@ -22,8 +22,7 @@ from ..cooked.models import CookedDraft, CookedRecipe, CookedRecipeSummary, Prev
 from ..exceptions import CookedNotFound
 from ..text import one_line
 from .confirmation import MAX_NAME_CHARS, Confirmation, Question
-from .formatting import fence, lines, portions_phrase, tool_call
-from .tool_errors import cooked_errors
+from .formatting import cooked_errors, fence, lines, portions_phrase, tool_call
 from .writes import KEEP_SECONDS, Write, Writes
 
 #: Cooked's search answers pages of this fixed size; only the list endpoint takes a page size.

@@ -18,8 +18,7 @@ from ..cooked.client import CookedClient
 from ..cooked.models import CookedProductGroup, ShoppingList
 from ..text import one_line
 from .confirmation import Confirmation, Question, entries, names
-from .formatting import fence, lines, tool_call
-from .tool_errors import cooked_errors
+from .formatting import cooked_errors, fence, lines, tool_call
 from .writes import Write, Writes
 
 #: Group lines shown in a read's text; the structured output always has every group.

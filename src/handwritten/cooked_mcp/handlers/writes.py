@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
 from ..config.limits import Limits
-from .tool_errors import AnswerLost
+from .formatting import AnswerLost
 
 logger = logging.getLogger("cooked_mcp.handlers")
 
