@@ -53,7 +53,30 @@ class ShoppingListTools:
         agent gets them flat, each naming its aisle."""
         listing = await self._get_list()
         call.when_answered(lambda: self._writes.looked("shopping_list"))
-        groups = _groups(listing)
+        aisles: list[dict[str, Any]] = []
+        groups: list[dict[str, Any]] = []
+        shown: list[str] = []  # one header per aisle (empty ones too), one line per group up to the bound
+        for aisle in listing.aisles:
+            # implements: shopping-list.READ.4, shopping-list.READ.5, shopping-list.READ.6, shopping-list.READ.7, shopping-list.READ.8
+            members = [
+                _group_fields(group.id, group.name, group.quantity, group.selected, aisle.id)
+                for group in aisle.product_groups
+            ]
+            # implements: shopping-list.READ.2, shopping-list.READ.3
+            name = one_line(aisle.name, "", MAX_VALUE_CHARS)
+            aisles.append({"id": aisle.id, "name": name, "product_group_count": len(members)})
+            count = _count(len(members), "product group") if members else "empty"
+            shown.append(f"{one_line(name, NO_NAME)} ({one_line(aisle.id, '?')}): {count}")
+            budget = max(0, MAX_LISTED_GROUPS - len(groups))
+            for group in members[:budget]:
+                tick = "[x]" if group["selected"] else "[ ]"
+                quantity = f" — {one_line(group['quantity'], '')}" if group["quantity"] else ""
+                shown.append(
+                    f"  {tick} {one_line(group['id'], '?')} {one_line(group['name'], NO_NAME)}{quantity}"
+                )
+            if len(members) > budget:
+                shown.append(f"  … {len(members) - budget} more not shown")
+            groups.extend(members)
         next_step = None
         if self._writable:
             next_step = (
@@ -66,46 +89,19 @@ class ShoppingListTools:
         output = tool.ReadOutput.model_validate(
             {
                 "target": args.target,
-                # implements: shopping-list.READ.2, shopping-list.READ.3
-                "aisles": [
-                    {
-                        "id": aisle.id,
-                        "name": one_line(aisle.name, "", MAX_VALUE_CHARS),
-                        "product_group_count": len(aisle.product_groups),
-                    }
-                    for aisle in listing.aisles
-                ],
-                # implements: shopping-list.READ.4, shopping-list.READ.5, shopping-list.READ.6, shopping-list.READ.7, shopping-list.READ.8
-                "product_groups": [
-                    _group_fields(group.id, group.name, group.quantity, group.selected, aisle.id)
-                    for aisle in listing.aisles
-                    for group in aisle.product_groups
-                ],
+                "aisles": aisles,
+                "product_groups": groups,
                 "recipe_ids": listing.recipe_ids,
                 "data_from_cooked": ["aisles[].name", "product_groups[].name", "product_groups[].quantity"],
                 "next_step": next_step,
             }
         )
         head = (
-            f"Shopping list: {_count(len(groups), 'product group')} in {_count(len(listing.aisles), 'aisle')}, "
-            f"{sum(group.selected for group in groups)} ticked."
+            f"Shopping list: {_count(len(groups), 'product group')} in {_count(len(aisles), 'aisle')}, "
+            f"{sum(group['selected'] for group in groups)} ticked."
         )
         if listing.recipe_ids:
             head += f" Recipes on the list: {_id_list(listing.recipe_ids, 'recipe_ids')}."
-        shown: list[str] = []  # one header per aisle (empty ones too), one line per group up to the bound
-        budget = MAX_LISTED_GROUPS
-        for aisle in listing.aisles:
-            members = aisle.product_groups
-            count = _count(len(members), "product group") if members else "empty"
-            shown.append(f"{one_line(aisle.name, NO_NAME)} ({one_line(aisle.id, '?')}): {count}")
-            for group in members[:budget]:
-                tick = "[x]" if group.selected else "[ ]"
-                quantity = one_line(group.quantity, "")
-                quantity = f" — {quantity}" if quantity else ""
-                shown.append(f"  {tick} {one_line(group.id, '?')} {one_line(group.name, NO_NAME)}{quantity}")
-            if len(members) > budget:
-                shown.append(f"  … {len(members) - budget} more not shown")
-            budget = max(0, budget - len(members))
         left_out = len(groups) - MAX_LISTED_GROUPS
         bounded = (
             f"This text shows the first {MAX_LISTED_GROUPS} of {len(groups)} product groups; "
