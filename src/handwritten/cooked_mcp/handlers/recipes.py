@@ -1,6 +1,5 @@
 """Recipe tools: what each call asks of Cooked, in which order, and what the agent reads back.
-Cooked text is shown only fenced; our sentences hold at most a one-line bounded copy of a Cooked value.
-"""
+Cooked text is shown only fenced; our sentences hold at most a one-line bounded copy of it."""
 
 from __future__ import annotations
 
@@ -206,9 +205,8 @@ class RecipeTools:
         return await self._writes.run(write, call, change, confirm=confirm)
 
     async def _save_raw_text(self, title: str, text: str) -> ToolResult[tool.SaveRecipeOutput]:
-        """Preview then save exactly what the preview made; Cooked's title wins (as in preview_recipe_text),
-        the agent's only when Cooked has none.
-        """
+        """Preview then save exactly what the preview made; Cooked's title wins (as in
+        preview_recipe_text), the agent's only when Cooked has none."""
         with cooked_errors():
             preview = await self._client.preview_recipe(title, text)
             recipe_id = await self._client.save_recipe(
@@ -316,10 +314,8 @@ def recipe_result(recipe: CookedRecipe, writable: bool) -> ToolResult[tool.ReadO
 def recipe_page(
     items: Sequence[CookedRecipeSummary], page: int, limit: int, query: str | None, more: bool
 ) -> ToolResult[tool.ReadOutput]:
-    """One page of a list or search: page N with limit L holds results (N-1)*L+1 to N*L, so the
-    continuation is always ``page`` N+1 (``next_page``); ``more``: the next page may hold results.
-    Nothing found is said plainly, so an agent does not retry a search or page that cannot hold anything.
-    """
+    """Page N with limit L holds results (N-1)*L+1 to N*L, so the continuation is always page N+1;
+    ``more``: it may hold results. Nothing found is said plainly, so an agent does not retry."""
     quoted = json.dumps(query, ensure_ascii=False)
     searched = {} if query is None else {"query": query}
     next_step = None
@@ -395,9 +391,8 @@ def draft_result(draft: CookedDraft) -> ToolResult[tool.SaveRecipeOutput]:
 
 
 def still_running(age: float | None) -> ToolResult[tool.SaveRecipeOutput]:
-    """``age``: how long ago an earlier call started the import (None: this call's). The text says the
-    promise holds for writes.KEEP_SECONDS, in this process only.
-    """
+    """``age``: how long ago an earlier call started the import (None: this call's). The text says
+    the promise holds for writes.KEEP_SECONDS, in this process only."""
     started = (
         "Cooked is importing the page"
         if age is None
@@ -436,8 +431,7 @@ def _about_recipe(write: Write, recipe_id: str) -> Write:
 
 def same_page(url: str) -> str:
     """``url`` as every spelling of the same page is (RFC 3986 equivalences: case, default port,
-    fragment, unreserved escapes, empty path and query); any other difference is another page.
-    """
+    fragment, unreserved escapes, empty path and query); any other difference is another page."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     userinfo, at, host = parts.netloc.rpartition("@")

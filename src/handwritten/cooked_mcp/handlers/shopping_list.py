@@ -1,9 +1,6 @@
-"""Shopping-list tools: read the list, change it through seven explicit actions.
-
-Cooked's writes replace whole things (a product group's four fields, the whole selected set), so
-partial changes read the list once and write once, never retried or widened: another client may
-change the list in between. Cooked's names are shown on single lines, fenced as data.
-"""
+"""Shopping-list tools. Cooked's writes replace whole things (a product group's four fields, the
+whole selected set), so partial changes read the list once and write once, never retried or
+widened: another client may change the list in between."""
 
 from __future__ import annotations
 

@@ -105,9 +105,8 @@ class Writes:
         confirm: Callable[[], Awaitable[None]] | None = None,
     ) -> ToolResult[OutputT]:
         """The change's outcome, carried out only when no kept outcome answers this call. Past
-        ``answer_seconds`` the answer is ``still_running(age)`` (None: this call's own). ``confirm`` runs
-        only before starting a change and raises to send nothing.
-        """
+        ``answer_seconds`` the answer is ``still_running(age)`` (None: this call's own). ``confirm``
+        runs only before starting a change and raises to send nothing."""
         kept = self._binding_outcome(write)
         if kept is None and confirm is not None:
             self._refuse_if_full()  # before the person is asked: a yes must not meet a refusal
@@ -150,19 +149,17 @@ class Writes:
 
     def _refuse_if_full(self) -> None:
         """Raise when no new change may start: too many running, or the promises kept at a bound."""
-        running = sum(1 for kept in self._kept.values() if kept.ended is None)
-        if running >= MAX_RUNNING:
-            imports = sum(
-                1 for kept in self._kept.values() if kept.ended is None and kept.write.reported_again
-            )
+        running = [kept for kept in self._kept.values() if kept.ended is None]
+        if len(running) >= MAX_RUNNING:
+            imports = sum(kept.write.reported_again for kept in running)
             among = f" ({imports} of them URL imports)" if imports else ""
             raise ToolError(
-                f"Nothing was sent to Cooked: {running} changes sent to it{among} are still unanswered, the "
+                f"Nothing was sent to Cooked: {len(running)} changes sent to it{among} are still unanswered, the "
                 "most this server runs at once. Wait a minute for them to finish (read shows what they did), "
                 "then try again."
             )
         promised = [kept for kept in self._kept.values() if kept.ended is not None and self._promising(kept)]
-        held, chars = running + len(promised), sum(kept.size for kept in promised)
+        held, chars = len(running) + len(promised), sum(kept.size for kept in promised)
         if held >= self._keep or chars >= self._keep_chars:
             bound = (
                 f"{held} outcomes of changes that are running or that it promised to report, the most it "
