@@ -20,7 +20,7 @@ from ..cooked.client import CookedClient
 from ..cooked.models import CookedDraft, CookedRecipe, CookedRecipeSummary, Preview
 from ..exceptions import CookedNotFound
 from ..text import one_line
-from .confirmation import MAX_NAME_CHARS, Confirmation, Question
+from .confirmation import MAX_NAME_CHARS, Question
 from .formatting import cooked_errors, fence, lines, portions_phrase, tool_call
 from .writes import KEEP_SECONDS, Write, Writes
 
@@ -77,7 +77,6 @@ class RecipeTools:
     """The recipe tools; ``CookedTools`` gives them the client, the kept outcomes and the settings."""
 
     _client: CookedClient
-    _confirmation: Confirmation
     _writes: Writes
     _writable: bool
     _import_answer_seconds: float
@@ -158,7 +157,7 @@ class RecipeTools:
         if isinstance(args, tool.SaveRecipeUrl):
             keyed = args.model_copy(update={"url": same_page(args.url)})
         write = Write.of(call, keyed, area="recipes", look=NEWEST_RECIPES)
-        client, confirm = self._client, None
+        client, question = self._client, None
         change: Callable[[], Awaitable[ToolResult[tool.SaveRecipeOutput]]]
         match args:
             # implements: recipes.SAVE.1, recipes.SAVE.11
@@ -198,11 +197,10 @@ class RecipeTools:
                 question = partial(
                     self._recipe_question, args.recipe_id, REPLACE_QUESTION, "{name} was not changed"
                 )
-                confirm = self._confirmation.before(call, question)
                 update = partial(client.update_recipe, args.recipe_id, args.markdown, args.portions)
                 hints = {"not_found": RECIPE_NOT_FOUND, "forbidden": RECIPE_FORBIDDEN}
                 change = partial(_saved, "existing", update, args.portions, **hints)
-        return await self._writes.run(write, call, change, confirm=confirm)
+        return await self._writes.run(write, call, change, question=question)
 
     async def _save_raw_text(self, title: str, text: str) -> ToolResult[tool.SaveRecipeOutput]:
         """Preview then save exactly what the preview made; Cooked's title wins (as in
@@ -244,8 +242,7 @@ class RecipeTools:
             )
             return ToolResult(text, tool.DeleteRecipeOutput(recipe_id=deleted, deleted=True))
 
-        confirm = self._confirmation.before(call, question)
-        return await self._writes.run(replace(write, deletes=args.recipe_id), call, delete, confirm=confirm)
+        return await self._writes.run(replace(write, deletes=args.recipe_id), call, delete, question=question)
 
     # implements: extensions.CONFIRMATION.2, extensions.CONFIRMATION.3, extensions.CONFIRMATION.12
     async def _recipe_question(

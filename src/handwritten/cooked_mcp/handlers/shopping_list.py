@@ -14,7 +14,7 @@ from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 from ..cooked.client import CookedClient
 from ..cooked.models import CookedProductGroup, ShoppingList
 from ..text import one_line
-from .confirmation import Confirmation, Question, entries, names
+from .confirmation import Question, entries, names
 from .formatting import cooked_errors, fence, lines, tool_call
 from .writes import Write, Writes
 
@@ -37,7 +37,6 @@ class ShoppingListTools:
     """The shopping-list tools; ``CookedTools`` gives them the client and the kept outcomes."""
 
     _client: CookedClient
-    _confirmation: Confirmation
     _writes: Writes
     _writable: bool
 
@@ -145,11 +144,13 @@ class ShoppingListTools:
                 return await self._select(args, [gid for gid in current if gid not in dropped])
             case tool.ChangeShoppingListRemove():
                 args = args.model_copy(update={"product_group_ids": _unique(args.product_group_ids)})
-                confirm = self._confirmation.before(call, partial(self._remove_question, args))
-                return await self._writes.run(write(args), call, partial(self._remove, args), confirm=confirm)
+                question = partial(self._remove_question, args)
+                return await self._writes.run(
+                    write(args), call, partial(self._remove, args), question=question
+                )
             case tool.ChangeShoppingListClear():
-                confirm = self._confirmation.before(call, self._clear_question)
-                return await self._writes.run(write(args), call, partial(self._clear, args), confirm=confirm)
+                clear = partial(self._clear, args)
+                return await self._writes.run(write(args), call, clear, question=self._clear_question)
 
     # implements: shopping-list.ADD.1, shopping-list.ADD.2, shopping-list.ADD.3, shopping-list.ADD.4
     async def _add(self, args: tool.ChangeShoppingListAdd) -> ToolResult[Output]:

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
 from ..config.limits import Limits
+from .confirmation import Confirmation, Question
 from .formatting import AnswerLost
 
 logger = logging.getLogger("cooked_mcp.handlers")
@@ -85,8 +86,15 @@ class _Kept:
 class Writes:
     """The changes of one server process, by what they ask, and their outcomes."""
 
-    def __init__(self, limits: Limits | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        confirmation: Confirmation | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         limits = limits or Limits()
+        self._confirmation = confirmation
         self._keep, self._keep_chars = limits.kept_outcomes, limits.kept_outcome_chars
         self._clock = clock
         self._kept: dict[str, _Kept] = {}
@@ -102,15 +110,15 @@ class Writes:
         *,
         answer_seconds: float | None = None,
         still_running: Callable[[float | None], ToolResult[OutputT]] | None = None,
-        confirm: Callable[[], Awaitable[None]] | None = None,
+        question: Callable[[], Awaitable[Question | None]] | None = None,
     ) -> ToolResult[OutputT]:
         """The change's outcome, carried out only when no kept outcome answers this call. Past
-        ``answer_seconds`` the answer is ``still_running(age)`` (None: this call's own). ``confirm``
-        runs only before starting a change and raises to send nothing."""
+        ``answer_seconds`` the answer is ``still_running(age)`` (None: this call's own). The person is
+        asked ``question`` only before starting a change; a refusal sends nothing."""
         kept = self._binding_outcome(write)
-        if kept is None and confirm is not None:
+        if kept is None and question is not None and self._confirmation is not None:
             self._refuse_if_full()  # before the person is asked: a yes must not meet a refusal
-            await confirm()
+            await self._confirmation.confirm(call, question)
             kept = self._binding_outcome(write)
         own = kept is None
         if kept is None:
