@@ -73,9 +73,8 @@ class _Kept:
     task: asyncio.Task[ToolResult[Any]]
     started: float
     ended: float | None = None
-    received: bool = False
-    #: When (``Writes._events``) a call received the answer that the outcome is unknown.
-    told_unknown: int | None = None
+    #: When (``Writes._events``) a call received the outcome's answer.
+    told: int | None = None
     #: A "still running" answer promised that identical calls report this change.
     promised: bool = False
     names: set[str] = field(default_factory=set)
@@ -211,18 +210,15 @@ class Writes:
         if kept.ended is None:
             return True
         if _unknown(kept.task):
-            return kept.told_unknown is None or self._looked.get(kept.write.area, 0) < kept.told_unknown
-        if not kept.received:
-            return True
-        return kept.write.reported_again and kept.task.exception() is None
+            return kept.told is None or self._looked.get(kept.write.area, 0) < kept.told
+        return kept.told is None or (kept.write.reported_again and kept.task.exception() is None)
 
     def _answer(self, kept: _Kept, call: ToolCall, own: bool) -> ToolResult[Any]:
         write, task = kept.write, kept.task
         age = self._clock() - kept.started
+        call.when_answered(lambda: setattr(kept, "told", next(self._events)))
         if _unknown(task):
-            call.when_answered(lambda: setattr(kept, "told_unknown", next(self._events)))
             raise ToolError(_unknown_text(write, task, None if own else age))
-        call.when_answered(lambda: setattr(kept, "received", True))
         failure = task.exception()
         if failure is not None:
             if own:
@@ -256,7 +252,7 @@ class Writes:
     def _promising(self, kept: _Kept) -> bool:
         """An answer told the agent that identical calls send nothing (still running, or unknown), or
         no call received the outcome yet (a timed-out call's retry must get it, not make it again)."""
-        return (kept.promised or not kept.received) and self._binding(kept)
+        return (kept.promised or kept.told is None or _unknown(kept.task)) and self._binding(kept)
 
     def _forget_ended(self) -> None:
         """Expired outcomes go; then, beyond a bound, the oldest kept under no promise."""
