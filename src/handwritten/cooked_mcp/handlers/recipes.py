@@ -169,10 +169,8 @@ class RecipeTools:
                 change = partial(_saved, "prepared", save, args.portions)
             # implements: recipes.SAVE.3
             case tool.SaveRecipeUrl():
-                # Progress ticks while this call waits, at most the answer deadline; the import
-                # itself may outlive the call (writes.py), and then "still running" is the answer.
-                # A plain task, not a task group (which would wrap the body's ToolError), cancelled
-                # without awaiting so the call's own cancellation passes.
+                # Ticks while this call waits (the import may outlive it: writes.py). A plain task, not a
+                # task group (which would wrap a ToolError), cancelled unawaited so ours passes through.
                 ticker = asyncio.create_task(_tick(call.report_progress))
                 try:
                     return await self._writes.run(
