@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
+from operator import itemgetter
 from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel
@@ -257,17 +258,14 @@ class Writes:
     def _forget_ended(self) -> None:
         """Expired outcomes go; then, beyond a bound, the oldest kept under no promise."""
         now = self._clock()
-        for key, kept in list(self._kept.items()):
-            if kept.ended is not None and now - kept.ended > KEEP_SECONDS:
-                del self._kept[key]
-        ended = sorted((kept.ended, key) for key, kept in self._kept.items() if kept.ended is not None)
-        count, chars = len(ended), sum(self._kept[key].size for _, key in ended)
-        for _, key in ended:
-            if count <= self._keep and chars <= self._keep_chars:
-                break
-            kept = self._kept[key]
-            if not self._promising(kept):
-                del self._kept[key]
+        ended = sorted(
+            ((kept.ended, kept) for kept in self._kept.values() if kept.ended is not None), key=itemgetter(0)
+        )
+        count, chars = len(ended), sum(kept.size for _, kept in ended)
+        for ended_at, kept in ended:
+            over = count > self._keep or chars > self._keep_chars
+            if now - ended_at > KEEP_SECONDS or (over and not self._promising(kept)):
+                del self._kept[kept.write.key]
                 count, chars = count - 1, chars - kept.size
 
 
