@@ -220,17 +220,15 @@ class Writes:
         call.when_answered(lambda: setattr(kept, "told", next(self._events)))
         if _unknown(task):
             raise ToolError(_unknown_text(write, task, None if own else age))
+        if own:
+            return task.result()  # or raises the error the change ended with
         failure = task.exception()
         if failure is not None:
-            if own:
-                raise failure
             raise ToolError(
                 f"Nothing was sent to Cooked again: an identical {write.tool} call made {age:.0f} s ago ended "
                 f"with this error: {failure}"
             ) from None
         result = task.result()
-        if own:
-            return result
         if write.reported_again:
             note = (
                 f"This page was already imported {age:.0f} s ago by an earlier save_recipe call, so it was not "
