@@ -32,11 +32,13 @@ def lines(*parts: str | None) -> str:
     return "\n".join(part for part in parts if part)
 
 
+def plural(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def portions_phrase(portions: int | None) -> str:
     """Portions as words; "unknown" keeps an absent value from reading like zero."""
-    if portions is None:
-        return "portions unknown"
-    return f"{portions} portion{'' if portions == 1 else 's'}"
+    return "portions unknown" if portions is None else plural(portions, "portion")
 
 
 # implements: tools.RESPONSES.1, tools.RESPONSES.2

@@ -15,7 +15,7 @@ from ..cooked.client import CookedClient
 from ..cooked.models import CookedProductGroup, ShoppingList
 from ..text import one_line
 from .confirmation import Question, entries, names
-from .formatting import cooked_errors, fence, lines, tool_call
+from .formatting import cooked_errors, fence, lines, plural, tool_call
 from .writes import Write, Writes
 
 #: Group lines shown in a read's text; the structured output always has every group.
@@ -61,7 +61,7 @@ class ShoppingListTools:
             # implements: shopping-list.READ.2, shopping-list.READ.3
             name = one_line(aisle.name, "", MAX_VALUE_CHARS)
             aisles.append({"id": aisle.id, "name": name, "product_group_count": len(members)})
-            count = _count(len(members), "product group") if members else "empty"
+            count = plural(len(members), "product group") if members else "empty"
             shown.append(f"{one_line(name, NO_NAME)} ({one_line(aisle.id, '?')}): {count}")
             budget = max(0, MAX_LISTED_GROUPS - len(groups))
             for group in members[:budget]:
@@ -93,7 +93,7 @@ class ShoppingListTools:
             }
         )
         head = (
-            f"Shopping list: {_count(len(groups), 'product group')} in {_count(len(aisles), 'aisle')}, "
+            f"Shopping list: {plural(len(groups), 'product group')} in {plural(len(aisles), 'aisle')}, "
             f"{sum(group['selected'] for group in groups)} ticked."
         )
         if listing.recipe_ids:
@@ -165,7 +165,7 @@ class ShoppingListTools:
         with cooked_errors(not_found=not_found):
             added = await self._client.add_ingredients(args.ingredients, args.recipe_id)
         not_added = (
-            f"{_count(sent - added, 'line')} could not be parsed and were NOT added; Cooked does not say which. "
+            f"{plural(sent - added, 'line')} could not be parsed and were NOT added; Cooked does not say which. "
             "Compare with the list and add them again as 'amount name' lines (e.g. '2 onions')."
             if added < sent
             else ""
@@ -175,7 +175,7 @@ class ShoppingListTools:
             action=args.action, added_count=added, lines_sent=sent, notice=not_added or None, next_step=filed
         )
         linked = f", linked to recipe {one_line(args.recipe_id, '?')}" if args.recipe_id else ""
-        text = f"Cooked added {_count(added, 'ingredient')} from {_count(sent, 'line')} sent{linked}."
+        text = f"Cooked added {plural(added, 'ingredient')} from {plural(sent, 'line')} sent{linked}."
         return ToolResult(" ".join(part for part in (text, not_added, filed) if part), output)
 
     # implements: shopping-list.UPDATE_ITEM.1, shopping-list.UPDATE_ITEM.2, shopping-list.UPDATE_ITEM.4, shopping-list.UPDATE_ITEM.5, shopping-list.UPDATE_ITEM.8, shopping-list.UPDATE_ITEM.9
@@ -220,7 +220,7 @@ class ShoppingListTools:
         gone = set(removed)
         not_found = [gid for gid in asked if gid not in gone]
         text = (
-            f"Removed {_count(len(removed), 'product group')} for good: {_id_list(removed, 'removed_ids')}."
+            f"Removed {plural(len(removed), 'product group')} for good: {_id_list(removed, 'removed_ids')}."
             if removed
             else "Removed nothing."
         )
@@ -317,10 +317,6 @@ def _group_fields(
 
 def _unique(ids: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(ids))
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _id_list(ids: Sequence[str], field: str) -> str:

@@ -191,9 +191,8 @@ class Writes:
             result = task.result()
             kept.size = len(result.text) + len(result.output.model_dump_json())
             draft = getattr(result.output, "draft", None)
-            for named in (getattr(result.output, "recipe_id", None), getattr(draft, "draft_id", None)):
-                if isinstance(named, str):
-                    kept.names.add(named)
+            named = (getattr(result.output, "recipe_id", None), getattr(draft, "draft_id", None))
+            kept.names.update(name for name in named if isinstance(name, str))
             # A deleted recipe, or a saved draft, ends every known outcome naming it (reporting what is
             # gone helps no one); an unknown one stays: whether its change was made is still to look at.
             for gone in {kept.write.deletes, kept.write.saves_draft} - {None}:
