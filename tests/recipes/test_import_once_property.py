@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 import cooked_mcp.handlers.writes as writes
+from cooked_mcp.handlers.formatting import AnswerLost
 from cooked_mcp.handlers.recipes import same_page
-from cooked_mcp.handlers.tool_errors import AnswerLost
 from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
 pytestmark = pytest.mark.anyio

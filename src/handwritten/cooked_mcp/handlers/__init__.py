@@ -27,8 +27,8 @@ class CookedTools(RecipeTools, ShoppingListTools):
     ) -> None:
         # writable=False (read-only mode): results suggest no follow-up call to a write tool.
         # One Writes for both: an outcome kept for one tool is checked by a read of the other's kind.
-        self._client, self._confirmation, self._writable = client, confirmation, writable
-        self._writes = Writes(limits)
+        self._client, self._writable = client, writable
+        self._writes = Writes(limits, confirmation)
         self._import_answer_seconds = import_answer_seconds
         self.changes_finished = self._writes.finished
 

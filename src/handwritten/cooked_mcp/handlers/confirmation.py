@@ -43,24 +43,15 @@ class Confirmation:
     answer_seconds: float
 
     # implements: extensions.CONFIRMATION.1, extensions.CONFIRMATION.11, extensions.CONFIRMATION.12, extensions.CONFIRMATION.13, extensions.CONFIRMATION.14
-    def before(
-        self, call: ToolCall, question: Callable[[], Awaitable[Question | None]]
-    ) -> Callable[[], Awaitable[None]] | None:
-        """What writes.Writes.run awaits before the change: None when nobody is to be asked (the
-        setting is off, or the client cannot ask). Only the four changes call this, so read-only
-        mode, which serves none of them, is as before; a question of None means nothing is lost."""
-        if not (self.enabled and call.asker.can_ask):
-            return None
-
-        async def confirm() -> None:
-            asked = await question()
-            if asked is None:
-                return
-            reply = await call.asker.ask(f"{asked.text} {ANSWERS}", self.answer_seconds)
-            if reply.answer != "accept":
-                raise ToolError(self.refused(call.tool, asked.unchanged, reply))
-
-        return confirm
+    async def confirm(self, call: ToolCall, question: Callable[[], Awaitable[Question | None]]) -> None:
+        """Raises unless the person accepts; asks nobody when the setting is off or the client cannot
+        ask, or when the question is None (nothing is lost). Only the four changes call this, so
+        read-only mode, which serves none of them, is as before."""
+        if not (self.enabled and call.asker.can_ask) or (asked := await question()) is None:
+            return
+        reply = await call.asker.ask(f"{asked.text} {ANSWERS}", self.answer_seconds)
+        if reply.answer != "accept":
+            raise ToolError(self.refused(call.tool, asked.unchanged, reply))
 
     # implements: extensions.CONFIRMATION.5, extensions.CONFIRMATION.10, extensions.CONFIRMATION.13, extensions.CONFIRMATION.14
     def refused(self, tool: str, unchanged: str, reply: Reply) -> str:

@@ -1,15 +1,14 @@
 """Recipe tools: what each call asks of Cooked, in which order, and what the agent reads back.
-Cooked text is shown only fenced; our sentences hold at most a one-line bounded copy of a Cooked value.
-"""
+Cooked text is shown only fenced; our sentences hold at most a one-line bounded copy of it."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import re
 import string
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import suppress
 from dataclasses import replace
 from functools import partial
 from urllib.parse import urlsplit, urlunsplit
@@ -21,12 +20,9 @@ from ..cooked.client import CookedClient
 from ..cooked.models import CookedDraft, CookedRecipe, CookedRecipeSummary, Preview
 from ..exceptions import CookedNotFound
 from ..text import one_line
-from .confirmation import MAX_NAME_CHARS, Confirmation, Question
-from .formatting import fence, portions_phrase, tool_call
-from .tool_errors import cooked_errors
+from .confirmation import MAX_NAME_CHARS, Question
+from .formatting import cooked_errors, fence, lines, portions_phrase, tool_call
 from .writes import KEEP_SECONDS, Write, Writes
-
-logger = logging.getLogger("cooked_mcp.handlers")
 
 #: Cooked's search answers pages of this fixed size; only the list endpoint takes a page size.
 SEARCH_PAGE_SIZE = 20
@@ -81,7 +77,6 @@ class RecipeTools:
     """The recipe tools; ``CookedTools`` gives them the client, the kept outcomes and the settings."""
 
     _client: CookedClient
-    _confirmation: Confirmation
     _writes: Writes
     _writable: bool
     _import_answer_seconds: float
@@ -111,22 +106,20 @@ class RecipeTools:
             # implements: recipes.PAGINATION.1, recipes.PAGINATION.3
             # Tool page N is results (N-1)*L+1 to N*L cut from Cooked's 20-result pages, so following
             # ``next_page`` with one ``limit`` sees each result once; a short Cooked page ends the results.
-            query, page, limit = args.query, args.page, args.limit
-            start = (page - 1) * limit
-            first = start // SEARCH_PAGE_SIZE + 1
-            last = (start + limit - 1) // SEARCH_PAGE_SIZE + 1
+            page, limit = args.page, args.limit
+            before, skip = divmod((page - 1) * limit, SEARCH_PAGE_SIZE)  # Cooked pages before the window
             fetched: list[CookedRecipeSummary] = []
+            ended = False
             with cooked_errors():
-                for cooked_page in range(first, last + 1):
-                    items = await self._client.search_recipes(query, cooked_page)
+                while not ended and len(fetched) < skip + limit:
+                    cooked_page = before + 1 + len(fetched) // SEARCH_PAGE_SIZE
+                    items = await self._client.search_recipes(args.query, cooked_page)
                     fetched.extend(items)
-                    if len(items) < SEARCH_PAGE_SIZE:
-                        break
-            skip = start - (first - 1) * SEARCH_PAGE_SIZE
-            # More exist for sure when the last Cooked page read goes on past the window; they may
-            # exist when the window ends exactly where a full Cooked page does.
-            more = len(fetched) > skip + limit or len(fetched) == (last - first + 1) * SEARCH_PAGE_SIZE
-            result = recipe_page(fetched[skip : skip + limit], page, limit, query, more)
+                    ended = len(items) < SEARCH_PAGE_SIZE
+            # More exist for sure when the Cooked pages read go on past the window; they may when
+            # the window ends exactly where a full Cooked page does.
+            more = len(fetched) > skip + limit or not ended
+            result = recipe_page(fetched[skip : skip + limit], page, limit, args.query, more)
         call.when_answered(looked)
         return result
 
@@ -136,32 +129,23 @@ class RecipeTools:
     ) -> ToolResult[tool.PreviewRecipeTextOutput]:
         with cooked_errors():
             preview = await self._client.preview_recipe(args.title, args.text)
-        portions = portions_phrase(preview.portions)
-        lines = [f"{PREVIEW_NOTICE} Cooked made this of the text ({portions}):", _fenced(preview)]
-        next_step = None
-        if self._writable:
-            save = tool_call(
-                "save_recipe",
-                source="prepared",
-                title="<title>",
-                markdown="<markdown>",
-                portions=preview.portions,
-            )
-            next_step = (
-                f"To keep it: {save} with the title and markdown above (edit them first if needed), "
-                "or save_recipe source=raw_text with the original title and text."
-            )
-            lines.append(next_step)
+        fields = {"title": "<title>", "markdown": "<markdown>", "portions": preview.portions}
+        next_step = (
+            f"To keep it: {tool_call('save_recipe', source='prepared', **fields)} with the title and markdown "
+            "above (edit them first if needed), or save_recipe source=raw_text with the original title and text."
+            if self._writable
+            else None
+        )
         output = tool.PreviewRecipeTextOutput(
-            title=preview.title,
             markdown=preview.description,
-            portions=preview.portions,
+            **preview.model_dump(exclude={"description"}),
             saved=False,
             notice=PREVIEW_NOTICE,
             next_step=next_step,
             data_from_cooked=["title", "markdown"],
         )
-        return ToolResult("\n".join(lines), output)
+        head = f"{PREVIEW_NOTICE} Cooked made this of the text ({portions_phrase(preview.portions)}):"
+        return ToolResult(lines(head, _fenced(preview), next_step), output)
 
     # implements: recipes.SAVE.10
     async def save_recipe(
@@ -173,7 +157,7 @@ class RecipeTools:
         if isinstance(args, tool.SaveRecipeUrl):
             keyed = args.model_copy(update={"url": same_page(args.url)})
         write = Write.of(call, keyed, area="recipes", look=NEWEST_RECIPES)
-        client, confirm = self._client, None
+        client, question = self._client, None
         change: Callable[[], Awaitable[ToolResult[tool.SaveRecipeOutput]]]
         match args:
             # implements: recipes.SAVE.1, recipes.SAVE.11
@@ -185,10 +169,8 @@ class RecipeTools:
                 change = partial(_saved, "prepared", save, args.portions)
             # implements: recipes.SAVE.3
             case tool.SaveRecipeUrl():
-                # Progress ticks while this call waits, at most the answer deadline; the import
-                # itself may outlive the call (writes.py), and then "still running" is the answer.
-                # A plain task, not a task group (which would wrap the body's ToolError), cancelled
-                # without awaiting so the call's own cancellation passes.
+                # Ticks while this call waits (the import may outlive it: writes.py). A plain task, not a
+                # task group (which would wrap a ToolError), cancelled unawaited so ours passes through.
                 ticker = asyncio.create_task(_tick(call.report_progress))
                 try:
                     return await self._writes.run(
@@ -213,16 +195,14 @@ class RecipeTools:
                 question = partial(
                     self._recipe_question, args.recipe_id, REPLACE_QUESTION, "{name} was not changed"
                 )
-                confirm = self._confirmation.before(call, question)
                 update = partial(client.update_recipe, args.recipe_id, args.markdown, args.portions)
                 hints = {"not_found": RECIPE_NOT_FOUND, "forbidden": RECIPE_FORBIDDEN}
                 change = partial(_saved, "existing", update, args.portions, **hints)
-        return await self._writes.run(write, call, change, confirm=confirm)
+        return await self._writes.run(write, call, change, question=question)
 
     async def _save_raw_text(self, title: str, text: str) -> ToolResult[tool.SaveRecipeOutput]:
-        """Preview then save exactly what the preview made; Cooked's title wins (as in preview_recipe_text),
-        the agent's only when Cooked has none.
-        """
+        """Preview then save exactly what the preview made; Cooked's title wins (as in
+        preview_recipe_text), the agent's only when Cooked has none."""
         with cooked_errors():
             preview = await self._client.preview_recipe(title, text)
             recipe_id = await self._client.save_recipe(
@@ -260,8 +240,7 @@ class RecipeTools:
             )
             return ToolResult(text, tool.DeleteRecipeOutput(recipe_id=deleted, deleted=True))
 
-        confirm = self._confirmation.before(call, question)
-        return await self._writes.run(replace(write, deletes=args.recipe_id), call, delete, confirm=confirm)
+        return await self._writes.run(replace(write, deletes=args.recipe_id), call, delete, question=question)
 
     # implements: extensions.CONFIRMATION.2, extensions.CONFIRMATION.3, extensions.CONFIRMATION.12
     async def _recipe_question(
@@ -276,13 +255,11 @@ class RecipeTools:
             return None
         shown_id = one_line(recipe.id, "?", MAX_NAME_CHARS)
         title = one_line(recipe.title, "", MAX_NAME_CHARS)
-        lines = (
-            _LIST_MARK.sub("", line) for line in recipe.description[:1000].splitlines() if line[:1] != "#"
-        )
-        begins = one_line(", ".join(line for line in lines if line.strip()), "")
+        name = f'the recipe "{title}" ({shown_id})' if title else f"the untitled recipe {shown_id}"
+        texts = (text for text in recipe.description[:1000].splitlines() if text[:1] != "#")
+        begins = one_line(", ".join(_LIST_MARK.sub("", text) for text in texts if text.strip()), "")
         if len(begins) > FIRST_WORDS_CHARS:
             begins = begins[:FIRST_WORDS_CHARS].rsplit(" ", 1)[0].rstrip(",") + "…"
-        name = f'the recipe "{title}" ({shown_id})' if title else f"the untitled recipe {shown_id}"
         if begins and not title:
             name += f' (it begins "{begins}")'
         if named is not None:
@@ -307,12 +284,11 @@ async def _saved(
 def recipe_result(recipe: CookedRecipe, writable: bool) -> ToolResult[tool.ReadOutput]:
     owner = f"; owner {one_line(recipe.owner, '?')}" if recipe.owner is not None else ""
     if recipe.can_edit is not None and writable:
-        owner += (
-            "; this account can change or delete it"
+        owner += "; this account can " + (
+            "change or delete it"
             if recipe.can_edit
-            else "; this account can NOT change or delete it (save an edited copy with source=prepared)"
+            else "NOT change or delete it (save an edited copy with source=prepared)"
         )
-    lines = [f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{owner}.", _fenced(recipe)]
     # A recipe this account cannot edit gets no change or delete call: its header line already
     # says so and names the way out (an edited copy), and a suggested call would only get a 403.
     next_step = None
@@ -322,53 +298,47 @@ def recipe_result(recipe: CookedRecipe, writable: bool) -> ToolResult[tool.ReadO
             f"To change it: {tool_call('save_recipe', source='existing', **arguments)} (send the whole new markdown). "
             f"To delete it: {tool_call('delete_recipe', recipe_id=recipe.id)}."
         )
-        lines.append(next_step)
     output = tool.Recipe(markdown=recipe.description, **recipe.model_dump(exclude={"description"}))
     data = ["recipe.title", "recipe.markdown", "recipe.owner"]
     read = tool.ReadOutput(target="recipe", recipe=output, next_step=next_step, data_from_cooked=data)
-    return ToolResult("\n".join(lines), read)
+    head = f"Recipe {recipe.id}: {portions_phrase(recipe.portions)}{owner}."
+    return ToolResult(lines(head, _fenced(recipe), next_step), read)
 
 
 # implements: recipes.READ.3, recipes.PAGINATION.6, api-client.LIMITS.2, api-client.LIMITS.3
 def recipe_page(
     items: Sequence[CookedRecipeSummary], page: int, limit: int, query: str | None, more: bool
 ) -> ToolResult[tool.ReadOutput]:
-    """One page of a list or search: page N with limit L holds results (N-1)*L+1 to N*L, so the
-    continuation is always ``page`` N+1 (``next_page``); ``more``: the next page may hold results.
-    Nothing found is said plainly, so an agent does not retry a search or page that cannot hold anything.
-    """
+    """Page N with limit L holds results (N-1)*L+1 to N*L, so the continuation is always page N+1;
+    ``more``: it may hold results. Nothing found is said plainly, so an agent does not retry."""
     quoted = json.dumps(query, ensure_ascii=False)
-    steps = []
-    if items and more:
-        searched = {} if query is None else {"query": query}
-        steps.append(
+    searched = {} if query is None else {"query": query}
+    next_step = None
+    if items:
+        next_step = lines(
             f"More may exist on the next page: "
             f"{tool_call('read', target='recipes', **searched, page=page + 1, limit=limit)} "
             f"(keep limit={limit}: pages count in steps of limit)."
+            if more
+            else None,
+            f"Open one with {tool_call('read', target='recipe', recipe_id='<recipe ID>')}.",
         )
-    if items:
-        steps.append(f"Open one with {tool_call('read', target='recipe', recipe_id='<recipe ID>')}.")
         what = "Saved recipes, newest first" if query is None else f"Saved recipes matching {quoted}"
         listing = "\n".join(f"{item.id}  {one_line(item.title, '(untitled)')}" for item in items)
-        lines = [
+        text = lines(
             f"{what}, page {page}: {len(items)} shown (recipe ID, then title).",
             fence(listing, "Recipe titles"),
-            *([] if more else ["There are no further pages."]),
-            *steps,
-        ]
+            None if more else "There are no further pages.",
+            next_step,
+        )
+    elif query is None and page == 1:
+        text = "There are no saved recipes in this Cooked account."
     elif query is None:
-        lines = [
-            "There are no saved recipes in this Cooked account."
-            if page == 1
-            else f"Page {page} (limit={limit}) is empty: the saved recipes end before it. Use a lower page."
-        ]
+        text = f"Page {page} (limit={limit}) is empty: the saved recipes end before it. Use a lower page."
     elif page == 1:
-        lines = [
-            f"Nothing matched: no saved recipe matches {quoted}. "
-            "Try other words or list all with read target=recipes."
-        ]
+        text = f"Nothing matched: no saved recipe matches {quoted}. Try other words or list all with read target=recipes."
     else:
-        lines = [f"Nothing more matched {quoted}: page {page} is empty; earlier pages hold all."]
+        text = f"Nothing more matched {quoted}: page {page} is empty; earlier pages hold all."
     output = tool.ReadOutput(
         target="recipes",
         recipes=[tool.RecipeSummary(id=item.id, title=item.title) for item in items],
@@ -377,10 +347,10 @@ def recipe_page(
         limit=limit,
         more_available=more,
         next_page=page + 1 if more else None,
-        next_step="\n".join(steps) or None,
+        next_step=next_step,
         data_from_cooked=["recipes[].title"] if items else None,
     )
-    return ToolResult("\n".join(lines), output)
+    return ToolResult(text, output)
 
 
 # implements: recipes.SAVE.9, tools.RESPONSES.2
@@ -412,13 +382,12 @@ def draft_result(draft: CookedDraft) -> ToolResult[tool.SaveRecipeOutput]:
         next_step=next_step,
         data_from_cooked=["draft.title", "draft.markdown"],
     )
-    return ToolResult("\n".join([head + DRAFT_NOTICE, _fenced(draft), next_step]), output)
+    return ToolResult(lines(head + DRAFT_NOTICE, _fenced(draft), next_step), output)
 
 
 def still_running(age: float | None) -> ToolResult[tool.SaveRecipeOutput]:
-    """``age``: how long ago an earlier call started the import (None: this call's). The text says the
-    promise holds for writes.KEEP_SECONDS, in this process only.
-    """
+    """``age``: how long ago an earlier call started the import (None: this call's). The text says
+    the promise holds for writes.KEEP_SECONDS, in this process only."""
     started = (
         "Cooked is importing the page"
         if age is None
@@ -443,9 +412,7 @@ def still_running(age: float | None) -> ToolResult[tool.SaveRecipeOutput]:
 
 
 def _fenced(recipe: CookedRecipe | CookedDraft | Preview) -> str:
-    return "\n".join(
-        [fence(recipe.title or "(no title)", "Title"), fence(recipe.description, "Recipe markdown")]
-    )
+    return lines(fence(recipe.title or "(no title)", "Title"), fence(recipe.description, "Recipe markdown"))
 
 
 def _about_recipe(write: Write, recipe_id: str) -> Write:
@@ -459,8 +426,7 @@ def _about_recipe(write: Write, recipe_id: str) -> Write:
 
 def same_page(url: str) -> str:
     """``url`` as every spelling of the same page is (RFC 3986 equivalences: case, default port,
-    fragment, unreserved escapes, empty path and query); any other difference is another page.
-    """
+    fragment, unreserved escapes, empty path and query); any other difference is another page."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     userinfo, at, host = parts.netloc.rpartition("@")
@@ -484,14 +450,11 @@ def _unescaped(text: str) -> str:
 
 
 async def _tick(report: ProgressReporter) -> None:
-    """Report progress every few seconds until cancelled."""
+    """Report progress every few seconds until cancelled. Progress is a courtesy: a client that
+    cannot take it ends the ticks, never the import."""
     elapsed = 0.0
-    while True:
-        try:
+    with suppress(Exception):
+        while True:
             await report(elapsed, None, f"{IMPORTING}; {elapsed:.0f} s so far")
-        except Exception:
-            # Progress is a courtesy: a client that cannot take it must not fail the import.
-            logger.debug("progress report failed; no more progress for this call", exc_info=True)
-            return
-        await asyncio.sleep(PROGRESS_INTERVAL_SECONDS)
-        elapsed += PROGRESS_INTERVAL_SECONDS
+            await asyncio.sleep(PROGRESS_INTERVAL_SECONDS)
+            elapsed += PROGRESS_INTERVAL_SECONDS

@@ -1,9 +1,6 @@
-"""Shopping-list tools: read the list, change it through seven explicit actions.
-
-Cooked's writes replace whole things (a product group's four fields, the whole selected set), so
-partial changes read the list once and write once, never retried or widened: another client may
-change the list in between. Cooked's names are shown on single lines, fenced as data.
-"""
+"""Shopping-list tools. Cooked's writes replace whole things (a product group's four fields, the
+whole selected set), so partial changes read the list once and write once, never retried or
+widened: another client may change the list in between."""
 
 from __future__ import annotations
 
@@ -17,9 +14,8 @@ from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 from ..cooked.client import CookedClient
 from ..cooked.models import CookedProductGroup, ShoppingList
 from ..text import one_line
-from .confirmation import Confirmation, Question, entries, names
-from .formatting import fence, tool_call
-from .tool_errors import cooked_errors
+from .confirmation import Question, entries, names
+from .formatting import cooked_errors, fence, lines, plural, tool_call
 from .writes import Write, Writes
 
 #: Group lines shown in a read's text; the structured output always has every group.
@@ -41,7 +37,6 @@ class ShoppingListTools:
     """The shopping-list tools; ``CookedTools`` gives them the client and the kept outcomes."""
 
     _client: CookedClient
-    _confirmation: Confirmation
     _writes: Writes
     _writable: bool
 
@@ -54,76 +49,69 @@ class ShoppingListTools:
         agent gets them flat, each naming its aisle."""
         listing = await self._get_list()
         call.when_answered(lambda: self._writes.looked("shopping_list"))
-        has_groups = any(aisle.product_groups for aisle in listing.aisles)
+        aisles: list[dict[str, Any]] = []
+        groups: list[dict[str, Any]] = []
+        shown: list[str] = []  # one header per aisle (empty ones too), one line per group up to the bound
+        for aisle in listing.aisles:
+            # implements: shopping-list.READ.4, shopping-list.READ.5, shopping-list.READ.6, shopping-list.READ.7, shopping-list.READ.8
+            members = [
+                _group_fields(group.id, group.name, group.quantity, group.selected, aisle.id)
+                for group in aisle.product_groups
+            ]
+            # implements: shopping-list.READ.2, shopping-list.READ.3
+            name = one_line(aisle.name, "", MAX_VALUE_CHARS)
+            aisles.append({"id": aisle.id, "name": name, "product_group_count": len(members)})
+            count = plural(len(members), "product group") if members else "empty"
+            shown.append(f"{one_line(name, NO_NAME)} ({one_line(aisle.id, '?')}): {count}")
+            budget = max(0, MAX_LISTED_GROUPS - len(groups))
+            for group in members[:budget]:
+                tick = "[x]" if group["selected"] else "[ ]"
+                quantity = f" — {one_line(group['quantity'], '')}" if group["quantity"] else ""
+                shown.append(
+                    f"  {tick} {one_line(group['id'], '?')} {one_line(group['name'], NO_NAME)}{quantity}"
+                )
+            if len(members) > budget:
+                shown.append(f"  … {len(members) - budget} more not shown")
+            groups.extend(members)
         next_step = None
         if self._writable:
             next_step = (
                 "Change items with change_shopping_list using these IDs: tick with add_selection, "
                 "move with update_item aisle_id, delete with remove."
-                if has_groups
+                if groups
                 else "The list is empty; add ingredient lines with change_shopping_list action=add."
             )
         # Validated in one call from plain values: one model per aisle and group costs ~1.5 us each.
         output = tool.ReadOutput.model_validate(
             {
                 "target": args.target,
-                # implements: shopping-list.READ.2, shopping-list.READ.3
-                "aisles": [
-                    {
-                        "id": aisle.id,
-                        "name": one_line(aisle.name, "", MAX_VALUE_CHARS),
-                        "product_group_count": len(aisle.product_groups),
-                    }
-                    for aisle in listing.aisles
-                ],
-                # implements: shopping-list.READ.4, shopping-list.READ.5, shopping-list.READ.6, shopping-list.READ.7, shopping-list.READ.8
-                "product_groups": [
-                    _group_fields(group.id, group.name, group.quantity, group.selected, aisle.id)
-                    for aisle in listing.aisles
-                    for group in aisle.product_groups
-                ],
+                "aisles": aisles,
+                "product_groups": groups,
                 "recipe_ids": listing.recipe_ids,
                 "data_from_cooked": ["aisles[].name", "product_groups[].name", "product_groups[].quantity"],
                 "next_step": next_step,
             }
         )
-        aisles, groups = output.aisles or [], output.product_groups or []
         head = (
-            f"Shopping list: {_count(len(groups), 'product group')} in {_count(len(aisles), 'aisle')}, "
-            f"{sum(group.selected for group in groups)} ticked."
+            f"Shopping list: {plural(len(groups), 'product group')} in {plural(len(aisles), 'aisle')}, "
+            f"{sum(group['selected'] for group in groups)} ticked."
         )
         if listing.recipe_ids:
             head += f" Recipes on the list: {_id_list(listing.recipe_ids, 'recipe_ids')}."
-        by_aisle: dict[str, list[tool.ProductGroup]] = {}
-        for group in groups:
-            by_aisle.setdefault(group.aisle_id, []).append(group)
-        lines: list[str] = []  # one header per aisle (empty ones too), one line per group up to the bound
-        budget = MAX_LISTED_GROUPS
-        for aisle in aisles:
-            members = by_aisle.get(aisle.id, [])
-            count = _count(len(members), "product group") if members else "empty"
-            lines.append(f"{one_line(aisle.name, NO_NAME)} ({one_line(aisle.id, '?')}): {count}")
-            for group in members[:budget]:
-                tick = "[x]" if group.selected else "[ ]"
-                quantity = f" — {one_line(group.quantity, '')}" if group.quantity else ""
-                lines.append(f"  {tick} {one_line(group.id, '?')} {one_line(group.name, NO_NAME)}{quantity}")
-            if len(members) > budget:
-                lines.append(f"  … {len(members) - budget} more not shown")
-            budget = max(0, budget - len(members))
-        parts = [head, fence("\n".join(lines), "Aisles (aisle_id) and product groups")]
-        left_out = max(0, len(groups) - MAX_LISTED_GROUPS)
-        if left_out:
-            parts.append(
-                f"This text shows the first {len(groups) - left_out} of {len(groups)} product groups; "
-                f"{left_out} are left out here (aisles listed with their counts). "
-                "The structured output (product_groups) has every group with its ID, name, quantity, "
-                "selected state and aisle_id."
-            )
-        if next_step:
-            parts.append(next_step)
-        elif not groups:
-            parts.append("The list is empty.")
-        return ToolResult("\n".join(parts), output)
+        left_out = len(groups) - MAX_LISTED_GROUPS
+        bounded = (
+            f"This text shows the first {MAX_LISTED_GROUPS} of {len(groups)} product groups; "
+            f"{left_out} are left out here (aisles listed with their counts). "
+            "The structured output (product_groups) has every group with its ID, name, quantity, "
+            "selected state and aisle_id."
+        )
+        text = lines(
+            head,
+            fence("\n".join(shown), "Aisles (aisle_id) and product groups"),
+            bounded if left_out > 0 else None,
+            next_step or (None if groups else "The list is empty."),
+        )
+        return ToolResult(text, output)
 
     # implements: shopping-list.ACTIONS.1
     async def change_shopping_list(
@@ -133,17 +121,13 @@ class ShoppingListTools:
         The others set a state, so a repeat changes nothing and they go straight to Cooked.
         add and remove are keyed as Cooked gets them (stripped ingredient lines without blank ones,
         each ID once), so two calls that send the same request are identical calls."""
+        write = partial(Write.of, call, area="shopping_list", look=READ_CALL)
         match args:
             case tool.ChangeShoppingListAdd():
-                lines = [line.strip() for line in args.ingredients.splitlines() if line.strip()]
-                args = args.model_copy(update={"ingredients": "\n".join(lines)})
-            case tool.ChangeShoppingListRemove():
-                args = args.model_copy(update={"product_group_ids": _unique(args.product_group_ids)})
-        write = partial(Write.of, call, args, area="shopping_list", look=READ_CALL)
-        match args:
-            case tool.ChangeShoppingListAdd():
+                sent = [line.strip() for line in args.ingredients.splitlines() if line.strip()]
+                args = args.model_copy(update={"ingredients": "\n".join(sent)})
                 named = frozenset({args.recipe_id} if args.recipe_id is not None else ())
-                return await self._writes.run(write(recipe_ids=named), call, partial(self._add, args))
+                return await self._writes.run(write(args, recipe_ids=named), call, partial(self._add, args))
             case tool.ChangeShoppingListUpdateItem():
                 return await self._update_item(args)
             # implements: shopping-list.SELECTION.1, shopping-list.SELECTION.8
@@ -159,15 +143,18 @@ class ShoppingListTools:
                 dropped = set(args.product_group_ids)
                 return await self._select(args, [gid for gid in current if gid not in dropped])
             case tool.ChangeShoppingListRemove():
-                confirm = self._confirmation.before(call, partial(self._remove_question, args))
-                return await self._writes.run(write(), call, partial(self._remove, args), confirm=confirm)
+                args = args.model_copy(update={"product_group_ids": _unique(args.product_group_ids)})
+                question = partial(self._remove_question, args)
+                return await self._writes.run(
+                    write(args), call, partial(self._remove, args), question=question
+                )
             case tool.ChangeShoppingListClear():
-                confirm = self._confirmation.before(call, self._clear_question)
-                return await self._writes.run(write(), call, partial(self._clear, args), confirm=confirm)
+                clear = partial(self._clear, args)
+                return await self._writes.run(write(args), call, clear, question=self._clear_question)
 
     # implements: shopping-list.ADD.1, shopping-list.ADD.2, shopping-list.ADD.3, shopping-list.ADD.4
     async def _add(self, args: tool.ChangeShoppingListAdd) -> ToolResult[Output]:
-        lines = args.ingredients.splitlines()  # one ingredient a line, as change_shopping_list made them
+        sent = len(args.ingredients.splitlines())  # one ingredient a line, as change_shopping_list made them
         not_found = (
             f"no saved recipe or import draft has ID {args.recipe_id!r}; "
             "use an ID from read target=recipes or a draft_id from save_recipe source=url, "
@@ -176,10 +163,9 @@ class ShoppingListTools:
             else None
         )
         with cooked_errors(not_found=not_found):
-            added = await self._client.add_ingredients("\n".join(lines), args.recipe_id)
-        sent = len(lines)
+            added = await self._client.add_ingredients(args.ingredients, args.recipe_id)
         not_added = (
-            f"{_count(sent - added, 'line')} could not be parsed and were NOT added; Cooked does not say which. "
+            f"{plural(sent - added, 'line')} could not be parsed and were NOT added; Cooked does not say which. "
             "Compare with the list and add them again as 'amount name' lines (e.g. '2 onions')."
             if added < sent
             else ""
@@ -189,16 +175,14 @@ class ShoppingListTools:
             action=args.action, added_count=added, lines_sent=sent, notice=not_added or None, next_step=filed
         )
         linked = f", linked to recipe {one_line(args.recipe_id, '?')}" if args.recipe_id else ""
-        text = f"Cooked added {_count(added, 'ingredient')} from {_count(sent, 'line')} sent{linked}."
+        text = f"Cooked added {plural(added, 'ingredient')} from {plural(sent, 'line')} sent{linked}."
         return ToolResult(" ".join(part for part in (text, not_added, filed) if part), output)
 
     # implements: shopping-list.UPDATE_ITEM.1, shopping-list.UPDATE_ITEM.2, shopping-list.UPDATE_ITEM.4, shopping-list.UPDATE_ITEM.5, shopping-list.UPDATE_ITEM.8, shopping-list.UPDATE_ITEM.9
     async def _update_item(self, args: tool.ChangeShoppingListUpdateItem) -> ToolResult[Output]:
         """Cooked's PUT replaces the group's four fields, so those not given are read first and sent as they are."""
         group_id = args.product_group_id
-        given: dict[str, Any] = {
-            name: getattr(args, name) for name in EDITABLE if name in args.model_fields_set
-        }
+        given = args.model_dump(include=set(EDITABLE), exclude_unset=True)
         # null means "not given" (keep it), so clearing the quantity is spelled "".
         if given.get("quantity") == "":
             given["quantity"] = None
@@ -236,7 +220,7 @@ class ShoppingListTools:
         gone = set(removed)
         not_found = [gid for gid in asked if gid not in gone]
         text = (
-            f"Removed {_count(len(removed), 'product group')} for good: {_id_list(removed, 'removed_ids')}."
+            f"Removed {plural(len(removed), 'product group')} for good: {_id_list(removed, 'removed_ids')}."
             if removed
             else "Removed nothing."
         )
@@ -258,7 +242,7 @@ class ShoppingListTools:
     async def _remove_question(self, args: tool.ChangeShoppingListRemove) -> Question | None:
         """Names the entries that are on the list; IDs not on it lose nothing and are not mentioned."""
         on_list = {group.id: group.name for group in _groups(await self._get_list())}
-        asked = [on_list[gid] for gid in _unique(args.product_group_ids) if gid in on_list]
+        asked = [on_list[gid] for gid in args.product_group_ids if gid in on_list]
         if not asked:
             return None
         return Question(
@@ -288,12 +272,8 @@ class ShoppingListTools:
         for aisle in (await self._get_list()).aisles:
             for group in aisle.product_groups:
                 if group.id == group_id:
-                    return {
-                        "name": group.name,
-                        "quantity": group.quantity,
-                        "aisle_id": aisle.id,
-                        "selected": group.selected,
-                    }
+                    fields = group.model_dump(include={"name", "quantity", "selected"})
+                    return {**fields, "aisle_id": aisle.id}
         raise ToolError(
             f"Nothing was changed: product group {group_id!r} is not on the shopping list. "
             f"Next step: {READ_HINT}."
@@ -337,10 +317,6 @@ def _group_fields(
 
 def _unique(ids: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(ids))
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _id_list(ids: Sequence[str], field: str) -> str:

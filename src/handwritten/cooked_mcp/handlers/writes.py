@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
+from operator import itemgetter
 from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel
@@ -22,7 +23,8 @@ from pydantic import BaseModel
 from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
 from ..config.limits import Limits
-from .tool_errors import AnswerLost
+from .confirmation import Confirmation, Question
+from .formatting import AnswerLost
 
 logger = logging.getLogger("cooked_mcp.handlers")
 
@@ -72,9 +74,8 @@ class _Kept:
     task: asyncio.Task[ToolResult[Any]]
     started: float
     ended: float | None = None
-    received: bool = False
-    #: When (``Writes._events``) a call received the answer that the outcome is unknown.
-    told_unknown: int | None = None
+    #: When (``Writes._events``) a call received the outcome's answer.
+    told: int | None = None
     #: A "still running" answer promised that identical calls report this change.
     promised: bool = False
     names: set[str] = field(default_factory=set)
@@ -85,8 +86,15 @@ class _Kept:
 class Writes:
     """The changes of one server process, by what they ask, and their outcomes."""
 
-    def __init__(self, limits: Limits | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        confirmation: Confirmation | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         limits = limits or Limits()
+        self._confirmation = confirmation
         self._keep, self._keep_chars = limits.kept_outcomes, limits.kept_outcome_chars
         self._clock = clock
         self._kept: dict[str, _Kept] = {}
@@ -102,16 +110,15 @@ class Writes:
         *,
         answer_seconds: float | None = None,
         still_running: Callable[[float | None], ToolResult[OutputT]] | None = None,
-        confirm: Callable[[], Awaitable[None]] | None = None,
+        question: Callable[[], Awaitable[Question | None]] | None = None,
     ) -> ToolResult[OutputT]:
         """The change's outcome, carried out only when no kept outcome answers this call. Past
-        ``answer_seconds`` the answer is ``still_running(age)`` (None: this call's own). ``confirm`` runs
-        only before starting a change and raises to send nothing.
-        """
+        ``answer_seconds`` the answer is ``still_running(age)`` (None: this call's own). The person is
+        asked ``question`` only before starting a change; a refusal sends nothing."""
         kept = self._binding_outcome(write)
-        if kept is None and confirm is not None:
+        if kept is None and question is not None and self._confirmation is not None:
             self._refuse_if_full()  # before the person is asked: a yes must not meet a refusal
-            await confirm()
+            await self._confirmation.confirm(call, question)
             kept = self._binding_outcome(write)
         own = kept is None
         if kept is None:
@@ -150,19 +157,17 @@ class Writes:
 
     def _refuse_if_full(self) -> None:
         """Raise when no new change may start: too many running, or the promises kept at a bound."""
-        running = sum(1 for kept in self._kept.values() if kept.ended is None)
-        if running >= MAX_RUNNING:
-            imports = sum(
-                1 for kept in self._kept.values() if kept.ended is None and kept.write.reported_again
-            )
+        running = [kept for kept in self._kept.values() if kept.ended is None]
+        if len(running) >= MAX_RUNNING:
+            imports = sum(kept.write.reported_again for kept in running)
             among = f" ({imports} of them URL imports)" if imports else ""
             raise ToolError(
-                f"Nothing was sent to Cooked: {running} changes sent to it{among} are still unanswered, the "
+                f"Nothing was sent to Cooked: {len(running)} changes sent to it{among} are still unanswered, the "
                 "most this server runs at once. Wait a minute for them to finish (read shows what they did), "
                 "then try again."
             )
         promised = [kept for kept in self._kept.values() if kept.ended is not None and self._promising(kept)]
-        held, chars = running + len(promised), sum(kept.size for kept in promised)
+        held, chars = len(running) + len(promised), sum(kept.size for kept in promised)
         if held >= self._keep or chars >= self._keep_chars:
             bound = (
                 f"{held} outcomes of changes that are running or that it promised to report, the most it "
@@ -186,9 +191,8 @@ class Writes:
             result = task.result()
             kept.size = len(result.text) + len(result.output.model_dump_json())
             draft = getattr(result.output, "draft", None)
-            for named in (getattr(result.output, "recipe_id", None), getattr(draft, "draft_id", None)):
-                if isinstance(named, str):
-                    kept.names.add(named)
+            named = (getattr(result.output, "recipe_id", None), getattr(draft, "draft_id", None))
+            kept.names.update(name for name in named if isinstance(name, str))
             # A deleted recipe, or a saved draft, ends every known outcome naming it (reporting what is
             # gone helps no one); an unknown one stays: whether its change was made is still to look at.
             for gone in {kept.write.deletes, kept.write.saves_draft} - {None}:
@@ -206,29 +210,24 @@ class Writes:
         if kept.ended is None:
             return True
         if _unknown(kept.task):
-            return kept.told_unknown is None or self._looked.get(kept.write.area, 0) < kept.told_unknown
-        if not kept.received:
-            return True
-        return kept.write.reported_again and kept.task.exception() is None
+            return kept.told is None or self._looked.get(kept.write.area, 0) < kept.told
+        return kept.told is None or (kept.write.reported_again and kept.task.exception() is None)
 
     def _answer(self, kept: _Kept, call: ToolCall, own: bool) -> ToolResult[Any]:
         write, task = kept.write, kept.task
         age = self._clock() - kept.started
+        call.when_answered(lambda: setattr(kept, "told", next(self._events)))
         if _unknown(task):
-            call.when_answered(lambda: setattr(kept, "told_unknown", next(self._events)))
             raise ToolError(_unknown_text(write, task, None if own else age))
-        call.when_answered(lambda: setattr(kept, "received", True))
+        if own:
+            return task.result()  # or raises the error the change ended with
         failure = task.exception()
         if failure is not None:
-            if own:
-                raise failure
             raise ToolError(
                 f"Nothing was sent to Cooked again: an identical {write.tool} call made {age:.0f} s ago ended "
                 f"with this error: {failure}"
             ) from None
         result = task.result()
-        if own:
-            return result
         if write.reported_again:
             note = (
                 f"This page was already imported {age:.0f} s ago by an earlier save_recipe call, so it was not "
@@ -251,22 +250,19 @@ class Writes:
     def _promising(self, kept: _Kept) -> bool:
         """An answer told the agent that identical calls send nothing (still running, or unknown), or
         no call received the outcome yet (a timed-out call's retry must get it, not make it again)."""
-        return (kept.promised or not kept.received) and self._binding(kept)
+        return (kept.promised or kept.told is None or _unknown(kept.task)) and self._binding(kept)
 
     def _forget_ended(self) -> None:
         """Expired outcomes go; then, beyond a bound, the oldest kept under no promise."""
         now = self._clock()
-        for key, kept in list(self._kept.items()):
-            if kept.ended is not None and now - kept.ended > KEEP_SECONDS:
-                del self._kept[key]
-        ended = sorted((kept.ended, key) for key, kept in self._kept.items() if kept.ended is not None)
-        count, chars = len(ended), sum(self._kept[key].size for _, key in ended)
-        for _, key in ended:
-            if count <= self._keep and chars <= self._keep_chars:
-                break
-            kept = self._kept[key]
-            if not self._promising(kept):
-                del self._kept[key]
+        ended = sorted(
+            ((kept.ended, kept) for kept in self._kept.values() if kept.ended is not None), key=itemgetter(0)
+        )
+        count, chars = len(ended), sum(kept.size for _, kept in ended)
+        for ended_at, kept in ended:
+            over = count > self._keep or chars > self._keep_chars
+            if now - ended_at > KEEP_SECONDS or (over and not self._promising(kept)):
+                del self._kept[kept.write.key]
                 count, chars = count - 1, chars - kept.size
 
 
