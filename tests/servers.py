@@ -322,7 +322,8 @@ def open_session(
     its requests carry, ``headers`` plus its own."""
     with contextlib.nullcontext(http) if http else httpx.Client(timeout=10) as client:
         session = {**headers, **joined(client.post(url, headers=dict(headers), json=INITIALIZE))}
-        client.post(url, headers=session, json=INITIALIZED)
+        initialized = client.post(url, headers=session, json=INITIALIZED)
+    assert initialized.status_code == 202, initialized.text
     return session
 
 
@@ -331,7 +332,8 @@ async def open_session_async(
 ) -> dict[str, str]:
     """``open_session`` for an async client."""
     session = {**headers, **joined(await http.post(url, headers=dict(headers), json=INITIALIZE))}
-    await http.post(url, headers=session, json=INITIALIZED)
+    initialized = await http.post(url, headers=session, json=INITIALIZED)
+    assert initialized.status_code == 202, initialized.text
     return session
 
 

@@ -14,9 +14,10 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 from pydantic import SecretStr
 from sessions import client_for
@@ -180,4 +181,26 @@ async def test_ca_certificates_httpx_cannot_load_are_an_error_naming_the_variabl
             message = str(caught.value)
             assert "SSL_CERT_FILE" in message and "nothing was sent" in message
             assert "point SSL_CERT_FILE at a readable PEM bundle or unset it" in message
+            assert "the CA certificates SSL_CERT_FILE names" in message
+    assert fake.requests == []
+
+
+@pytest.mark.req("api-client.ERRORS.5")
+async def test_a_ca_bundle_missing_with_no_variable_set_says_to_reinstall(
+    fake: FakeCooked, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No ``SSL_CERT_*`` variable to point elsewhere: the bundle shipped with httpx is what is missing."""
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+
+    def missing(*args: object, **kwargs: object) -> NoReturn:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(httpx, "create_ssl_context", missing)
+    async with client_for(fake) as client:
+        with pytest.raises(CookedUnavailable) as caught:
+            await client.get_shopping_list()
+    message = str(caught.value)
+    assert "the CA certificates httpx uses (No such file or directory)" in message, message
+    assert "reinstall cooked-mcp (its CA bundle is missing) or set SSL_CERT_FILE" in message, message
     assert fake.requests == []

@@ -422,6 +422,9 @@ async def test_an_address_used_again_is_not_parsed_again_and_at_most_128_are_kep
             await client.list_recipes(page, 10)
         assert len(parsed) == MAX_PARSED_URLS + 1
         await client.list_recipes(1, 10)  # forgotten once the 129th came
+        assert len(parsed) == MAX_PARSED_URLS + 2
+        await client.list_recipes(MAX_PARSED_URLS + 1, 10)  # used lately: kept (not all were forgotten)
     assert len(parsed) == MAX_PARSED_URLS + 2
     pages = [parse_qs(call.request.url.query.decode())["page"] for call in route.calls]
-    assert pages == [["1"]] * 4 + [[str(page)] for page in range(2, MAX_PARSED_URLS + 2)] + [["1"]]
+    later = [[str(page)] for page in range(2, MAX_PARSED_URLS + 2)]
+    assert pages == [["1"]] * 4 + later + [["1"], [str(MAX_PARSED_URLS + 1)]]

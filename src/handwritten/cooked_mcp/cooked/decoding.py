@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from cooked_mcp import exceptions as errors
 from cooked_mcp.cooked.endpoints import Endpoint, Key
+from cooked_mcp.cooked.models import RecipeList
 from cooked_mcp.cooked.sender import MAX_SUCCESS_BODY_BYTES, Answer
 from cooked_mcp.redaction import redact
 from cooked_mcp.text import one_line
@@ -66,8 +67,8 @@ def decode(
         data = json.loads(reply.body)
     except (ValueError, RecursionError):
         raise fail("is not valid JSON") from None
-    if not isinstance(data, dict | list):  # Cooked sends some lists bare (models.RecipeList)
-        raise fail("is not a JSON object")
+    if not isinstance(data, dict) and not (isinstance(data, list) and model is RecipeList):
+        raise fail("is not a JSON object")  # only a recipe list comes bare from Cooked
     try:
         return model.model_validate(data)
     except ValidationError as exc:

@@ -238,9 +238,14 @@ class Sender:
             )
             return self._http
         except OSError as exc:  # the CA bundle httpx loads is missing, unreadable or holds no certificate
-            what = f"load the CA certificates ({exc.strerror or type(exc).__name__})"
-            only_dir = os.environ.get("SSL_CERT_DIR") and not os.environ.get("SSL_CERT_FILE")
-            fix = f"point {'SSL_CERT_DIR' if only_dir else 'SSL_CERT_FILE'} at a readable PEM bundle or unset it"
+            named = next((name for name in ("SSL_CERT_FILE", "SSL_CERT_DIR") if os.environ.get(name)), None)
+            which = f"{named} names" if named else "httpx uses"
+            what = f"load the CA certificates {which} ({exc.strerror or type(exc).__name__})"
+            fix = (
+                f"point {named} at a readable PEM bundle or unset it"
+                if named
+                else "reinstall cooked-mcp (its CA bundle is missing) or set SSL_CERT_FILE"
+            )
         except ValueError:  # httpx.Proxy: an unknown scheme or a malformed URL; its text may hold the URL
             what = "use the proxy set in its environment"
             fix = (
@@ -331,12 +336,20 @@ class Sender:
 
 
 def _causes(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and everything it wraps: causes, contexts and the members of exception groups."""
-    yield exc
-    grouped = exc.exceptions if isinstance(exc, BaseExceptionGroup) else ()
-    for inner in {exc.__cause__, exc.__context__, *grouped}:  # a set: cause and context are often one
-        if inner is not None:
-            yield from _causes(inner)
+    """``exc`` and everything it wraps: causes, contexts and the members of exception groups, each
+    once (``raise a from b`` inside ``except b`` makes a loop)."""
+    seen: set[int] = set()
+    waiting = [exc]
+    while waiting:
+        current = waiting.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        grouped = current.exceptions if isinstance(current, BaseExceptionGroup) else ()
+        waiting += [
+            inner for inner in (current.__cause__, current.__context__, *grouped) if inner is not None
+        ]
 
 
 def _log(endpoint: Endpoint, outcome: str) -> None:
@@ -350,7 +363,8 @@ async def read_bounded(chunks: AsyncIterable[bytes], limit: int) -> tuple[bytes,
     async for chunk in chunks:
         body += chunk
         if len(body) > limit:
-            return bytes(body[:limit]), True
+            del body[limit:]  # in place: a slice would copy the whole bound again
+            return bytes(body), True
     return bytes(body), False
 
 

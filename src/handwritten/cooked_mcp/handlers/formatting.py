@@ -87,5 +87,5 @@ def cooked_errors(
             errors.CookedInvalidRequest: invalid,
             errors.CookedUnprocessable: unprocessable,
         }
-        hint = hints.get(type(exc))
+        hint = next((text for kind, text in hints.items() if isinstance(exc, kind)), None)
         raise ToolError(str(exc.with_next_step(hint) if hint else exc)) from None

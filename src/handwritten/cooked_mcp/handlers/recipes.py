@@ -257,7 +257,8 @@ class RecipeTools:
         title = one_line(recipe.title, "", MAX_NAME_CHARS)
         name = f'the recipe "{title}" ({shown_id})' if title else f"the untitled recipe {shown_id}"
         texts = (text for text in recipe.description[:1000].splitlines() if text[:1] != "#")
-        begins = one_line(", ".join(_LIST_MARK.sub("", text) for text in texts if text.strip()), "")
+        items = (_LIST_MARK.sub("", text) for text in texts)
+        begins = one_line(", ".join(item for item in items if item.strip()), "")
         if len(begins) > FIRST_WORDS_CHARS:
             begins = begins[:FIRST_WORDS_CHARS].rsplit(" ", 1)[0].rstrip(",") + "…"
         if begins and not title:

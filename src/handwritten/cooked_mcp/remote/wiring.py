@@ -78,7 +78,7 @@ def build(
         issuer,
         resource,
         bounds,
-        fetch_client or CimdFetcher(),
+        fetch_client or CimdFetcher(limits=bounds),
     )
     # implements: extensions.REMOTE.16
     register_secret_source(lambda: tuple(provider.recent))

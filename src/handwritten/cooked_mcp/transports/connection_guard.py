@@ -67,7 +67,7 @@ def rate_limited_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def listen(host: str, port: int) -> list[socket.socket]:
-    """A socket for every address of ``host``: a family this machine lacks is skipped if another works;
+    """A socket for every address of ``host``: one address this machine lacks (``localhost``'s ``::1`` without IPv6) is skipped if another works;
     any other failure is fatal, as a half-bound name (``localhost``) would send some clients elsewhere."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
@@ -80,7 +80,7 @@ def listen(host: str, port: int) -> list[socket.socket]:
             try:
                 sockets.append(_bind(family, kind, proto, address))
             except OSError as exc:
-                if exc.errno not in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
+                if exc.errno not in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) or unavailable is not None:
                     raise ListenError(_reason(exc)) from None
                 unavailable = exc
         if unavailable is not None and not sockets:

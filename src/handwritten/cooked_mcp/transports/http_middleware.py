@@ -72,7 +72,7 @@ class Refusals:
 
     def __init__(self, app: ASGIApp, token: SecretStr | None) -> None:
         self.app = app
-        self._token = token.get_secret_value().encode("ascii") if token else None
+        self._token = token.get_secret_value().encode("ascii") if token is not None else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -103,8 +103,9 @@ class Refusals:
                 message = {**message, "body": replacement}  # a Starlette Response: one body message
             await send(message)
 
-        refused = unauthorised(scope, self._token) if self._token else None
-        await (refused or self.app)(scope, tracking_receive, rewrite)
+        refused = unauthorised(scope, self._token) if self._token is not None else None
+        served = self.app if refused is None else refused
+        await served(scope, tracking_receive, rewrite)
 
 
 # implements: server.SECURITY.3, server.SECURITY.6, server.SECURITY.7
