@@ -159,7 +159,11 @@ def _missing_credentials(missing: list[str], file: TomlFile, environ: Mapping[st
 
 def file_permission_warnings(file: TomlFile, layer: Layer) -> list[str]:
     """A plaintext secret others can read, or a command others can change: warned (one ``stat``), not refused."""
-    secrets = [o.name for s, (v, o) in layer.items() if DECLARED[s].secret and not isinstance(v, Command)]
+    secrets = [
+        origin.name
+        for setting, (value, origin) in layer.items()
+        if DECLARED[setting].secret and not isinstance(value, Command)
+    ]
     commands = [origin.name for value, origin in layer.values() if isinstance(value, Command)]
     try:
         info = file.path.stat() if file.path and (secrets or commands) else None

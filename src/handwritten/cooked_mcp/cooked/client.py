@@ -137,7 +137,9 @@ class CookedClient:
 
     async def add_ingredients(self, text: str, recipe_id: str | None = None) -> int:
         """Returns how many ingredients Cooked added; lines it could not parse are not counted."""
-        body = {Key.TEXT: text, **({} if recipe_id is None else {Key.RECIPE_ID: recipe_id})}
+        body = {Key.TEXT: text}
+        if recipe_id is not None:
+            body[Key.RECIPE_ID] = recipe_id
         return (await self._call(endpoints.ADD_INGREDIENTS, models.AddResult, body=body)).added
 
     async def update_product_group(

@@ -184,4 +184,6 @@ def error_from_response(reply: Answer, endpoint: Endpoint, secrets: Collection[s
 
 
 def _cleaned(value: object, secrets: Collection[str], limit: int) -> str | None:
-    return one_line(redact(value, secrets), "", limit) or None if isinstance(value, str) else None
+    if not isinstance(value, str):
+        return None
+    return one_line(redact(value, secrets), "", limit) or None

@@ -314,8 +314,8 @@ class Sender:
         setting = self.base_url_setting
         for kind, what, advice in _CONNECT_FAILURES:
             if any(isinstance(cause, kind) for cause in causes):
-                what, advice = f"could not be reached: {what}", advice.format(setting=setting)
-                return self._unavailable(endpoint, what, next_step=advice)
+                reason = f"could not be reached: {what}"
+                return self._unavailable(endpoint, reason, next_step=advice.format(setting=setting))
         advice = f"check this machine's network connection and {setting}; retry later"
         return self._unavailable(endpoint, "could not be reached", next_step=advice)
 

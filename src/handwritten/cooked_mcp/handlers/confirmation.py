@@ -47,7 +47,10 @@ class Confirmation:
         """Raises unless the person accepts; asks nobody when the setting is off or the client cannot
         ask, or when the question is None (nothing is lost). Only the four changes call this, so
         read-only mode, which serves none of them, is as before."""
-        if not (self.enabled and call.asker.can_ask) or (asked := await question()) is None:
+        if not (self.enabled and call.asker.can_ask):
+            return
+        asked = await question()
+        if asked is None:
             return
         reply = await call.asker.ask(f"{asked.text} {ANSWERS}", self.answer_seconds)
         if reply.answer != "accept":
