@@ -60,8 +60,8 @@ SECTION = "overhead"
 #: The clients every call is measured through, as the report names them.
 SDK, LEAN = "SDK", "minimal"
 #: What is checked in every row, through either client: cooked-mcp's added p50 minus the bare SDK
-#: server's p50 measured at the same moments.
-SDK_BEYOND_FLOOR_MS = 0.2
+#: server's p50 measured at the same moments (issue 40's target; issue 19 had set 0.2 for the SDK client).
+SDK_BEYOND_FLOOR_MS = 0.3
 #: Untimed calls of each row at the start of each of its rounds.
 ROUND_WARMUP = 3
 #: The three calls of a row are timed in a random order every time, the same from run to run.
