@@ -36,14 +36,15 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
-    with fake:
+    # Ctrl-C stops it cleanly also while the banner is printed (a script reads the first lines
+    # and may interrupt at once).
+    with fake, contextlib.suppress(KeyboardInterrupt):
         print(f"fake Cooked at {fake.base_url}", flush=True)
         print(f"login: {SEED_LOGIN} / {SEED_PASSWORD}", flush=True)
         names = ", ".join(name for _, name in ENDPOINTS if name)
         print(f"control: GET {fake.base_url}/_fake/ lists the endpoints ({names})", flush=True)
         print("Ctrl-C to stop", flush=True)
-        with contextlib.suppress(KeyboardInterrupt):
-            threading.Event().wait()
+        threading.Event().wait()
     return 0
 
 
