@@ -60,13 +60,14 @@ class HttpGuard:
         self._drained: anyio.Event | None = None  # made by ``drain``: set at its end
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        session = Headers(scope=scope).get(_SESSION)
+        headers = Headers(scope=scope)
+        session = headers.get(_SESSION)
         tracked = self._sessions.get(session) if session else None
         if tracked is not None:
             tracked.busy += 1
         try:
             if scope["method"] == "POST":
-                await self._post(scope, receive, send, session)
+                await self._post(scope, receive, send, headers, session)
             elif scope["method"] == "GET":
                 await self._stream(scope, receive, send)
             else:
@@ -78,9 +79,10 @@ class HttpGuard:
                 tracked.busy -= 1
                 tracked.last = time.monotonic()
 
-    async def _post(self, scope: Scope, receive: Receive, send: Send, session: str | None) -> None:
+    async def _post(
+        self, scope: Scope, receive: Receive, send: Send, headers: Headers, session: str | None
+    ) -> None:
         # The body bound, applied here as the body is read once (the SDK's would read and copy it again).
-        headers = Headers(scope=scope)
         declared = headers.get("content-length", "")
         size, chunks = int(declared) if declared.isdigit() else 0, []
         read = 0
