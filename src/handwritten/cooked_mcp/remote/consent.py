@@ -15,8 +15,7 @@ import hmac
 import html
 import logging
 import time
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mcp.server.auth.provider import construct_redirect_uri
 from pydantic import SecretStr
@@ -26,6 +25,7 @@ from starlette.routing import Route
 
 from .provider import Pending, Provider
 from .url import is_loopback
+from .window import Window
 
 logger = logging.getLogger(__name__)
 
@@ -48,23 +48,15 @@ class OwnerCheck:
     """The owner password, compared in constant time, with guessing bounded for all clients together."""
 
     password: SecretStr
-    failures: int
-    window: float
-    _failed: deque[float] = field(default_factory=deque)
-
-    def locked_for(self) -> float:
-        """Seconds until a password is checked again (0: it is checked now)."""
-        now = time.monotonic()
-        while self._failed and self._failed[0] < now - self.window:
-            self._failed.popleft()
-        return self._failed[0] + self.window - now if len(self._failed) >= self.failures else 0.0
+    #: Wrong passwords; while it is full none is checked.
+    failures: Window
 
     def check(self, typed: str) -> bool:
         # Digests first: compare_digest of equal-length values leaks not even the length.
         expected = hashlib.sha256(self.password.get_secret_value().encode()).digest()
         right = hmac.compare_digest(hashlib.sha256(typed.encode()).digest(), expected)
         if not right:
-            self._failed.append(time.monotonic())
+            self.failures.add()
             logger.warning("a wrong owner password was typed on the consent page")
         return right
 
@@ -91,7 +83,7 @@ def consent_routes(provider: Provider, owner: OwnerCheck) -> list[Route]:
             del provider.pending[key]
             target = construct_redirect_uri(redirect, error="access_denied", state=pending.params.state)
             return RedirectResponse(target, status_code=303, headers=_HEADERS)
-        wait = owner.locked_for()
+        wait = owner.failures.wait()
         if wait:
             minutes = max(1, round(wait / 60))
             message = f"Too many wrong passwords: try again in {minutes} minute{'s' * (minutes > 1)}."

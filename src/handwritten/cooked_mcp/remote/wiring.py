@@ -9,8 +9,6 @@ and served in place of its route.
 from __future__ import annotations
 
 import os
-import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qs
@@ -42,6 +40,7 @@ from .cimd import CimdFetcher
 from .consent import OwnerCheck, consent_routes
 from .provider import ClientFetcher, Provider
 from .store import Store, state_dir
+from .window import Window
 
 MCP_PATH = "/mcp"
 _AS_METADATA = "/.well-known/oauth-authorization-server"
@@ -114,7 +113,8 @@ def build(
     # RFC 9728's path-inserted form, and the root form some clients try first.
     routes += [*resource_routes, Route(_PR_METADATA, root.endpoint, methods=["GET", "OPTIONS"])]
     routes += consent_routes(
-        provider, OwnerCheck(settings.owner_password, bounds.password_failures, bounds.lockout_seconds)
+        provider,
+        OwnerCheck(settings.owner_password, Window(bounds.password_failures, bounds.lockout_seconds)),
     )
     backend = BearerAuthBackend(ProviderTokenVerifier(provider), resource_server_url=AnyHttpUrl(resource))
     metadata_url = build_resource_metadata_url(AnyHttpUrl(resource))
@@ -130,27 +130,23 @@ class _RateLimited:
     together, answered 429 beyond (a flood of registrations must not push out real clients)."""
 
     def __init__(self, app: ASGIApp, bounds: RemoteLimits) -> None:
-        self.app, self.bounds = app, bounds
-        self.seen: deque[float] = deque()
+        self.app, self.window = app, Window(bounds.registrations, bounds.registration_window)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        now = time.monotonic()
-        while self.seen and self.seen[0] < now - self.bounds.registration_window:
-            self.seen.popleft()
         if scope.get("method") == "POST":
-            if len(self.seen) >= self.bounds.registrations:
-                retry = int(self.seen[0] + self.bounds.registration_window - now) + 1
+            wait = self.window.wait()
+            if wait:
                 answer = JSONResponse(
                     {
                         "error": "invalid_client_metadata",
                         "error_description": "too many registrations; try later",
                     },
                     status_code=429,
-                    headers={"Retry-After": str(retry)},
+                    headers={"Retry-After": str(int(wait) + 1)},
                 )
                 await answer(scope, receive, send)
                 return
-            self.seen.append(now)
+            self.window.add()
         await self.app(scope, receive, send)
 
 
