@@ -9,7 +9,8 @@ from __future__ import annotations
 import ipaddress
 import logging
 import ssl
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +42,14 @@ def _loopback_allowed(address: IPAddress) -> bool:
     return address.is_loopback
 
 
-def fetcher(trust: ssl.SSLContext, **bounds: Any) -> CimdFetcher:
+def fetcher(trust: ssl.SSLContext, clock: Callable[[], float] = time.monotonic, **bounds: Any) -> CimdFetcher:
     """The test-only way in: client.test is 127.0.0.1, and loopback is allowed."""
     return CimdFetcher(
         resolver=_to(["127.0.0.1"]),
         allowed=_loopback_allowed,
         ssl_context=trust,
         limits=RemoteLimits(**bounds),
+        clock=clock,
     )
 
 
@@ -83,6 +85,41 @@ async def test_cached_documents_expire_and_the_cache_is_bounded(
     for url in (first, second, first):
         assert await small(url) is not None
     assert documents.hits == {"/first.json": 4, "/second.json": 1}
+
+
+@pytest.mark.req("extensions.REMOTE.13")
+async def test_fetches_beyond_the_rate_are_not_made_until_the_window_reopens(
+    served: tuple[Documents, ssl.SSLContext], tmp_path: Path
+) -> None:
+    """Only network fetches count: a URL refused unread and a cached document cost nothing, and a
+    connected client whose document left the cache still gets its tokens while the window is full."""
+    documents, trust = served
+    first, second, third = (documents.document(f"/{name}.json") for name in ("first", "second", "third"))
+    now = [1000.0]
+    fetch = fetcher(trust, lambda: now[0], cimd_fetches=2, cimd_window=60.0, cimd_cache_seconds=30.0)
+    async for oauth in harness(tmp_path, fetch_client=fetch):
+        verifier, challenge = pkce()
+        unread = await oauth.authorize(first.replace("https://", "http://"), challenge)
+        assert unread.status_code == 400
+        await oauth.consent_page(second, challenge)
+        code = await oauth.code(first, challenge)  # two fetches: the window is full
+        refused = await oauth.authorize(third, challenge)
+        assert refused.status_code == 400, refused.text
+        assert "location" not in refused.headers
+        assert refused.json() == {
+            "error": "invalid_request",
+            "error_description": "too many new clients are connecting at once: try again in a minute",
+            "state": "st4te",
+        }
+        assert "/third.json" not in documents.hits
+        await oauth.consent_page(first, challenge)  # cached
+        now[0] += 31  # the first document leaves the cache; the window is still full
+        answer = await oauth.exchange(first, code, verifier)
+        assert answer.status_code == 200, answer.text
+        assert (await oauth.authorize(third, challenge)).status_code == 400
+        now[0] += 29  # the first two fetches are a minute old
+        await oauth.consent_page(third, challenge)
+    assert documents.hits == {"/first.json": 1, "/second.json": 1, "/third.json": 1}
 
 
 @pytest.mark.req("extensions.REMOTE.12")

@@ -111,3 +111,7 @@ class RemoteLimits:
     cimd_cache_seconds: float = 300.0
     cimd_cache_size: int = 32
     cimd_connections: int = 4
+    #: Documents fetched (not from the cache) per ``cimd_window`` seconds, all clients together: a person
+    #: connects a few apps a day, a stranger naming ever new URLs must not turn the server into a crawler.
+    cimd_fetches: int = 10
+    cimd_window: float = 60.0

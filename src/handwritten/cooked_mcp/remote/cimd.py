@@ -4,8 +4,9 @@ Fetching it is a request a public server makes to a URL anyone may type, so it i
 https only; every address the name resolves to must be public (no loopback, private,
 link-local, shared or metadata address), checked after resolution and connected to by that
 checked address, so a second lookup cannot swap it; no redirects; at most ``max_bytes`` and
-``seconds``; a good document is cached. The document must name the URL as its ``client_id``
-and list its redirect URIs, which are then matched as ``provider.Client`` says; it may not claim a client secret.
+``seconds``; at most ``cimd_fetches`` a ``cimd_window`` for everyone together; a good document is
+cached. The document must name the URL as its ``client_id`` and list its redirect URIs, which
+are then matched as ``provider.Client`` says; it may not claim a client secret.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ from urllib.parse import urlsplit
 
 import anyio
 import httpcore
-from pydantic import ValidationError
+from mcp.shared.auth import InvalidRedirectUriError
+from pydantic import AnyUrl, ValidationError
 
 from cooked_mcp.text import printable
 
 from ..config.limits import RemoteLimits
 from .provider import Client
+from .window import Window
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +40,20 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 
 class Refused(Exception):
     """Why a client_id URL was not accepted; the message is logged, never sent to the client."""
+
+
+class _TooMany(Exception):
+    """``cimd_fetches`` documents were fetched in the last ``cimd_window`` seconds."""
+
+
+class _Unfetched(Client):
+    """Stands for a document not fetched for the rate: the SDK's authorization endpoint answers a
+    refused redirect URI with its message (400, no redirect), so refusing every one says to come
+    back. At the token endpoint it is what every CIMD client is, public: a connected client whose
+    document left the cache still refreshes (its refresh token or PKCE verifier is the proof)."""
+
+    def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
+        raise InvalidRedirectUriError("too many new clients are connecting at once: try again in a minute")
 
 
 async def resolve(host: str, port: int) -> list[str]:
@@ -108,8 +125,11 @@ class CimdFetcher:
         resolver: Resolver = resolve,
         allowed: Callable[[IPAddress], bool] = is_public,
         ssl_context: ssl.SSLContext | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.limits = limits = limits or RemoteLimits()
+        self.clock = clock
+        self.fetches = Window(limits.cimd_fetches, limits.cimd_window, clock)
         self._cache: dict[str, tuple[float, Client]] = {}
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=ssl_context or ssl.create_default_context(),
@@ -119,16 +139,24 @@ class CimdFetcher:
 
     async def __call__(self, url: str) -> Client | None:
         cached = self._cache.get(url)
-        if cached is not None and cached[0] > time.monotonic():
+        if cached is not None and cached[0] > self.clock():
             return cached[1]
         try:
             client = await self.fetch(url)
         except Refused as exc:
             logger.warning("refused the client_id %s: %s", printable(url, 200), exc)
             return None
+        except _TooMany:
+            logger.warning(
+                "did not fetch the client_id %s: %d fetches in %g s already",
+                printable(url, 200),
+                self.limits.cimd_fetches,
+                self.limits.cimd_window,
+            )
+            return _Unfetched(client_id=url, redirect_uris=[AnyUrl(url)], token_endpoint_auth_method="none")
         if len(self._cache) >= self.limits.cimd_cache_size:
             del self._cache[min(self._cache, key=lambda key: self._cache[key][0])]
-        self._cache[url] = (time.monotonic() + self.limits.cimd_cache_seconds, client)
+        self._cache[url] = (self.clock() + self.limits.cimd_cache_seconds, client)
         return client
 
     async def fetch(self, url: str) -> Client:
@@ -137,6 +165,9 @@ class CimdFetcher:
             raise Refused("a client_id URL must be https, with a host and no user name or fragment")
         if parts.path in ("", "/") or "/./" in parts.path or "/../" in parts.path:
             raise Refused("a client_id URL must have a path without dot segments")
+        if self.fetches.wait():
+            raise _TooMany
+        self.fetches.add()
         body = bytearray()
         try:
             with anyio.fail_after(self.limits.cimd_seconds):
