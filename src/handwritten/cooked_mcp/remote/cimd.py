@@ -42,15 +42,14 @@ class Refused(Exception):
     """Why a client_id URL was not accepted; the message is logged, never sent to the client."""
 
 
-class _TooMany(Exception):
-    """``cimd_fetches`` documents were fetched in the last ``cimd_window`` seconds."""
+class _TooMany(Refused):
+    """``cimd_fetches`` documents were fetched in the last ``cimd_window`` seconds: come back later."""
 
 
 class _Unfetched(Client):
-    """Stands for a document not fetched for the rate: the SDK's authorization endpoint answers a
-    refused redirect URI with its message (400, no redirect), so refusing every one says to come
-    back. At the token endpoint it is what every CIMD client is, public: a connected client whose
-    document left the cache still refreshes (its refresh token or PKCE verifier is the proof)."""
+    """A document not fetched for the rate. The SDK's authorization endpoint sends a refused redirect
+    URI's message (400, no redirect), so refusing all says to come back; at the token endpoint it is
+    public, as every CIMD client is, so a connected client still refreshes (its token is the proof)."""
 
     def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
         raise InvalidRedirectUriError("too many new clients are connecting at once: try again in a minute")
@@ -145,15 +144,11 @@ class CimdFetcher:
             client = await self.fetch(url)
         except Refused as exc:
             logger.warning("refused the client_id %s: %s", printable(url, 200), exc)
+            if isinstance(exc, _TooMany):
+                return _Unfetched(
+                    client_id=url, redirect_uris=[AnyUrl(url)], token_endpoint_auth_method="none"
+                )
             return None
-        except _TooMany:
-            logger.warning(
-                "did not fetch the client_id %s: %d fetches in %g s already",
-                printable(url, 200),
-                self.limits.cimd_fetches,
-                self.limits.cimd_window,
-            )
-            return _Unfetched(client_id=url, redirect_uris=[AnyUrl(url)], token_endpoint_auth_method="none")
         if len(self._cache) >= self.limits.cimd_cache_size:
             del self._cache[min(self._cache, key=lambda key: self._cache[key][0])]
         self._cache[url] = (self.clock() + self.limits.cimd_cache_seconds, client)
@@ -166,7 +161,9 @@ class CimdFetcher:
         if parts.path in ("", "/") or "/./" in parts.path or "/../" in parts.path:
             raise Refused("a client_id URL must have a path without dot segments")
         if self.fetches.wait():
-            raise _TooMany
+            raise _TooMany(
+                f"{self.limits.cimd_fetches} documents were fetched in {self.limits.cimd_window:g} s"
+            )
         self.fetches.add()
         body = bytearray()
         try:

@@ -1,8 +1,4 @@
-"""A sliding window: at most ``limit`` events in any ``seconds``, for everyone together.
-
-The one bound behind the consent page's wrong passwords, DCR registrations and CIMD fetches;
-``clock`` is settable so that tests reopen a window without waiting for it.
-"""
+"""The one sliding window behind the consent page's wrong passwords, DCR and CIMD fetches."""
 
 from __future__ import annotations
 
@@ -14,6 +10,8 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Window:
+    """At most ``limit`` events in any ``seconds``, for everyone together; ``clock`` is for tests."""
+
     limit: int
     seconds: float
     clock: Callable[[], float] = time.monotonic
