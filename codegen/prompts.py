@@ -50,6 +50,9 @@ class Prompts:
 
 
 def load_prompts(path: Path, table: Table, requirement_ids: set[str]) -> Prompts:
+    """The prompt table, ``prompts.yaml`` beside the tool table ``table`` was read from."""
+    if not path.exists():
+        raise SpecError(path, None, "the prompt table is missing: codegen reads it beside the tool table")
     doc = load(path)
     _only_keys(doc, {"steps_heading", "implements", "prompts"})
     journeys_map = _mapping(doc, "prompts")
