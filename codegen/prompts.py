@@ -50,7 +50,7 @@ class Prompts:
 
 
 def load_prompts(path: Path, table: Table, requirement_ids: set[str]) -> Prompts:
-    """The prompt table, ``prompts.yaml`` beside the tool table ``table`` was read from."""
+    """The prompt table at ``path``, its texts checked against the tool table."""
     if not path.exists():
         raise SpecError(path, None, "the prompt table is missing: codegen reads it beside the tool table")
     doc = load(path)
