@@ -1,7 +1,8 @@
 """``python -m codegen [--check] [--features DIR --table FILE --out DIR]``: render the generated files.
 
 They are src/generated/, docs/tools.md and tests/generated_requirements.py, from
-features/. ``--out DIR`` writes them under DIR at the same relative paths instead
+features/: the feature files, the tool schema table and, beside it, the prompt table
+(prompts.yaml). ``--out DIR`` writes them under DIR at the same relative paths instead
 of into the repository (the golden tests render their fixture spec that way).
 
 Output is deterministic: the same inputs give the same bytes, because the
@@ -25,6 +26,7 @@ from typing import Any
 import jinja2
 
 from . import schemas
+from .prompts import load_prompts
 from .spec import Feature, Param, Table, load_features, load_table
 from .yaml_lines import SpecError
 
@@ -51,7 +53,12 @@ def main(argv: list[str] | None = None) -> int:
         help="a *.feature.yaml directory (repeat for more; default: features/cooked-mcp and "
         "features/cooked-mcp-extensions)",
     )
-    parser.add_argument("--table", type=Path, default=TABLE, help="the tool schema table")
+    parser.add_argument(
+        "--table",
+        type=Path,
+        default=TABLE,
+        help="the tool schema table (the prompt table, prompts.yaml, is beside it)",
+    )
     parser.add_argument("--out", type=Path, help="write under DIR, at the repository-relative paths, instead")
     args = parser.parse_args(argv)
     try:
@@ -103,6 +110,8 @@ def render_all(features_dirs: Path | Sequence[Path], table_path: Path) -> dict[P
     if len(requirement_ids) != sum(len(f.requirements) for f in features):
         raise SpecError(dirs[-1], None, "a requirement ID is defined in more than one features directory")
     table = load_table(table_path, requirement_ids)
+    prompts_path = table_path.with_name("prompts.yaml")
+    prompts = load_prompts(prompts_path, table, requirement_ids)
     sources = [_relative(table_path)] + [_relative(directory / f.file) for directory, f in loaded]
     env = _environment(table)
     common: dict[str, Any] = {
@@ -124,6 +133,13 @@ def render_all(features_dirs: Path | Sequence[Path], table_path: Path) -> dict[P
         REQUIREMENTS_MODULE: "requirements.py.j2",
     }
     outputs = {path: _ruff_format(env.get_template(t).render(common)) for path, t in python.items()}
+    outputs[PACKAGE / "prompts.py"] = _ruff_format(
+        env.get_template("prompts.py.j2").render(
+            sources=[_relative(prompts_path), _relative(table_path)],
+            steps_heading=prompts.steps_heading,
+            journeys=prompts.journeys,
+        )
+    )
     outputs[DOCS / "tools.md"] = env.get_template("tools.md.j2").render(common)
     return outputs
 

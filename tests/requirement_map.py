@@ -6,8 +6,8 @@ right above the def, class or statement it describes::
     # implements: recipes.SAVE.4, recipes.SAVE.5
     async def save_from_url(...):
 
-The rows of features/tools.yaml that cite an ID under ``implements`` count as
-code too (the generated layer is rendered from them). docs/requirements.md is
+The rows of features/tools.yaml and features/prompts.yaml that cite an ID under
+``implements`` count as code too (the generated layer is rendered from them). docs/requirements.md is
 rendered from both and from the collected tests; the gate checks that it is
 current and that every annotation names a known ID, as it does for test
 citations.
@@ -25,7 +25,7 @@ from codegen.yaml_lines import Located, load
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC_FILE = ROOT / "docs" / "requirements.md"
-TABLE_FILE = ROOT / "features" / "tools.yaml"
+TABLE_FILES = (ROOT / "features" / "tools.yaml", ROOT / "features" / "prompts.yaml")
 #: The seed's features (one file per feature, named after it); the rest are cooked-mcp's own.
 SEED_FEATURES = frozenset(
     path.name.removesuffix(".feature.yaml")
@@ -130,10 +130,11 @@ def _annotations(path: Path, known: Mapping[str, Any]) -> list[tuple[str, Place 
     return found
 
 
-def scan_table(path: Path = TABLE_FILE) -> dict[str, list[Place]]:
-    """The tool-table rows citing each ID under ``implements`` (the codegen already checked the IDs)."""
+def scan_table(paths: Iterable[Path] = TABLE_FILES) -> dict[str, list[Place]]:
+    """The table rows citing each ID under ``implements`` (the codegen already checked the IDs)."""
     places: dict[str, list[Place]] = {}
-    _walk_table(load(path), (), _relative(path), places)
+    for path in paths:
+        _walk_table(load(path), (), _relative(path), places)
     return places
 
 
@@ -152,7 +153,7 @@ def _walk_table(node: Any, trail: tuple[str, ...], rel: str, places: dict[str, l
 def _row_name(trail: tuple[str, ...]) -> str:
     """``tools.save_recipe.modes.url`` -> ``save_recipe mode url`` (a row a person can find in the table)."""
     parts = list(trail)
-    if parts[:1] == ["tools"]:
+    if parts[:1] in (["tools"], ["prompts"]):
         parts = parts[1:]
     return " ".join(p for p in parts if p not in {"parameters"}).replace("modes", "mode")
 
@@ -214,7 +215,7 @@ def render(
         f"{len(requirements)} requirements: the seed's {seed} (features/cooked-mcp/) and {len(requirements) - seed} "
         "of cooked-mcp's own (features/cooked-mcp-extensions/).",
         "For each: the spec text, the code that implements it",
-        "(a `# implements:` comment right above it, or a row of `features/tools.yaml` that the",
+        "(a `# implements:` comment right above it, or a row of `features/tools.yaml` or `prompts.yaml` that the",
         "generated layer is rendered from) and the tests that prove it (`@pytest.mark.req`).",
         "",
         f"**{len(requirements) - len(without_code)} of {len(requirements)} name code; "

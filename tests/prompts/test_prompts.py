@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from servers import era_client, server_env
 
 from cooked_fake import FakeCooked
-from cooked_mcp.prompts import JOURNEYS
+from cooked_mcp_generated.prompts import JOURNEYS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("era", ERAS)]
 SHOP = types.PromptReference(type="ref/prompt", name="shop_for_recipe")

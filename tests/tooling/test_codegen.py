@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -21,16 +22,20 @@ pytestmark = pytest.mark.tooling
 
 FEATURES = ROOT / "features" / "cooked-mcp"
 TABLE = ROOT / "features" / "tools.yaml"
+PROMPTS = ROOT / "features" / "prompts.yaml"
 SHARED = ROOT.parent / "shared" / "features" / "cooked-mcp"
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> tuple[Path, Path]:
-    """A copy of features/ that a test may break."""
+    """A copy of features/ that a test may break: the feature files in one folder (the prompt
+    table cites cooked-mcp's own requirements), the prompt table beside the tool table."""
     features = tmp_path / "cooked-mcp"
     shutil.copytree(FEATURES, features)
+    shutil.copytree(FEATURES_DIRS[1], features, dirs_exist_ok=True)
     table = tmp_path / "tools.yaml"
     shutil.copy(TABLE, table)
+    shutil.copy(PROMPTS, tmp_path / "prompts.yaml")
     return features, table
 
 
@@ -172,8 +177,8 @@ def test_the_extension_features_are_read_beside_the_seed_and_may_not_repeat_an_i
     workspace: tuple[Path, Path], tmp_path: Path
 ) -> None:
     """features/cooked-mcp-extensions holds cooked-mcp's own requirements; the seed's files stay as copied."""
-    seed_ids = {rid for rid in _ids(render_all(FEATURES, TABLE)) if not rid.startswith("extensions.")}
     both = _ids(render_all(FEATURES_DIRS, TABLE))
+    seed_ids = {rid for rid in both if not rid.startswith("extensions.")}
     assert len(seed_ids) == 262 and seed_ids < both and len(both) == 262 + 51
     features, table = workspace
     extra = tmp_path / "extra"
@@ -262,3 +267,144 @@ def test_every_id_parameter_takes_its_bounds_from_the_one_id_type(workspace: tup
     assert "Id: TypeAlias = Annotated[str, StringConstraints(min_length=1, max_length=150)]" in models
     assert "max_length=200," not in models and "max_length=200)" not in models
     assert "ProductGroupIdsParam: TypeAlias = Annotated[\n    list[Id]" in models
+
+
+def key_line(path: Path, prompt: str, key: str) -> int:
+    """The line of ``key`` in ``prompt``'s row of a prompt table."""
+    lines = path.read_text().splitlines()
+    start = lines.index(f"  {prompt}:")
+    return next(n for n, line in enumerate(lines[start:], start + 1) if line.startswith(f"    {key}:"))
+
+
+TOOLS_NAMED = "read, preview_recipe_text, save_recipe, delete_recipe, change_shopping_list"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "prompt", "key", "error"),
+    [
+        pytest.param(
+            "with save_recipe source=draft",
+            "with save_recipes source=draft",
+            "import_recipe",
+            "steps",
+            f"'save_recipes' is no tool, parameter, value or field of the tool table; tools: {TOOLS_NAMED}",
+            id="unknown-tool",
+        ),
+        pytest.param(
+            "open them with read target=recipe.",
+            "open them with raed target=recipe.",
+            "plan_meals",
+            "steps",
+            f"target=recipe follows no tool: 'with raed' names none of {TOOLS_NAMED}",
+            id="misspelt-tool-before-its-argument",
+        ),
+        pytest.param(
+            "save_recipe source=existing",
+            "save_recipe sauce=existing",
+            "import_recipe",
+            "steps",
+            "save_recipe has no parameter 'sauce'; it takes source, title, text, markdown, portions, url, "
+            "draft_id, recipe_id",
+            id="unknown-argument",
+        ),
+        pytest.param(
+            "change_shopping_list action=update_item",
+            "change_shopping_list action=edit_item",
+            "tidy_shopping_list",
+            "steps",
+            "'edit_item' is no action of change_shopping_list; it is one of add, update_item, "
+            "replace_selection, add_selection, remove_selection, remove, clear",
+            id="unknown-value",
+        ),
+        pytest.param(
+            "change_shopping_list call: action=add,",
+            "change_shopping_list call: action=plus,",
+            "shop_for_recipe",
+            "steps",
+            "'plus' is no action of change_shopping_list; it is one of add, update_item, "
+            "replace_selection, add_selection, remove_selection, remove, clear",
+            id="unknown-value-a-word-after-its-tool",
+        ),
+        pytest.param(
+            "Days: {days}",
+            "Days: {day}",
+            "plan_meals",
+            "request",
+            "{day} names no argument; it may use {days}, {days_ask}",
+            id="unknown-placeholder",
+        ),
+        pytest.param(
+            "{days_ask}which",
+            "{url_ask}which",
+            "plan_meals",
+            "steps",
+            "{url_ask} names no argument; it may use {days}, {days_ask}",
+            id="unknown-ask-placeholder",
+        ),
+        pytest.param(
+            "Page: {url}",
+            "Page: {url",
+            "import_recipe",
+            "request",
+            "expected '}' before end of string (write {{ or }} for a brace)",
+            id="unclosed-brace",
+        ),
+        pytest.param(
+            '        required: true\n        missing: "(none given: ask me for the recipe page\'s address)"\n',
+            '        required: true\n        missing: "(none given: ask me for the recipe page\'s address)"\n'
+            "      title:\n        description: The title.\n        required: true\n",
+            "import_recipe",
+            "arguments",
+            "at most one argument may be required, not url, title",
+            id="two-required-arguments",
+        ),
+    ],
+)
+def test_a_prompt_naming_what_the_tool_table_lacks_is_refused(
+    workspace: tuple[Path, Path], old: str, new: str, prompt: str, key: str, error: str
+) -> None:
+    """The journeys' texts are checked against the tool table: a mistyped tool, argument, value or
+    placeholder fails the build, with the prompt, the word and what exists."""
+    features, table = workspace
+    prompts = table.with_name("prompts.yaml")
+    text = prompts.read_text()
+    assert text.count(old) == 1
+    prompts.write_text(text.replace(old, new))
+    with pytest.raises(SpecError) as raised:
+        render_all(features, table)
+    assert str(raised.value) == f"{prompts}:{key_line(prompts, prompt, key)}: prompt {prompt}: {error}"
+
+
+@pytest.mark.parametrize(
+    ("renames", "prompt", "error"),
+    [
+        pytest.param(
+            {"  preview_recipe_text:\n": "  preview_text:\n"},
+            "import_recipe",
+            "'preview_recipe_text' is no tool, parameter, value or field of the tool table; tools: read, "
+            "preview_text, save_recipe, delete_recipe, change_shopping_list",
+            id="tool",
+        ),
+        pytest.param(
+            {
+                "enum: [add, update_item,": "enum: [add, edit_item,",
+                "      update_item:\n": "      edit_item:\n",
+            },
+            "tidy_shopping_list",
+            "'update_item' is no action of change_shopping_list; it is one of add, edit_item, "
+            "replace_selection, add_selection, remove_selection, remove, clear",
+            id="action",
+        ),
+    ],
+)
+def test_renaming_a_tool_or_action_the_prompts_use_fails_the_build(
+    workspace: tuple[Path, Path], renames: dict[str, str], prompt: str, error: str
+) -> None:
+    features, table = workspace
+    text = table.read_text()
+    for old, new in renames.items():
+        assert text.count(old) == 1
+        text = text.replace(old, new)
+    table.write_text(text)
+    with pytest.raises(SpecError, match=re.escape(f"prompt {prompt}: {error}")):
+        render_all(features, table)

@@ -34,7 +34,12 @@ def test_the_installed_generated_package_holds_no_test_data() -> None:
 
 
 def test_the_generated_package_keeps_only_what_varies_with_the_table() -> None:
-    assert sorted(p.name for p in PACKAGE.glob("*.py")) == ["__init__.py", "models.py", "tools.py"]
+    assert sorted(p.name for p in PACKAGE.glob("*.py")) == [
+        "__init__.py",
+        "models.py",
+        "prompts.py",
+        "tools.py",
+    ]
     assert not (ROOT / "codegen" / "templates" / "runtime.py.j2").exists()
 
 
