@@ -1639,7 +1639,7 @@ REQUIREMENTS: Final[dict[str, Requirement]] = {
         "extensions.REMOTE.13",
         "extensions",
         "REMOTE",
-        "The metadata document fetch refuses names resolving to loopback, private, link-local or other non-public addresses (checked after resolution, the connection made to the checked address), follows no redirect, stops at a size and a time limit, and caches good documents.",
+        "The metadata document fetch refuses names resolving to loopback, private, link-local or other non-public addresses (checked after resolution, the connection made to the checked address), follows no redirect, stops at a size and a time limit, caches good documents, and fetches at most a set number of documents a minute for all clients together.",
     ),
     "extensions.REMOTE.14": Requirement(
         "extensions.REMOTE.14",
