@@ -4,8 +4,8 @@ running application from the settings: the one start-up path every transport ser
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from mcp.server import Server
@@ -114,19 +114,14 @@ class ToolsOnFirstCall:
 
 
 @dataclass(frozen=True)
-class Application:
+class Application(AbstractAsyncContextManager["Application"]):
     """What a transport serves: building it opens nothing, and leaving it closes the client."""
 
     settings: Settings
     tools: ToolsOnFirstCall
     server: Server[Any]
 
-    async def __aenter__(self) -> Application:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         if self.tools.client is not None:
             await self.tools.client.aclose()
 
