@@ -240,14 +240,6 @@ class Settings(BaseModel):
     #: For a setting whose file value lost to the environment or a flag: where that file value is.
     overridden: dict[str, str] = Field(default_factory=dict)
 
-    @property
-    def http_host(self) -> str:
-        return self.http_addr.host
-
-    @property
-    def http_port(self) -> int:
-        return self.http_addr.port
-
     # implements: server.CONFIG.4, server.CONFIG.4-1, server.CONFIG.4-2, server.CONFIG.5
     @field_validator("base_url")
     @classmethod
@@ -380,7 +372,7 @@ class Settings(BaseModel):
         """The one place this rule lives: every ``Settings``, however built, obeys it."""
         if self.transport != "http" or self.http_token is not None or self.public_url is not None:
             return self  # remote mode: OAuth guards /mcp instead
-        if not is_loopback(self.http_host):
+        if not is_loopback(self.http_addr.host):
             raise ValueError(
                 f"refusing to serve HTTP on non-loopback address {printable(self.http_addr.shown())} "
                 f"without a bearer token: set {_ways('http_token')}, or listen on 127.0.0.1"
