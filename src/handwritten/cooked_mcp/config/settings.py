@@ -139,9 +139,6 @@ class Command:
     origin: Origin
     line: str = field(repr=False)
 
-    def run(self) -> str:
-        return credential_command.run_secret_command(self.origin.name, self.line, where=self.origin.where)
-
 
 class Address(NamedTuple):
     """Where the HTTP transport listens; ``host`` is bare (``::1``, not ``[::1]``)."""
@@ -422,12 +419,13 @@ class Settings(BaseModel):
             pending = getattr(self, name)
             if not isinstance(pending, Command):
                 continue
-            output = pending.run()
+            origin = pending.origin
+            output = credential_command.run_secret_command(origin.name, pending.line, where=origin.where)
             if name == "http_token":
                 try:
                     output = _token(output)
                 except ValueError as exc:
-                    raise ValueError(f"{pending.origin} {exc}") from None
+                    raise ValueError(f"{origin} {exc}") from None
             object.__setattr__(self, name, output if name == "username" else SecretStr(output))
         owner = self.owner_password.get_secret_value() if self.owner_password is not None else None
         if owner is not None and len(owner) < MIN_OWNER_PASSWORD:
