@@ -43,7 +43,7 @@ def test_the_example_names_every_key_and_loads_with_all_of_them_switched_on(
         assert re.search(rf"\b{key} = ", tables.get(table, "")), dotted
     switched_on = write(tmp_path / "all.toml", _COMMENTED_KEY.sub(r"\1", text))
     settings = load_settings(config_path=str(switched_on), environ=_credentials(home), transport="http")
-    assert settings.allowed_hosts == ("kitchen.lan:8123",) and settings.http_port == 8123
+    assert settings.allowed_hosts == ("kitchen.lan:8123",) and settings.http_addr.port == 8123
 
 
 @pytest.mark.tooling

@@ -55,7 +55,7 @@ def refused(
 def test_http_listens_on_127_0_0_1_port_8123_without_flag_environment_or_file(env: dict[str, str]) -> None:
     settings = http(env)
     assert settings.transport == "http"
-    assert (settings.http_host, settings.http_port) == ("127.0.0.1", 8123)
+    assert settings.http_addr == ("127.0.0.1", 8123)
     assert settings.http_token is None
 
 

@@ -52,7 +52,7 @@ def test_settings_from_the_environment_alone(bare_env: dict[str, str]) -> None:
     assert settings.base_url == "http://127.0.0.1:8765"
     assert settings.username == USERNAME
     assert settings.password.get_secret_value() == PASSWORD
-    assert (settings.http_host, settings.http_port) == ("127.0.0.1", 9100)
+    assert settings.http_addr == ("127.0.0.1", 9100)
     assert settings.read_only is True
     assert settings.log_level == "error"
     assert settings.config_file is None
@@ -74,7 +74,7 @@ def test_settings_from_a_toml_file_named_by_config(bare_env: dict[str, str], tmp
     assert settings.base_url == "https://toml.cooked.test"
     assert settings.username == "toml-user"
     assert settings.password.get_secret_value() == "toml-password"
-    assert (settings.http_host, settings.http_port) == ("127.0.0.1", 9001)
+    assert settings.http_addr == ("127.0.0.1", 9001)
     assert settings.read_only is True
     assert settings.allowed_hosts == ("localhost:9001",)
     assert settings.allowed_origins == ("http://localhost:9001",)
@@ -107,7 +107,7 @@ ENV_OVER_TOML = [
     (
         "COOKED_MCP_HTTP_ADDR",
         "127.0.0.1:9002",
-        lambda s: (s.http_host, s.http_port),
+        lambda s: s.http_addr,
         ("127.0.0.1", 9002),
         ["server.CONFIG.8-1"],
     ),
@@ -150,7 +150,7 @@ def test_defaults(env: dict[str, str]) -> None:
     settings = load_settings(config_path=None, environ=env)
 
     assert settings.base_url == "https://cooked.wiki"
-    assert (settings.http_host, settings.http_port) == ("127.0.0.1", 8123)
+    assert settings.http_addr == ("127.0.0.1", 8123)
     assert settings.transport == "stdio"
     assert settings.read_only is False
     assert settings.http_token is None
@@ -214,11 +214,11 @@ def test_config_replaces_the_default_file(env: dict[str, str], tmp_path: Path, h
 @pytest.mark.req("server.CONFIG.8", "server.CONFIG.8-1", "server.CONFIG.8-2", "server.TRANSPORT.3")
 def test_http_address_precedence_flag_then_environment_then_file(env: dict[str, str], tmp_path: Path) -> None:
     path = write(tmp_path / "config.toml", '[mcp]\nhttp_addr = "127.0.0.1:9001"\n')
-    assert load_settings(config_path=str(path), environ=env).http_port == 9001
+    assert load_settings(config_path=str(path), environ=env).http_addr.port == 9001
     env["COOKED_MCP_HTTP_ADDR"] = "127.0.0.1:9002"
-    assert load_settings(config_path=str(path), environ=env).http_port == 9002
+    assert load_settings(config_path=str(path), environ=env).http_addr.port == 9002
     flagged = load_settings(config_path=str(path), environ=env, http_addr="[::1]:9003")
-    assert (flagged.http_host, flagged.http_port) == ("::1", 9003)
+    assert flagged.http_addr == ("::1", 9003)
 
 
 @pytest.mark.req("server.TRANSPORT.4")

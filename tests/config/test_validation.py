@@ -116,7 +116,7 @@ def test_a_malformed_http_addr_flag_is_named_as_the_flag(env: dict[str, str]) ->
 )
 def test_well_formed_http_addresses(env: dict[str, str], addr: str, expected: tuple[str, int]) -> None:
     settings = load_settings(config_path=None, environ=env, http_addr=addr)
-    assert (settings.http_host, settings.http_port) == expected
+    assert settings.http_addr == expected
 
 
 TOML_MISTAKES = [

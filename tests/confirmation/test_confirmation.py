@@ -213,7 +213,9 @@ async def test_in_2026_an_answer_coming_back_after_the_time_given_is_not_confirm
         await anyio.sleep(0.3)
         return types.ElicitResult(action="accept", content={})
 
-    async with connected(fake, yes_too_late, mode="2026-07-28", confirm_answer_seconds=0.2) as client:
+    async with connected(
+        fake, yes_too_late, mode="2026-07-28", limits=Limits(confirm_answer_seconds=0.2)
+    ) as client:
         late = await client.call_tool("delete_recipe", {"recipe_id": "r-0001"})
     assert late.is_error and text_of(late).startswith(
         'The question had no answer within 0.2 seconds, so the recipe "Shakshuka" (r-0001) was not deleted; '

@@ -66,10 +66,10 @@ def test_server_json_passes_the_registry_schema(meta: metadata.Metadata) -> None
     assert package["transport"] == {"type": "stdio"}
     secret = {v["name"]: v["isSecret"] for v in package["environmentVariables"]}
     assert secret == {
-        config.variable("username"): False,
-        config.variable("password"): True,
-        config.variable("base_url"): False,
-        config.variable("read_only"): False,
+        config.DECLARED["username"].env: False,
+        config.DECLARED["password"].env: True,
+        config.DECLARED["base_url"].env: False,
+        config.DECLARED["read_only"].env: False,
     }
 
 
@@ -91,10 +91,10 @@ def test_the_bundle_manifest_passes_the_mcpb_schema_and_maps_every_setting(meta:
     assert manifest["manifest_version"] == "0.4" and manifest["server"]["type"] == "uv"
     env = manifest["server"]["mcp_config"]["env"]
     assert env == {
-        config.variable("username"): "${user_config.username}",
-        config.variable("password"): "${user_config.password}",
-        config.variable("base_url"): "${user_config.base_url}",
-        config.variable("read_only"): "${user_config.read_only}",
+        config.DECLARED["username"].env: "${user_config.username}",
+        config.DECLARED["password"].env: "${user_config.password}",
+        config.DECLARED["base_url"].env: "${user_config.base_url}",
+        config.DECLARED["read_only"].env: "${user_config.read_only}",
     }
     user_config = manifest["user_config"]
     assert user_config["password"]["sensitive"] is True

@@ -298,7 +298,7 @@ def check_json(block: Block) -> None:
 #: TOML keys whose loaded value can be compared with what the file says.
 _SETTING_OF: Final[dict[tuple[str, str], Callable[[config.Settings], object]]] = {
     ("cooked", "base_url"): lambda s: s.base_url,
-    ("mcp", "http_addr"): lambda s: f"{s.http_host}:{s.http_port}",
+    ("mcp", "http_addr"): lambda s: f"{s.http_addr.host}:{s.http_addr.port}",
     ("mcp", "read_only"): lambda s: s.read_only,
     ("log", "level"): lambda s: s.log_level,
 }
@@ -318,7 +318,7 @@ def check_toml(block: Block, folder: Path) -> None:
         "COOKED_LOGIN_PASSWORD": SEED_PASSWORD,
     }
     if "http_token_cmd" in data.get("mcp", {}):
-        environ[config.variable("http_token")] = "readme-test-token"  # wins, so the command is not run either
+        environ["COOKED_MCP_HTTP_TOKEN"] = "readme-test-token"  # wins, so the command is not run either
     try:
         # As the http transport: its extra rules (a token for non-loopback addresses and for
         # allowed_hosts/origins) apply on top of everything a stdio config must satisfy.

@@ -4,8 +4,8 @@ running application from the settings: the one start-up path every transport ser
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from mcp.server import Server
@@ -32,11 +32,8 @@ def build_server(
     import_answer_seconds: float = default("import_answer_seconds"),
     confirm_changes: bool = True,
     limits: Limits | None = None,
-    confirm_answer_seconds: float | None = None,
 ) -> Server[Any]:
     """``read_only_from`` is where read-only mode was switched on; ``None`` serves every tool."""
-    if confirm_answer_seconds is not None:
-        limits = (limits or Limits()).model_copy(update={"confirm_answer_seconds": confirm_answer_seconds})
     tools = _tools(client, read_only_from is None, import_answer_seconds, confirm_changes, limits or Limits())
     return _server(tools, read_only_from, lambda: client)
 
@@ -87,28 +84,25 @@ class ToolsOnFirstCall:
         self._tools: CookedTools | None = None
         self.client: CookedClient | None = None
 
-    def _built(self) -> ToolHandlers:
-        if self._tools is None:
+    def cooked_client(self) -> CookedClient:
+        if self.client is None:
             from .cooked.client import CookedClient
 
             s = self._settings
-            self.client = CookedClient.from_settings(s)
+            client = CookedClient.from_settings(s)
             self._tools = _tools(
-                self.client, not s.read_only, s.import_answer_seconds, s.confirm_changes, s.limits
+                client, not s.read_only, s.import_answer_seconds, s.confirm_changes, s.limits
             )
             # Later calls find the methods on the instance and no longer pass through __getattr__.
             self.__dict__.update({name: getattr(self._tools, name) for name in self._HANDLER_METHODS})
-        return self._tools
+            self.client = client
+        return self.client
 
     def __getattr__(self, name: str) -> Any:
         if name not in ToolsOnFirstCall._HANDLER_METHODS:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return getattr(self._built(), name)
-
-    def cooked_client(self) -> CookedClient:
-        self._built()
-        assert self.client is not None
-        return self.client
+        self.cooked_client()
+        return self.__dict__[name]
 
     def secret_values(self) -> list[str]:
         return self.client.secret_values() if self.client is not None else []
@@ -120,19 +114,14 @@ class ToolsOnFirstCall:
 
 
 @dataclass(frozen=True)
-class Application:
+class Application(AbstractAsyncContextManager["Application"]):
     """What a transport serves: building it opens nothing, and leaving it closes the client."""
 
     settings: Settings
     tools: ToolsOnFirstCall
     server: Server[Any]
 
-    async def __aenter__(self) -> Application:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         if self.tools.client is not None:
             await self.tools.client.aclose()
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__, docs_url
-from .config import DECLARED, Settings, environment_variables, load_settings, schema_keys, variable
+from .config import DECLARED, Settings, environment_variables, load_settings, schema_keys
 from .exceptions import ConfigError
 from .logging_setup import configure_logging
 
@@ -34,7 +34,7 @@ def _epilog() -> str:
             *_two_columns(environment_variables(), down=False),  # no order of their own: read across
             "config file keys (TOML; a *_cmd key runs a command that prints the value):",
             *_two_columns(schema_keys(), down=True),  # read down, so keys of one table stay together
-            f"{variable('confirm_changes')}=false: no questions before changes that lose data",
+            f"{DECLARED['confirm_changes'].env}=false: no questions before changes that lose data",
             "Each setting explained:",
             f"  {docs_url('configuration.md')}",
         ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import sys
-import threading
 from collections.abc import Callable, Iterable
 
 from .redaction import MIN_SECRET_LENGTH, redact
@@ -22,23 +21,20 @@ _active: RedactionFilter | None = None
 
 # implements: authentication.SECRETS.1, server.SECURITY.2
 class RedactionFilter(logging.Filter):
-    """Replaces registered secrets in every record. Filtering takes no lock (the values are replaced
-    whole), so a record logged from a signal handler never waits for a lock its own thread holds."""
+    """Replaces registered secrets in every record. It takes no lock: secrets and sources are added
+    at start-up and replaced whole, so a record logged from a signal handler never waits for one."""
 
     def __init__(self, secrets: Iterable[str] = (), sources: Iterable[SecretSource] = ()) -> None:
         super().__init__()
-        self._adding = threading.RLock()
         self._secrets: frozenset[str] = frozenset()
         self._sources: tuple[SecretSource, ...] = tuple(sources)
         self.add(*secrets)
 
     def add(self, *secrets: str) -> None:
-        with self._adding:
-            self._secrets = self._secrets.union(s for s in secrets if len(s) >= MIN_SECRET_LENGTH)
+        self._secrets = self._secrets.union(s for s in secrets if len(s) >= MIN_SECRET_LENGTH)
 
     def add_source(self, source: SecretSource) -> None:
-        with self._adding:
-            self._sources = (*self._sources, source)
+        self._sources = (*self._sources, source)
 
     def filter(self, record: logging.LogRecord) -> bool:
         secrets = self._current()

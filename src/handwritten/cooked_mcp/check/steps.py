@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -129,9 +129,21 @@ class RoundTrip:
             await self._shopping_line()
         finally:
             if self._recipe_pending:
-                await self._undo_recipe()
+                title = RECIPE_TITLE.format(self.token)
+                by_hand = f"could not delete the check's recipe: delete the recipe titled {title!r} by hand"
+                await self._undo(self._undo_recipe, by_hand)
             if self._line_pending:
-                await self._undo_line()
+                line = LINE_NAME.format(self.token)
+                by_hand = f"could not clean up the shopping list: remove the line {line!r} by hand"
+                await self._undo(self._undo_line, by_hand + " and check which items are ticked")
+
+    async def _undo(self, undo: Callable[[], Awaitable[None]], by_hand: str) -> None:
+        """A failed undo is noted with what the person removes by hand."""
+        try:
+            await undo()
+        except errors.CookedError:
+            self.undo_complete = False
+            self.undo_notes.append(by_hand)
 
     async def _recipe(self) -> None:
         c, out = self.client, self.outcomes
@@ -207,39 +219,24 @@ class RoundTrip:
         ]
 
     async def _undo_recipe(self) -> None:
-        try:
-            if self._recipe_id is not None:
-                hits = [self._recipe_id]
-            else:  # saved or not? The answer was lost: look for the title.
-                found = await self.client.search_recipes(self.token, 1)
-                hits = [s.id for s in found if s.title and self.token in s.title]
-            for recipe_id in hits:  # one already gone: the delete step acted after all
-                with contextlib.suppress(errors.CookedNotFound):
-                    await self.client.delete_recipe(recipe_id)
-            if hits:
-                self.undo_notes.append("deleted the recipe the check had saved")
-        except errors.CookedError:
-            self.undo_complete = False
-            title = RECIPE_TITLE.format(self.token)
-            self.undo_notes.append(
-                f"could not delete the check's recipe: delete the recipe titled {title!r} by hand"
-            )
+        if self._recipe_id is not None:
+            hits = [self._recipe_id]
+        else:  # saved or not? The answer was lost: look for the title.
+            found = await self.client.search_recipes(self.token, 1)
+            hits = [s.id for s in found if s.title and self.token in s.title]
+        for recipe_id in hits:  # one already gone: the delete step acted after all
+            with contextlib.suppress(errors.CookedNotFound):
+                await self.client.delete_recipe(recipe_id)
+        if hits:
+            self.undo_notes.append("deleted the recipe the check had saved")
 
     async def _undo_line(self) -> None:
-        try:
-            shopping = await self.client.get_shopping_list()
-            ours = [group_id for group_id, _ in self._ours(shopping)]
-            selected = {g.id for a in shopping.aisles for g in a.product_groups if g.selected} - set(ours)
-            if selected != set(self._before_selected):
-                await self.client.set_selected(self._before_selected)
-                self.undo_notes.append("restored the ticked items")
-            if ours:
-                await self.client.remove_product_groups(ours)
-                self.undo_notes.append("removed the shopping-list line the check had added")
-        except errors.CookedError:
-            self.undo_complete = False
-            line = LINE_NAME.format(self.token)
-            self.undo_notes.append(
-                f"could not clean up the shopping list: remove the line {line!r} by hand"
-                " and check which items are ticked"
-            )
+        shopping = await self.client.get_shopping_list()
+        ours = [group_id for group_id, _ in self._ours(shopping)]
+        selected = {g.id for a in shopping.aisles for g in a.product_groups if g.selected} - set(ours)
+        if selected != set(self._before_selected):
+            await self.client.set_selected(self._before_selected)
+            self.undo_notes.append("restored the ticked items")
+        if ours:
+            await self.client.remove_product_groups(ours)
+            self.undo_notes.append("removed the shopping-list line the check had added")

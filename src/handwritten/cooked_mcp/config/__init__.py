@@ -20,7 +20,3 @@ __all__ = [
 
 def default(setting: str) -> Any:
     return DECLARED[setting].default
-
-
-def variable(setting: str) -> str:
-    return str(DECLARED[setting].env)

@@ -139,9 +139,6 @@ class Command:
     origin: Origin
     line: str = field(repr=False)
 
-    def run(self) -> str:
-        return credential_command.run_secret_command(self.origin.name, self.line, where=self.origin.where)
-
 
 class Address(NamedTuple):
     """Where the HTTP transport listens; ``host`` is bare (``::1``, not ``[::1]``)."""
@@ -239,14 +236,6 @@ class Settings(BaseModel):
     warnings: tuple[str, ...] = ()
     #: For a setting whose file value lost to the environment or a flag: where that file value is.
     overridden: dict[str, str] = Field(default_factory=dict)
-
-    @property
-    def http_host(self) -> str:
-        return self.http_addr.host
-
-    @property
-    def http_port(self) -> int:
-        return self.http_addr.port
 
     # implements: server.CONFIG.4, server.CONFIG.4-1, server.CONFIG.4-2, server.CONFIG.5
     @field_validator("base_url")
@@ -380,7 +369,7 @@ class Settings(BaseModel):
         """The one place this rule lives: every ``Settings``, however built, obeys it."""
         if self.transport != "http" or self.http_token is not None or self.public_url is not None:
             return self  # remote mode: OAuth guards /mcp instead
-        if not is_loopback(self.http_host):
+        if not is_loopback(self.http_addr.host):
             raise ValueError(
                 f"refusing to serve HTTP on non-loopback address {printable(self.http_addr.shown())} "
                 f"without a bearer token: set {_ways('http_token')}, or listen on 127.0.0.1"
@@ -430,12 +419,13 @@ class Settings(BaseModel):
             pending = getattr(self, name)
             if not isinstance(pending, Command):
                 continue
-            output = pending.run()
+            origin = pending.origin
+            output = credential_command.run_secret_command(origin.name, pending.line, where=origin.where)
             if name == "http_token":
                 try:
                     output = _token(output)
                 except ValueError as exc:
-                    raise ValueError(f"{pending.origin} {exc}") from None
+                    raise ValueError(f"{origin} {exc}") from None
             object.__setattr__(self, name, output if name == "username" else SecretStr(output))
         owner = self.owner_password.get_secret_value() if self.owner_password is not None else None
         if owner is not None and len(owner) < MIN_OWNER_PASSWORD:

@@ -44,7 +44,7 @@ async def _serve(application: Application) -> int:
     async with anyio.create_task_group() as tasks:
         await tasks.start(stop.watch)
         try:
-            sockets = listen(settings.http_host, settings.http_port)
+            sockets = listen(*settings.http_addr)
         except ListenError as exc:
             print(f"cooked-mcp: cannot listen on {settings.http_addr.shown()}: {exc}", file=sys.stderr)
             tasks.cancel_scope.cancel()
@@ -131,7 +131,7 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     none: port 80), the bound address unless a wildcard (a browser page must not reach the server
     via ``http://0.0.0.0:PORT``), and what the user configured."""
     hosts = [*_LOCAL_NAMES, *(f"{name}:*" for name in _LOCAL_NAMES)]
-    if not _is_wildcard(settings.http_host):
+    if not _is_wildcard(settings.http_addr.host):
         hosts.append(settings.http_addr.shown())
     origins = [f"http://{host}" for host in hosts]
     public = [settings.public_url] if settings.public_url else []  # an origin: scheme://host[:port]
