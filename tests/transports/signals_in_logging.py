@@ -4,15 +4,15 @@
 (stderr through the redaction filter) and watches SIGINT/SIGTERM as both transports do
 (``StopSignals``). Each round delivers SIGTERM twice:
 
-* while the redaction filter's lock is held by the thread that is about to log (a secret
-  being added whose length is asked for: the signal lands there, and a record is logged);
+* while the redaction filter adds a secret on the thread that is about to log (its length
+  is asked for: the signal lands there, and a record is logged);
 * while a log record is being written: stderr is a pipe kept full, so the write blocks,
   and the signal is sent to the main thread while it is inside that write.
 
 Each time, the stop must be seen by the event loop within ``STOP_SECONDS``. It prints one
 JSON line: the rounds done, how many signals landed inside a write (the thread was seen
 blocked in it), the slowest stop and what was written to stderr. Before issue
-30 the first case hung for ever (a handler that logged waited on the filter's lock) and the
+30 the first case hung for ever (a handler that logged waited on the filter's lock, gone since) and the
 second printed "--- Logging error --- RuntimeError: reentrant call".
 """
 
@@ -40,7 +40,7 @@ _WRITE_SYSCALL = {"x86_64": 1, "aarch64": 64}.get(platform.machine())
 
 
 class SignalInLen(str):
-    """A would-be secret whose length, asked for under the filter's lock, sends SIGTERM and
+    """A would-be secret whose length, asked for while the filter adds it, sends SIGTERM and
     logs; it says it is too short to keep, so it is asked for only once."""
 
     __slots__ = ()
@@ -49,7 +49,7 @@ class SignalInLen(str):
         os.kill(os.getpid(), signal.SIGTERM)
         for _ in range(1000):  # Python runs pending signal handlers between bytecodes: here
             pass
-        logging.getLogger("harness").warning("logged under the filter's lock: %s", SECRET)
+        logging.getLogger("harness").warning("logged while a secret is added: %s", SECRET)
         return 0
 
 

@@ -60,12 +60,12 @@ def test_signals_landing_under_the_filter_lock_or_inside_a_write_never_hold_up_t
         assert report["inside_a_write"] >= ROUNDS * 0.9, report["inside_a_write"]
     stderr = report["stderr"]
     assert "Logging error" not in stderr and "reentrant" not in stderr and "Traceback" not in stderr
-    assert f"logged under the filter's lock: {REDACTED}" in stderr
+    assert f"logged while a secret is added: {REDACTED}" in stderr
     assert "canary-secret-W3k" not in stderr
 
 
 class LogsWhenMeasured(str):
-    """A value whose length, asked for while the filter adds it (under its lock), logs a secret."""
+    """A value whose length, asked for while the filter adds it, logs a secret."""
 
     __slots__ = ()
 
