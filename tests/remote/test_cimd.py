@@ -122,6 +122,26 @@ async def test_fetches_beyond_the_rate_are_not_made_until_the_window_reopens(
     assert documents.hits == {"/first.json": 1, "/second.json": 1, "/third.json": 1}
 
 
+@pytest.mark.req("extensions.REMOTE.13")
+async def test_beyond_the_rate_a_client_id_no_url_parser_accepts_is_refused_not_a_crash(
+    served: tuple[Documents, ssl.SSLContext], tmp_path: Path
+) -> None:
+    """urlsplit takes a port of 99999 or a space in the host; pydantic's URL type does not."""
+    documents, trust = served
+    fetch = fetcher(trust, cimd_fetches=1)
+    async for oauth in harness(tmp_path, fetch_client=fetch):
+        _, challenge = pkce()
+        await oauth.consent_page(documents.document("/first.json"), challenge)  # the window is full
+        for url in (f"https://{HOST}:99999/client.json", "https://a b.test/client.json"):
+            refused = await oauth.authorize(url, challenge)
+            assert refused.status_code == 400, refused.text
+            assert "try again in a minute" in refused.json()["error_description"]
+            answer = await oauth.refresh(url, "no-such-token")
+            assert answer.status_code == 400, answer.text
+            assert answer.json()["error"] == "invalid_grant"
+    assert documents.hits == {"/first.json": 1}
+
+
 @pytest.mark.req("extensions.REMOTE.12")
 @pytest.mark.parametrize(
     "fields",

@@ -49,7 +49,8 @@ class _TooMany(Refused):
 class _Unfetched(Client):
     """A document not fetched for the rate. The SDK's authorization endpoint sends a refused redirect
     URI's message (400, no redirect), so refusing all says to come back; at the token endpoint it is
-    public, as every CIMD client is, so a connected client still refreshes (its token is the proof)."""
+    public, as every CIMD client is, so a connected client still refreshes (its token is the proof).
+    It lists no redirect URI: the unread URL may be one pydantic's URL type refuses (port 99999)."""
 
     def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
         raise InvalidRedirectUriError("too many new clients are connecting at once: try again in a minute")
@@ -145,9 +146,7 @@ class CimdFetcher:
         except Refused as exc:
             logger.warning("refused the client_id %s: %s", printable(url, 200), exc)
             if isinstance(exc, _TooMany):
-                return _Unfetched(
-                    client_id=url, redirect_uris=[AnyUrl(url)], token_endpoint_auth_method="none"
-                )
+                return _Unfetched(client_id=url, token_endpoint_auth_method="none")
             return None
         if len(self._cache) >= self.limits.cimd_cache_size:
             del self._cache[min(self._cache, key=lambda key: self._cache[key][0])]
