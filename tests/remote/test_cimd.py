@@ -126,13 +126,13 @@ async def test_fetches_beyond_the_rate_are_not_made_until_the_window_reopens(
 async def test_beyond_the_rate_a_client_id_no_url_parser_accepts_is_refused_not_a_crash(
     served: tuple[Documents, ssl.SSLContext], tmp_path: Path
 ) -> None:
-    """urlsplit takes a port of 99999 or a space in the host; pydantic's URL type does not."""
+    """urlsplit takes a space or a % in the host; pydantic's URL type does not."""
     documents, trust = served
     fetch = fetcher(trust, cimd_fetches=1)
     async for oauth in harness(tmp_path, fetch_client=fetch):
         _, challenge = pkce()
         await oauth.consent_page(documents.document("/first.json"), challenge)  # the window is full
-        for url in (f"https://{HOST}:99999/client.json", "https://a b.test/client.json"):
+        for url in ("https://a b.test/client.json", "https://a%.test/client.json"):
             refused = await oauth.authorize(url, challenge)
             assert refused.status_code == 400, refused.text
             assert "try again in a minute" in refused.json()["error_description"]
@@ -248,14 +248,17 @@ def test_only_global_unicast_is_public() -> None:
 async def test_only_https_urls_with_a_path_are_fetched(served: tuple[Documents, ssl.SSLContext]) -> None:
     documents, trust = served
     documents.document("/")
-    fetch = fetcher(trust)
+    fetch = fetcher(trust, cimd_fetches=1)
     for url in (
         documents.url("/").replace("https://", "http://") + "client.json",
         documents.url("/"),
         f"https://user@{HOST}:{documents.port}/client.json",
+        f"https://{HOST}:99999/client.json",
+        "https://[::1/client.json",
     ):
         assert await fetch(url) is None, url
     assert documents.hits == {}
+    assert fetch.fetches.wait() == 0.0  # none of them counted as a fetch
 
 
 @pytest.mark.req("extensions.REMOTE.12", "extensions.REMOTE.9", "extensions.REMOTE.15")

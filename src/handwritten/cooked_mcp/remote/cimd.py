@@ -50,7 +50,7 @@ class _Unfetched(Client):
     """A document not fetched for the rate. The SDK's authorization endpoint sends a refused redirect
     URI's message (400, no redirect), so refusing all says to come back; at the token endpoint it is
     public, as every CIMD client is, so a connected client still refreshes (its token is the proof).
-    It lists no redirect URI: the unread URL may be one pydantic's URL type refuses (port 99999)."""
+    It lists no redirect URI: the unread URL may be one pydantic's URL type refuses (a space in the host)."""
 
     def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
         raise InvalidRedirectUriError("too many new clients are connecting at once: try again in a minute")
@@ -154,7 +154,11 @@ class CimdFetcher:
         return client
 
     async def fetch(self, url: str) -> Client:
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+            _ = parts.port  # raises for a port out of range, as urlsplit does for a broken [IPv6]
+        except ValueError as exc:
+            raise Refused(f"the client_id is no URL: {exc}") from None
         if parts.scheme != "https" or not parts.hostname or parts.username is not None or parts.fragment:
             raise Refused("a client_id URL must be https, with a host and no user name or fragment")
         if parts.path in ("", "/") or "/./" in parts.path or "/../" in parts.path:
