@@ -39,7 +39,7 @@ STOP_SECONDS = 2.0
 
 
 @pytest.mark.req("server.TRANSPORT.1", "server.TRANSPORT.2-2", "authentication.SECRETS.1")
-def test_signals_landing_under_the_filter_lock_or_inside_a_write_never_hold_up_the_stop() -> None:
+def test_signals_landing_while_a_secret_is_added_or_inside_a_write_never_hold_up_the_stop() -> None:
     # Not measured by make coverage: with its tracer in this harness, a round now and then never
     # ended (the main thread in the blocked write, the draining thread not running again).
     unmeasured = {name: value for name, value in os.environ.items() if not name.startswith("COVERAGE_")}

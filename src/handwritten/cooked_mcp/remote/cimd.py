@@ -114,8 +114,8 @@ class _Backend(httpcore.AsyncNetworkBackend):
 class CimdFetcher:
     """``await fetcher(url)``: the client the document at ``url`` describes, or None (logged why).
 
-    ``resolver``, ``allowed`` and ``ssl_context`` exist for tests, which serve documents from
-    127.0.0.1 with their own CA; nothing a user configures reaches them.
+    ``resolver``, ``allowed``, ``ssl_context`` and ``clock`` exist for tests, which serve documents
+    from 127.0.0.1 with their own CA; nothing a user configures reaches them.
     """
 
     def __init__(
