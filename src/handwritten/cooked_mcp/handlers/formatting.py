@@ -32,8 +32,8 @@ def lines(*parts: str | None) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def plural(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def plural(number: int, noun: str, nouns: str = "") -> str:
+    return f"{number} {noun if number == 1 else nouns or noun + 's'}"
 
 
 def portions_phrase(portions: int | None) -> str:

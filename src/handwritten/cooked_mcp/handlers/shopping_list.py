@@ -14,7 +14,7 @@ from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 from ..cooked.client import CookedClient
 from ..cooked.models import CookedProductGroup, ShoppingList
 from ..text import one_line
-from .confirmation import Question, entries, names
+from .confirmation import Question, names
 from .formatting import cooked_errors, fence, lines, plural, tool_call
 from .writes import Write, Writes
 
@@ -246,7 +246,7 @@ class ShoppingListTools:
         if not asked:
             return None
         return Question(
-            f"Remove {entries(len(asked))} from the shopping list: {names(asked)}? "
+            f"Remove {plural(len(asked), 'entry', 'entries')} from the shopping list: {names(asked)}? "
             f"{'It' if len(asked) == 1 else 'They'} cannot be restored.",
             f"the shopping list still holds {names(asked)}",
         )
@@ -256,7 +256,7 @@ class ShoppingListTools:
         on_list = [group.name for group in _groups(await self._get_list())]
         if not on_list:
             return None
-        every = "the one entry" if len(on_list) == 1 else f"all {entries(len(on_list))}"
+        every = "the one entry" if len(on_list) == 1 else f"all {len(on_list)} entries"
         return Question(
             f"Clear the shopping list? This deletes {every} on it: {names(on_list)}. It cannot be undone.",
             "the shopping list was not cleared",
