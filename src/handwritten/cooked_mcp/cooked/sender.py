@@ -278,10 +278,9 @@ class Sender:
         # Held before reading, while the tool call's answer is made (results.ANSWERS); the answer to
         # a change is held without waiting: the change is made, its answer must not be lost.
         declared = response.headers.get("content-length", "")
-        limit = MAX_SUCCESS_BODY_BYTES
-        size = min(int(declared), limit) if declared.isdigit() else limit
+        size = min(int(declared), MAX_SUCCESS_BODY_BYTES) if declared.isdigit() else MAX_SUCCESS_BODY_BYTES
         charged = await ANSWERS.hold(size, wait=endpoint.method == "GET")
-        body = await read_bounded(response.aiter_bytes(), limit)
+        body = await read_bounded(response.aiter_bytes(), MAX_SUCCESS_BODY_BYTES)
         ANSWERS.keep(charged, len(body[0]))
         return body
 

@@ -4,7 +4,7 @@ widened: another client may change the list in between."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from typing import Any, Final
 
@@ -132,18 +132,20 @@ class ShoppingListTools:
                 return await self._update_item(args)
             # implements: shopping-list.SELECTION.1, shopping-list.SELECTION.8
             case tool.ChangeShoppingListReplaceSelection():
-                return await self._select(args, _unique(args.product_group_ids))
+                return await self._select(args, list(dict.fromkeys(args.product_group_ids)))
             # implements: shopping-list.SELECTION.2, shopping-list.SELECTION.4, shopping-list.SELECTION.9
             case tool.ChangeShoppingListAddSelection():
                 current = _selected_ids(await self._get_list())
-                return await self._select(args, _unique([*current, *args.product_group_ids]))
+                return await self._select(args, list(dict.fromkeys([*current, *args.product_group_ids])))
             # implements: shopping-list.SELECTION.3, shopping-list.SELECTION.4, shopping-list.SELECTION.10
             case tool.ChangeShoppingListRemoveSelection():
                 current = _selected_ids(await self._get_list())
                 dropped = set(args.product_group_ids)
                 return await self._select(args, [gid for gid in current if gid not in dropped])
             case tool.ChangeShoppingListRemove():
-                args = args.model_copy(update={"product_group_ids": _unique(args.product_group_ids)})
+                args = args.model_copy(
+                    update={"product_group_ids": list(dict.fromkeys(args.product_group_ids))}
+                )
                 question = partial(self._remove_question, args)
                 return await self._writes.run(
                     write(args), call, partial(self._remove, args), question=question
@@ -313,10 +315,6 @@ def _group_fields(
         "selected": selected,
         "aisle_id": aisle_id,
     }
-
-
-def _unique(ids: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(ids))
 
 
 def _id_list(ids: Sequence[str], field: str) -> str:
