@@ -13,6 +13,7 @@ from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
 from ..cooked.client import CookedClient
 from ..cooked.models import CookedProductGroup, ShoppingList
+from ..exceptions import CookedInvalidRequest, CookedNotFound
 from ..text import one_line
 from .confirmation import Question, names
 from .formatting import cooked_errors, fence, lines, plural, tool_call
@@ -164,7 +165,7 @@ class ShoppingListTools:
             if args.recipe_id is not None
             else None
         )
-        with cooked_errors(not_found=not_found):
+        with cooked_errors({CookedNotFound: not_found}):
             added = await self._client.add_ingredients(args.ingredients, args.recipe_id)
         not_added = (
             f"{plural(sent - added, 'line')} could not be parsed and were NOT added; Cooked does not say which. "
@@ -190,11 +191,11 @@ class ShoppingListTools:
             given["quantity"] = None
         fields = given if len(given) == len(EDITABLE) else {**await self._current_fields(group_id), **given}
         with cooked_errors(
-            not_found=f"product group {group_id!r} is not on the shopping list; {READ_HINT}",
-            invalid=(
-                "use an aisle_id listed by read target=shopping_list (empty aisles are listed too) "
-                "and a non-blank name"
-            ),
+            {
+                CookedNotFound: f"product group {group_id!r} is not on the shopping list; {READ_HINT}",
+                CookedInvalidRequest: "use an aisle_id listed by read target=shopping_list (empty aisles "
+                "are listed too) and a non-blank name",
+            }
         ):
             changed_id = await self._client.update_product_group(group_id, **fields)
         item = tool.ProductGroup.model_validate(_group_fields(changed_id, **fields))
@@ -284,7 +285,7 @@ class ShoppingListTools:
     # implements: shopping-list.SELECTION.5
     async def _select(self, args: tool.ChangeShoppingListArguments, wanted: list[str]) -> ToolResult[Output]:
         invalid = f"every ID must be a product group on the list; {READ_HINT}"
-        with cooked_errors(invalid=invalid):
+        with cooked_errors({CookedInvalidRequest: invalid}):
             now = await self._client.set_selected(wanted)
         text = (
             f"Ticked now ({len(now)}): {_id_list(now, 'selected_ids')}. "
