@@ -52,8 +52,6 @@ class Key:
 
 
 class Query:
-    """Query parameter names."""
-
     PAGE: Final = "page"  # list recipes, search recipes
     PAGE_COUNT: Final = "page-count"  # list recipes
     QUERY: Final = "query"  # search recipes

@@ -31,7 +31,6 @@ def fence(text: str, label: str) -> str:
 
 
 def lines(*parts: str | None) -> str:
-    """The parts one a line, leaving out those that are None or empty."""
     return "\n".join(part for part in parts if part)
 
 
