@@ -373,15 +373,14 @@ def bound_jar(jar: httpx.Cookies, held: set[CookieKey]) -> set[CookieKey]:
     """
     cookies = jar.jar
     ordered = sorted(cookies, key=lambda cookie: (cookie.domain, cookie.path, cookie.name) not in held)
-    count = size = dropped = 0
+    count = size = 0
     for cookie in ordered:
         cost = len(cookie.name.encode()) + len((cookie.value or "").encode()) + 3  # "=" and "; "
         if count < MAX_COOKIES and size + cost <= MAX_COOKIE_BYTES:
             count, size = count + 1, size + cost
         else:
             cookies.clear(cookie.domain, cookie.path, cookie.name)
-            dropped += 1
-    if dropped:
+    if dropped := len(ordered) - count:
         logger.warning(
             "Cooked set more cookies than cooked-mcp keeps (at most %d cookies, %d bytes); dropped %d",
             MAX_COOKIES,
