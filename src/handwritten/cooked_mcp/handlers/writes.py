@@ -16,11 +16,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from operator import itemgetter
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel
 
-from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
+from cooked_mcp_runtime.results import OutputT, ToolCall, ToolError, ToolResult
 
 from ..config.limits import Limits
 from .confirmation import Confirmation, Question
@@ -28,7 +28,6 @@ from .formatting import AnswerLost
 
 logger = logging.getLogger("cooked_mcp.handlers")
 
-OutputT = TypeVar("OutputT", bound=BaseModel)
 #: The part of the account a change touches: a read of it is how an agent checks an unknown outcome.
 Area = Literal["recipes", "shopping_list"]
 
