@@ -91,9 +91,6 @@ class Timeouts:
 
 @dataclass(frozen=True)
 class Answer:
-    """A received answer: status, the (bounded) body, whether it was cut short, and whether the
-    request carried cookies (a session)."""
-
     status: int
     body: bytes
     truncated: bool
