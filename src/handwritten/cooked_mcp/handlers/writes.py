@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -62,8 +61,7 @@ class Write:
     @classmethod
     def of(cls, call: ToolCall, arguments: BaseModel, *, area: Area, look: str, **options: Any) -> Write:
         """Keyed by the tool and its validated arguments (defaults filled in, so spellings agree)."""
-        canonical = json.dumps(arguments.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-        digest = hashlib.sha256(canonical.encode()).hexdigest()
+        digest = hashlib.sha256(arguments.model_dump_json().encode()).hexdigest()
         return cls(f"{call.tool}:{digest}", call.tool, area, look, **options)
 
 
