@@ -32,18 +32,15 @@ class CookedError(Exception):
     retry_after: float | None = None
     next_step: str = ""
 
-    def __post_init__(self) -> None:
-        super().__init__(self._compose())
-
     # implements: api-client.ERRORS.2, api-client.ERRORS.3, api-client.ERRORS.4, api-client.ERRORS.5
-    def _compose(self) -> str:
+    def __post_init__(self) -> None:
         details = " ".join(str(item) for item in (self.status, self.code) if item is not None)
         parts = (
             f"{self.summary} ({details})" if details else self.summary,
             self.cooked_message and f"Cooked says: {self.cooked_message}",
             self.next_step and f"Next step: {self.next_step}",
         )
-        return ". ".join(part.rstrip(".") for part in parts if part) + "."
+        super().__init__(". ".join(part.rstrip(".") for part in parts if part) + ".")
 
     def with_next_step(self, next_step: str) -> Self:
         """A new error of the same kind with ``next_step`` (new, so no traceback is shared between tasks)."""
