@@ -17,6 +17,7 @@ from cooked_mcp_generated import models as tool
 from cooked_mcp_runtime.results import ProgressReporter, ToolCall, ToolResult
 
 from ..cooked.client import CookedClient
+from ..cooked.endpoints import SEARCH_PAGE_SIZE
 from ..cooked.models import CookedDraft, CookedRecipe, CookedRecipeSummary, Preview
 from ..exceptions import CookedForbidden, CookedNotFound, CookedUnprocessable
 from ..text import one_line
@@ -24,8 +25,6 @@ from .confirmation import MAX_NAME_CHARS, Question
 from .formatting import Hints, cooked_errors, fence, lines, portions_phrase, tool_call
 from .writes import KEEP_SECONDS, Write, Writes
 
-#: Cooked's search answers pages of this fixed size; only the list endpoint takes a page size.
-SEARCH_PAGE_SIZE = 20
 #: How often a running URL import reports progress; clients drop a call that stays silent too long.
 PROGRESS_INTERVAL_SECONDS = 3.0
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
