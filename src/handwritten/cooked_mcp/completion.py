@@ -109,7 +109,7 @@ class RecipeTitles:
         return True
 
     async def _fetch(self, key: str) -> _Found:
-        from .handlers.recipes import SEARCH_PAGE_SIZE
+        from .cooked.endpoints import SEARCH_PAGE_SIZE
 
         client = self._client()
         if not key:

@@ -3,6 +3,7 @@ class, so handlers catch ``CookedNotFound`` rather than compare statuses. No mes
 
 from __future__ import annotations
 
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any, Self
 
 
@@ -18,44 +19,32 @@ class ListenError(Exception):
     """The HTTP address cannot be listened on; ``str()`` is the reason, for one stderr line."""
 
 
+# eq and repr stay Exception's: an error is itself, not its fields, and shows as its message.
+@dataclass(eq=False, repr=False)
 class CookedError(Exception):
     """Cooked did not do what was asked; ``str()`` is one sentence an agent can act on."""
 
-    def __init__(
-        self,
-        summary: str,
-        *,
-        status: int | None = None,
-        code: str | None = None,
-        cooked_message: str | None = None,
-        retry_after: float | None = None,
-        next_step: str = "",
-    ) -> None:
-        self.summary = summary
-        self.status = status
-        self.code = code
-        self.cooked_message = cooked_message
-        self.retry_after = retry_after
-        self.next_step = next_step
-        super().__init__(self._compose())
+    summary: str
+    _: KW_ONLY
+    status: int | None = None
+    code: str | None = None
+    cooked_message: str | None = None
+    retry_after: float | None = None
+    next_step: str = ""
 
     # implements: api-client.ERRORS.2, api-client.ERRORS.3, api-client.ERRORS.4, api-client.ERRORS.5
-    def _compose(self) -> str:
+    def __post_init__(self) -> None:
         details = " ".join(str(item) for item in (self.status, self.code) if item is not None)
         parts = (
             f"{self.summary} ({details})" if details else self.summary,
             self.cooked_message and f"Cooked says: {self.cooked_message}",
             self.next_step and f"Next step: {self.next_step}",
         )
-        return ". ".join(part.rstrip(".") for part in parts if part) + "."
+        super().__init__(". ".join(part.rstrip(".") for part in parts if part) + ".")
 
     def with_next_step(self, next_step: str) -> Self:
         """A new error of the same kind with ``next_step`` (new, so no traceback is shared between tasks)."""
-        twin = type(self).__new__(type(self))
-        twin.__dict__.update(self.__dict__)
-        twin.next_step = next_step
-        twin.args = (twin._compose(),)
-        return twin
+        return replace(self, next_step=next_step)
 
 
 class CookedRequestError(CookedError):
@@ -66,12 +55,11 @@ class CookedAuthError(CookedError):
     """Cooked rejected the configured credentials, or the session right after a fresh login."""
 
 
+@dataclass(eq=False, repr=False)
 class CookedUnavailable(CookedError):
     """Cooked was not reached, did not answer in time, or redirected (``may_have_changed``: after a change)."""
 
-    def __init__(self, summary: str, *, may_have_changed: bool = False, **details: Any) -> None:
-        self.may_have_changed = may_have_changed
-        super().__init__(summary, **details)
+    may_have_changed: bool = False
 
 
 class CookedServerError(CookedError):
@@ -106,10 +94,9 @@ class CookedResponseError(CookedError):
     """A successful answer that is not what the contract promises (bad JSON, missing field)."""
 
 
+@dataclass(eq=False, repr=False)
 class UnexpectedAnswer(CookedResponseError):
     """A 2xx answer the contract does not describe; ``problem`` and ``shape`` hold no value (``--check``)."""
 
-    def __init__(self, summary: str, *, problem: str = "", shape: Any = None, **kwargs: Any) -> None:
-        self.problem = problem
-        self.shape = shape
-        super().__init__(summary, **kwargs)
+    problem: str = ""
+    shape: Any = None

@@ -7,13 +7,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import httpx
-from pydantic import BaseModel, SecretStr
+from pydantic import SecretStr
 
 from cooked_mcp.cooked import endpoints, models
-from cooked_mcp.cooked.decoding import decode, error_from_response
+from cooked_mcp.cooked.decoding import M, decode, error_from_response
 from cooked_mcp.cooked.endpoints import USERNAME_PARAM, Endpoint, Key, Query
 from cooked_mcp.cooked.sender import Answer, Sender, Timeouts
 from cooked_mcp.cooked.session import Session
@@ -21,9 +21,6 @@ from cooked_mcp.exceptions import CookedAuthError
 
 if TYPE_CHECKING:
     from cooked_mcp.config import Settings
-
-
-M = TypeVar("M", bound=BaseModel)
 
 
 class CookedClient:

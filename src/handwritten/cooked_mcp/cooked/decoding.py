@@ -22,6 +22,7 @@ from cooked_mcp.cooked.sender import MAX_SUCCESS_BODY_BYTES, Answer
 from cooked_mcp.redaction import redact
 from cooked_mcp.text import one_line
 
+#: The answer model a decode returns.
 M = TypeVar("M", bound=BaseModel)
 
 #: Nesting levels described; deeper values show as their type only.

@@ -52,8 +52,6 @@ class Key:
 
 
 class Query:
-    """Query parameter names."""
-
     PAGE: Final = "page"  # list recipes, search recipes
     PAGE_COUNT: Final = "page-count"  # list recipes
     QUERY: Final = "query"  # search recipes
@@ -117,6 +115,8 @@ LOGIN = Endpoint("login", "POST", "/api/public/login", CONFIRMED)
 LIST_RECIPES = Endpoint("list recipes", "GET", "/api/user/{username}/recipes")
 # The path, ``query`` and ``{items}`` are public; ``page`` is not.
 SEARCH_RECIPES = Endpoint("search recipes", "GET", "/api/user/recipes/search", CONFIRMED)
+#: Cooked's search answers pages of this fixed size; only the list endpoint takes a page size.
+SEARCH_PAGE_SIZE: Final = 20
 GET_RECIPE = Endpoint("get recipe", "GET", "/api/saved/{recipe_id}")
 PREVIEW_RECIPE = Endpoint("preview recipe", "POST", "/api/recipes/preview")
 SAVE_RECIPE = Endpoint("save recipe", "POST", "/api/recipes", changes=True)

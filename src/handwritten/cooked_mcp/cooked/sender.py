@@ -91,9 +91,6 @@ class Timeouts:
 
 @dataclass(frozen=True)
 class Answer:
-    """A received answer: status, the (bounded) body, whether it was cut short, and whether the
-    request carried cookies (a session)."""
-
     status: int
     body: bytes
     truncated: bool
@@ -278,10 +275,9 @@ class Sender:
         # Held before reading, while the tool call's answer is made (results.ANSWERS); the answer to
         # a change is held without waiting: the change is made, its answer must not be lost.
         declared = response.headers.get("content-length", "")
-        limit = MAX_SUCCESS_BODY_BYTES
-        size = min(int(declared), limit) if declared.isdigit() else limit
+        size = min(int(declared), MAX_SUCCESS_BODY_BYTES) if declared.isdigit() else MAX_SUCCESS_BODY_BYTES
         charged = await ANSWERS.hold(size, wait=endpoint.method == "GET")
-        body = await read_bounded(response.aiter_bytes(), limit)
+        body = await read_bounded(response.aiter_bytes(), MAX_SUCCESS_BODY_BYTES)
         ANSWERS.keep(charged, len(body[0]))
         return body
 
@@ -374,15 +370,14 @@ def bound_jar(jar: httpx.Cookies, held: set[CookieKey]) -> set[CookieKey]:
     """
     cookies = jar.jar
     ordered = sorted(cookies, key=lambda cookie: (cookie.domain, cookie.path, cookie.name) not in held)
-    count = size = dropped = 0
+    count = size = 0
     for cookie in ordered:
         cost = len(cookie.name.encode()) + len((cookie.value or "").encode()) + 3  # "=" and "; "
         if count < MAX_COOKIES and size + cost <= MAX_COOKIE_BYTES:
             count, size = count + 1, size + cost
         else:
             cookies.clear(cookie.domain, cookie.path, cookie.name)
-            dropped += 1
-    if dropped:
+    if dropped := len(ordered) - count:
         logger.warning(
             "Cooked set more cookies than cooked-mcp keeps (at most %d cookies, %d bytes); dropped %d",
             MAX_COOKIES,

@@ -51,7 +51,7 @@ class Session:
         self._generation = 0
         self._username: str | None = None
         self._failure: CookedError | None = None
-        self._rejected_at: float | None = None  # when Cooked rejected the credentials, if it just did
+        self._failed_at = 0.0  # when the last login failed
         self._retired_cookies: list[str] = []
         # The canonical username Cooked last returned: it outlives a re-login, whose error could echo it.
         self._last_username: str | None = None
@@ -71,8 +71,8 @@ class Session:
             interrupted = self._username is None and self._failure is None
             if self._generation == seen_generation or interrupted:
                 failure = self._failure
-                if failure is not None and self._rejected_at is not None:  # within the back-off: not again
-                    waited = self._clock() - self._rejected_at
+                if isinstance(failure, CookedAuthError):  # rejected credentials: not tried in the back-off
+                    waited = self._clock() - self._failed_at
                     if waited < LOGIN_BACKOFF_SECONDS:
                         raise failure.with_next_step(
                             f"{failure.next_step}. Cooked was not asked again: it rejected these credentials "
@@ -97,7 +97,7 @@ class Session:
     async def _login(self) -> None:
         """One login attempt, with an empty cookie jar. The generation moves on only when the attempt
         is over, so a caller that looks while it is in flight waits for it instead of starting another."""
-        self._username = self._failure = self._rejected_at = None
+        self._username = self._failure = None
         retired = [value for value in self._sender.cookie_values() if value not in self._retired_cookies]
         self._retired_cookies = [*self._retired_cookies, *retired][-_RETIRED_COOKIES_KEPT:]
         self._sender.clear_cookies()
@@ -118,9 +118,7 @@ class Session:
                 )
             self._username = self._last_username = decode(LoginResult, reply, endpoint).username
         except CookedError as exc:
-            self._failure = exc
-            if isinstance(exc, CookedAuthError):
-                self._rejected_at = self._clock()
+            self._failure, self._failed_at = exc, self._clock()
             raise
         finally:
             self._generation += 1

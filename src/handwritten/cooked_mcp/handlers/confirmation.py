@@ -82,15 +82,8 @@ class Confirmation:
         return text
 
 
-def names(values: Sequence[str | None]) -> str:
+def names(values: Sequence[str]) -> str:
     """Cooked names inside a question: each one bounded line, quoted; the rest counted."""
-    shown = ", ".join(
-        f'"{one_line(value, "(no name)", MAX_NAME_CHARS)}"' if value is not None else "(no name)"
-        for value in values[:MAX_NAMED]
-    )
+    shown = ", ".join(f'"{one_line(value, "(no name)", MAX_NAME_CHARS)}"' for value in values[:MAX_NAMED])
     more = len(values) - MAX_NAMED
     return shown if more <= 0 else f"{shown} and {more} more"
-
-
-def entries(count: int) -> str:
-    return f"{count} entr{'y' if count == 1 else 'ies'}"

@@ -17,15 +17,14 @@ from cooked_mcp_generated import models as tool
 from cooked_mcp_runtime.results import ProgressReporter, ToolCall, ToolResult
 
 from ..cooked.client import CookedClient
+from ..cooked.endpoints import SEARCH_PAGE_SIZE
 from ..cooked.models import CookedDraft, CookedRecipe, CookedRecipeSummary, Preview
-from ..exceptions import CookedNotFound
+from ..exceptions import CookedForbidden, CookedNotFound, CookedUnprocessable
 from ..text import one_line
 from .confirmation import MAX_NAME_CHARS, Question
-from .formatting import cooked_errors, fence, lines, portions_phrase, tool_call
+from .formatting import Hints, cooked_errors, fence, lines, portions_phrase, tool_call
 from .writes import KEEP_SECONDS, Write, Writes
 
-#: Cooked's search answers pages of this fixed size; only the list endpoint takes a page size.
-SEARCH_PAGE_SIZE = 20
 #: How often a running URL import reports progress; clients drop a call that stays silent too long.
 PROGRESS_INTERVAL_SECONDS = 3.0
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
@@ -89,7 +88,7 @@ class RecipeTools:
         so is a recipe read that finds the recipe gone, which is what a deletion looks like."""
         looked = partial(self._writes.looked, "recipes")
         if isinstance(args, tool.ReadRecipe):
-            with cooked_errors(not_found=RECIPE_NOT_FOUND):
+            with cooked_errors({CookedNotFound: RECIPE_NOT_FOUND}):
                 try:
                     recipe = await self._client.get_recipe(args.recipe_id)
                 except CookedNotFound:
@@ -159,6 +158,7 @@ class RecipeTools:
         write = Write.of(call, keyed, area="recipes", look=NEWEST_RECIPES)
         client, question = self._client, None
         change: Callable[[], Awaitable[ToolResult[tool.SaveRecipeOutput]]]
+        hints: Hints
         match args:
             # implements: recipes.SAVE.1, recipes.SAVE.11
             case tool.SaveRecipeRawText():
@@ -186,9 +186,8 @@ class RecipeTools:
             case tool.SaveRecipeDraft():
                 write = replace(write, saves_draft=args.draft_id)
                 save = partial(client.save_draft, args.draft_id, args.markdown, args.portions)
-                change = partial(
-                    _saved, "draft", save, args.portions, args.draft_id, not_found=DRAFT_NOT_FOUND
-                )
+                hints = {CookedNotFound: DRAFT_NOT_FOUND}
+                change = partial(_saved, "draft", save, args.portions, args.draft_id, hints=hints)
             # implements: recipes.SAVE.8, recipes.SAFETY.2
             case tool.SaveRecipeExisting():
                 write = _about_recipe(write, args.recipe_id)
@@ -196,8 +195,8 @@ class RecipeTools:
                     self._recipe_question, args.recipe_id, REPLACE_QUESTION, "{name} was not changed"
                 )
                 update = partial(client.update_recipe, args.recipe_id, args.markdown, args.portions)
-                hints = {"not_found": RECIPE_NOT_FOUND, "forbidden": RECIPE_FORBIDDEN}
-                change = partial(_saved, "existing", update, args.portions, **hints)
+                hints = {CookedNotFound: RECIPE_NOT_FOUND, CookedForbidden: RECIPE_FORBIDDEN}
+                change = partial(_saved, "existing", update, args.portions, hints=hints)
         return await self._writes.run(write, call, change, question=question)
 
     async def _save_raw_text(self, title: str, text: str) -> ToolResult[tool.SaveRecipeOutput]:
@@ -213,7 +212,7 @@ class RecipeTools:
     # implements: recipes.SAVE.4, recipes.SAVE.6, recipes.SAVE.14, recipes.SAVE.16
     async def _import_now(self, url: str) -> ToolResult[tool.SaveRecipeOutput]:
         """Never saves a draft: a draft is saved only by an explicit source=draft call."""
-        with cooked_errors(unprocessable=IMPORT_FAILED):
+        with cooked_errors({CookedUnprocessable: IMPORT_FAILED}):
             imported = await self._client.import_url(url)
             if imported.recipe_id is not None:
                 return saved("url", imported.recipe_id)
@@ -233,7 +232,7 @@ class RecipeTools:
         )
 
         async def delete() -> ToolResult[tool.DeleteRecipeOutput]:
-            with cooked_errors(not_found=RECIPE_NOT_FOUND, forbidden=RECIPE_DELETE_FORBIDDEN):
+            with cooked_errors({CookedNotFound: RECIPE_NOT_FOUND, CookedForbidden: RECIPE_DELETE_FORBIDDEN}):
                 deleted = await self._client.delete_recipe(args.recipe_id)
             text = (
                 f"Deleted {named[-1] if named else f'recipe {deleted}'} from Cooked. This cannot be undone."
@@ -249,7 +248,7 @@ class RecipeTools:
         """``ask`` and ``unchanged`` with ``{name}``: the recipe as Cooked has it now (its title and ID,
         or, untitled, its ID and first words), also added to ``named``. None when this account
         cannot change the recipe (Cooked refuses: nothing is lost)."""
-        with cooked_errors(not_found=RECIPE_NOT_FOUND):
+        with cooked_errors({CookedNotFound: RECIPE_NOT_FOUND}):
             recipe = await self._client.get_recipe(recipe_id)
         if recipe.can_edit is False:
             return None
@@ -273,10 +272,10 @@ async def _saved(
     request: Callable[[], Awaitable[str]],
     portions: int | None,
     draft_id: str | None = None,
-    **hints: str,
+    hints: Hints | None = None,
 ) -> ToolResult[tool.SaveRecipeOutput]:
     """One save request, its errors with this source's next steps, and its answer."""
-    with cooked_errors(**hints):
+    with cooked_errors(hints):
         recipe_id = await request()
     return saved(source, recipe_id, portions, draft_id=draft_id)
 

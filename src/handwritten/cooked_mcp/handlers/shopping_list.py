@@ -4,7 +4,7 @@ widened: another client may change the list in between."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from typing import Any, Final
 
@@ -13,8 +13,9 @@ from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
 
 from ..cooked.client import CookedClient
 from ..cooked.models import CookedProductGroup, ShoppingList
+from ..exceptions import CookedInvalidRequest, CookedNotFound
 from ..text import one_line
-from .confirmation import Question, entries, names
+from .confirmation import Question, names
 from .formatting import cooked_errors, fence, lines, plural, tool_call
 from .writes import Write, Writes
 
@@ -132,18 +133,20 @@ class ShoppingListTools:
                 return await self._update_item(args)
             # implements: shopping-list.SELECTION.1, shopping-list.SELECTION.8
             case tool.ChangeShoppingListReplaceSelection():
-                return await self._select(args, _unique(args.product_group_ids))
+                return await self._select(args, list(dict.fromkeys(args.product_group_ids)))
             # implements: shopping-list.SELECTION.2, shopping-list.SELECTION.4, shopping-list.SELECTION.9
             case tool.ChangeShoppingListAddSelection():
                 current = _selected_ids(await self._get_list())
-                return await self._select(args, _unique([*current, *args.product_group_ids]))
+                return await self._select(args, list(dict.fromkeys([*current, *args.product_group_ids])))
             # implements: shopping-list.SELECTION.3, shopping-list.SELECTION.4, shopping-list.SELECTION.10
             case tool.ChangeShoppingListRemoveSelection():
                 current = _selected_ids(await self._get_list())
                 dropped = set(args.product_group_ids)
                 return await self._select(args, [gid for gid in current if gid not in dropped])
             case tool.ChangeShoppingListRemove():
-                args = args.model_copy(update={"product_group_ids": _unique(args.product_group_ids)})
+                args = args.model_copy(
+                    update={"product_group_ids": list(dict.fromkeys(args.product_group_ids))}
+                )
                 question = partial(self._remove_question, args)
                 return await self._writes.run(
                     write(args), call, partial(self._remove, args), question=question
@@ -162,7 +165,7 @@ class ShoppingListTools:
             if args.recipe_id is not None
             else None
         )
-        with cooked_errors(not_found=not_found):
+        with cooked_errors({CookedNotFound: not_found}):
             added = await self._client.add_ingredients(args.ingredients, args.recipe_id)
         not_added = (
             f"{plural(sent - added, 'line')} could not be parsed and were NOT added; Cooked does not say which. "
@@ -188,11 +191,11 @@ class ShoppingListTools:
             given["quantity"] = None
         fields = given if len(given) == len(EDITABLE) else {**await self._current_fields(group_id), **given}
         with cooked_errors(
-            not_found=f"product group {group_id!r} is not on the shopping list; {READ_HINT}",
-            invalid=(
-                "use an aisle_id listed by read target=shopping_list (empty aisles are listed too) "
-                "and a non-blank name"
-            ),
+            {
+                CookedNotFound: f"product group {group_id!r} is not on the shopping list; {READ_HINT}",
+                CookedInvalidRequest: "use an aisle_id listed by read target=shopping_list (empty aisles "
+                "are listed too) and a non-blank name",
+            }
         ):
             changed_id = await self._client.update_product_group(group_id, **fields)
         item = tool.ProductGroup.model_validate(_group_fields(changed_id, **fields))
@@ -246,7 +249,7 @@ class ShoppingListTools:
         if not asked:
             return None
         return Question(
-            f"Remove {entries(len(asked))} from the shopping list: {names(asked)}? "
+            f"Remove {plural(len(asked), 'entry', 'entries')} from the shopping list: {names(asked)}? "
             f"{'It' if len(asked) == 1 else 'They'} cannot be restored.",
             f"the shopping list still holds {names(asked)}",
         )
@@ -256,7 +259,7 @@ class ShoppingListTools:
         on_list = [group.name for group in _groups(await self._get_list())]
         if not on_list:
             return None
-        every = "the one entry" if len(on_list) == 1 else f"all {entries(len(on_list))}"
+        every = "the one entry" if len(on_list) == 1 else f"all {len(on_list)} entries"
         return Question(
             f"Clear the shopping list? This deletes {every} on it: {names(on_list)}. It cannot be undone.",
             "the shopping list was not cleared",
@@ -282,7 +285,7 @@ class ShoppingListTools:
     # implements: shopping-list.SELECTION.5
     async def _select(self, args: tool.ChangeShoppingListArguments, wanted: list[str]) -> ToolResult[Output]:
         invalid = f"every ID must be a product group on the list; {READ_HINT}"
-        with cooked_errors(invalid=invalid):
+        with cooked_errors({CookedInvalidRequest: invalid}):
             now = await self._client.set_selected(wanted)
         text = (
             f"Ticked now ({len(now)}): {_id_list(now, 'selected_ids')}. "
@@ -313,10 +316,6 @@ def _group_fields(
         "selected": selected,
         "aisle_id": aisle_id,
     }
-
-
-def _unique(ids: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(ids))
 
 
 def _id_list(ids: Sequence[str], field: str) -> str:

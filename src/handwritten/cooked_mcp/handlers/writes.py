@@ -9,18 +9,17 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from operator import itemgetter
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel
 
-from cooked_mcp_runtime.results import ToolCall, ToolError, ToolResult
+from cooked_mcp_runtime.results import OutputT, ToolCall, ToolError, ToolResult
 
 from ..config.limits import Limits
 from .confirmation import Confirmation, Question
@@ -28,7 +27,6 @@ from .formatting import AnswerLost
 
 logger = logging.getLogger("cooked_mcp.handlers")
 
-OutputT = TypeVar("OutputT", bound=BaseModel)
 #: The part of the account a change touches: a read of it is how an agent checks an unknown outcome.
 Area = Literal["recipes", "shopping_list"]
 
@@ -63,8 +61,7 @@ class Write:
     @classmethod
     def of(cls, call: ToolCall, arguments: BaseModel, *, area: Area, look: str, **options: Any) -> Write:
         """Keyed by the tool and its validated arguments (defaults filled in, so spellings agree)."""
-        canonical = json.dumps(arguments.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
-        digest = hashlib.sha256(canonical.encode()).hexdigest()
+        digest = hashlib.sha256(arguments.model_dump_json().encode()).hexdigest()
         return cls(f"{call.tool}:{digest}", call.tool, area, look, **options)
 
 
