@@ -89,7 +89,7 @@ async def test_cached_documents_expire_and_the_cache_is_bounded(
 
 @pytest.mark.req("extensions.REMOTE.13")
 async def test_fetches_beyond_the_rate_are_not_made_until_the_window_reopens(
-    served: tuple[Documents, ssl.SSLContext], tmp_path: Path
+    served: tuple[Documents, ssl.SSLContext], tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Only network fetches count: a URL refused unread and a cached document cost nothing, and a
     connected client whose document left the cache still gets its tokens while the window is full."""
@@ -112,6 +112,9 @@ async def test_fetches_beyond_the_rate_are_not_made_until_the_window_reopens(
             "state": "st4te",
         }
         assert "/third.json" not in documents.hits
+        # Put off, not refused: the log says so (a connected client's token request passes this way).
+        assert "did not fetch the client_id https://client.test:" in caplog.text
+        assert "refused the client_id" not in caplog.text.split("did not fetch")[1]
         await oauth.consent_page(first, challenge)  # cached
         now[0] += 31  # the first document leaves the cache; the window is still full
         answer = await oauth.exchange(first, code, verifier)

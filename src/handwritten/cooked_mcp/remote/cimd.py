@@ -143,10 +143,11 @@ class CimdFetcher:
             return cached[1]
         try:
             client = await self.fetch(url)
+        except _TooMany as exc:  # not refused: an authorization is told to come back, a token request passes
+            logger.warning("did not fetch the client_id %s now: %s", printable(url, 200), exc)
+            return _Unfetched(client_id=url, token_endpoint_auth_method="none")
         except Refused as exc:
             logger.warning("refused the client_id %s: %s", printable(url, 200), exc)
-            if isinstance(exc, _TooMany):
-                return _Unfetched(client_id=url, token_endpoint_auth_method="none")
             return None
         if len(self._cache) >= self.limits.cimd_cache_size:
             del self._cache[min(self._cache, key=lambda key: self._cache[key][0])]
