@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .spec import Table, _check_citations, _mapping, _only_keys, _text
+from .spec import Table, check_citations, child_mapping, only_keys, required_text
 from .yaml_lines import Located, SpecError, load
 
 #: A word that can only be a name of the tool table: snake_case with at least one underscore.
@@ -54,20 +54,20 @@ def load_prompts(path: Path, table: Table, requirement_ids: set[str]) -> Prompts
     if not path.exists():
         raise SpecError(path, None, "the prompt table is missing: codegen reads it beside the tool table")
     doc = load(path)
-    _only_keys(doc, {"steps_heading", "implements", "prompts"})
-    journeys_map = _mapping(doc, "prompts")
+    only_keys(doc, {"steps_heading", "implements", "prompts"})
+    journeys_map = child_mapping(doc, "prompts")
     journeys = tuple(_journey(str(name), body, journeys_map, table) for name, body in journeys_map.items())
-    _check_citations(doc, requirement_ids)
-    return Prompts(_text(doc, "steps_heading"), journeys)
+    check_citations(doc, requirement_ids)
+    return Prompts(required_text(doc, "steps_heading"), journeys)
 
 
 def _journey(name: str, body: Any, parent: Located, table: Table) -> Journey:
     if not isinstance(body, Located):
         raise parent.error(name, f"prompt {name} must be a mapping")
-    _only_keys(
+    only_keys(
         body, {"title", "description", "implements", "changes_account", "arguments", "request", "steps"}
     )
-    arguments_map = _mapping(body, "arguments")
+    arguments_map = child_mapping(body, "arguments")
     arguments = tuple(_argument(str(a), abody, arguments_map) for a, abody in arguments_map.items())
     # implements: extensions.PROMPTS.3
     required = [a.name for a in arguments if a.required]
@@ -76,13 +76,13 @@ def _journey(name: str, body: Any, parent: Located, table: Table) -> Journey:
             "arguments", f"prompt {name}: at most one argument may be required, not {', '.join(required)}"
         )
     placeholders = {a.name for a in arguments} | {f"{a.name}_ask" for a in arguments}
-    texts = {key: _text(body, key) for key in ("request", "steps")}
+    texts = {key: required_text(body, key) for key in ("request", "steps")}
     for key in texts:
         _check_text(name, body, key, placeholders, table)
     return Journey(
         name=name,
-        title=_text(body, "title"),
-        description=_text(body, "description"),
+        title=required_text(body, "title"),
+        description=required_text(body, "description"),
         arguments=arguments,
         request=texts["request"],
         steps=texts["steps"],
@@ -93,14 +93,14 @@ def _journey(name: str, body: Any, parent: Located, table: Table) -> Journey:
 def _argument(name: str, body: Any, parent: Located) -> PromptArgument:
     if not isinstance(body, Located):
         raise parent.error(name, f"argument {name} must be a mapping")
-    _only_keys(body, {"description", "required", "recipe", "missing", "ask"})
+    only_keys(body, {"description", "required", "recipe", "missing", "ask"})
     return PromptArgument(
         name=name,
-        description=_text(body, "description"),
+        description=required_text(body, "description"),
         required=_flag(body, "required", False),
         recipe=_flag(body, "recipe", False),
-        missing=_text(body, "missing") if "missing" in body else "",
-        ask=_text(body, "ask") if "ask" in body else "",
+        missing=required_text(body, "missing") if "missing" in body else "",
+        ask=required_text(body, "ask") if "ask" in body else "",
     )
 
 

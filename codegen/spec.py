@@ -178,18 +178,18 @@ def load_features(directory: Path) -> tuple[Feature, ...]:
     seen: dict[str, Path] = {}
     for path in sorted(directory.glob("*.feature.yaml")):
         doc = load(path)
-        _only_keys(doc, {"feature", *GROUP_SECTIONS})
-        head = _mapping(doc, "feature")
-        _only_keys(head, {"name", "product", "description"})
-        name = _text(head, "name")
+        only_keys(doc, {"feature", *GROUP_SECTIONS})
+        head = child_mapping(doc, "feature")
+        only_keys(head, {"name", "product", "description"})
+        name = required_text(head, "name")
         requirements = []
         for section in GROUP_SECTIONS:
             groups = doc.get(section) or Located()
             for group, body in groups.items():
                 if not isinstance(body, Located):
                     raise groups.error(group, f"group {group} must be a mapping with 'requirements'")
-                _only_keys(body, {"requirements"})
-                reqs = _mapping(body, "requirements")
+                only_keys(body, {"requirements"})
+                reqs = child_mapping(body, "requirements")
                 for key, text in reqs.items():
                     rid = f"{name}.{group}.{key}"
                     if rid in seen:
@@ -212,25 +212,27 @@ def load_table(path: Path, requirement_ids: set[str], settings: Mapping[str, obj
 
         settings = {name: declared.default for name, declared in DECLARED.items()}
     doc = load(path)
-    _only_keys(doc, {"server", "parameter_types", "types", "result_fields", "tools"})
-    server = _mapping(doc, "server")
-    _only_keys(server, {"name", "instructions", "implements"})
-    types = tuple(_object_type(name, body, doc["types"]) for name, body in _mapping(doc, "types").items())
+    only_keys(doc, {"server", "parameter_types", "types", "result_fields", "tools"})
+    server = child_mapping(doc, "server")
+    only_keys(server, {"name", "instructions", "implements"})
+    types = tuple(
+        _object_type(name, body, doc["types"]) for name, body in child_mapping(doc, "types").items()
+    )
     type_names = {t.name for t in types}
     for object_type in types:
         for f in object_type.fields:
             _check_ref(f, type_names, doc["types"][object_type.name]["fields"])
     named = {}
     if "parameter_types" in doc:
-        named_map = _mapping(doc, "parameter_types")
+        named_map = child_mapping(doc, "parameter_types")
         named = {str(n): _param_type(str(n), body, named_map) for n, body in named_map.items()}
-    tools_map = _mapping(doc, "tools")
+    tools_map = child_mapping(doc, "tools")
     tools = tuple(
         _tool(name, body, tools_map, type_names, settings, named) for name, body in tools_map.items()
     )
     common: tuple[OutputField, ...] = ()
     if "result_fields" in doc:
-        common_map = _mapping(doc, "result_fields")
+        common_map = child_mapping(doc, "result_fields")
         common = tuple(_output_field(f, fbody, common_map) for f, fbody in common_map.items())
         for f in common:
             _check_ref(f, type_names, common_map)
@@ -240,15 +242,15 @@ def load_table(path: Path, requirement_ids: set[str], settings: Mapping[str, obj
                         f.name, f"result field {f.name} is also an output field of {tool.name}"
                     )
     table = Table(
-        server_name=_text(server, "name"),
-        instructions=_text(server, "instructions"),
+        server_name=required_text(server, "name"),
+        instructions=required_text(server, "instructions"),
         server_implements=_ids(server, "implements"),
         types=types,
         tools=tools,
         result_fields=common,
         parameter_types=tuple(named.values()),
     )
-    _check_citations(doc, requirement_ids)
+    check_citations(doc, requirement_ids)
     return table
 
 
@@ -264,16 +266,16 @@ def _tool(
         raise parent.error(name, f"tool {name} must be a mapping")
     if not TOOL_NAME.match(name):
         raise parent.error(name, f"tool name {name!r} must be short snake_case")
-    _only_keys(
+    only_keys(
         body,
         {"title", "description", "annotations", "implements", "mode", "parameters", "modes", "output"},
     )
-    annotations = _mapping(body, "annotations")
-    _only_keys(annotations, set(ANNOTATION_KEYS))
+    annotations = child_mapping(body, "annotations")
+    only_keys(annotations, set(ANNOTATION_KEYS))
     for key in ANNOTATION_KEYS:
         if not isinstance(annotations.get(key), bool):
             raise annotations.error(key, f"{name}: annotation {key} must be true or false")
-    params_map = _mapping(body, "parameters")
+    params_map = child_mapping(body, "parameters")
     params = tuple(_param(pname, pbody, params_map, named) for pname, pbody in params_map.items())
     values = {p.name: p for p in params}
     params = tuple(
@@ -285,7 +287,7 @@ def _tool(
     if mode is not None:
         if mode not in by_name or not by_name[mode].enum:
             raise body.error("mode", f"{name}: mode {mode!r} must name an enum parameter")
-        modes_map = _mapping(body, "modes")
+        modes_map = child_mapping(body, "modes")
         for value in by_name[mode].enum:
             if value not in modes_map:
                 raise modes_map.error(None, f"{name}: {mode} value {value!r} has no required-parameter rule")
@@ -298,13 +300,13 @@ def _tool(
             params = tuple(by_name[p.name] for p in params)
     elif "modes" in body:
         raise body.error("modes", f"{name}: modes need a mode parameter")
-    output_map = _mapping(body, "output")
+    output_map = child_mapping(body, "output")
     output = tuple(_output_field(fname, fbody, output_map) for fname, fbody in output_map.items())
     for f in output:
         _check_ref(f, type_names, output_map)
     return Tool(
         name=name,
-        title=_text(body, "title"),
+        title=required_text(body, "title"),
         description=_filled(_description(body), values, settings, body),
         annotations={k: bool(annotations[k]) for k in ANNOTATION_KEYS},
         implements=_ids(body, "implements"),
@@ -346,18 +348,18 @@ _STRING_BOUNDS = ("minLength", "maxLength", "pattern", "patternHint")
 def _param_type(name: str, body: Any, parent: Located) -> ParamType:
     if not isinstance(body, Located):
         raise parent.error(name, f"parameter type {name} must be a mapping")
-    _only_keys(body, {"type", "description", *_STRING_BOUNDS})
+    only_keys(body, {"type", "description", *_STRING_BOUNDS})
     if body.get("type") != "string":
         raise body.error("type", f"parameter type {name}: type must be string")
     if "patternHint" in body and "pattern" not in body:
         raise body.error("patternHint", f"parameter type {name}: patternHint needs a pattern")
     return ParamType(
         name=name,
-        description=_text(body, "description"),
+        description=required_text(body, "description"),
         min_length=body.get("minLength"),
         max_length=body.get("maxLength"),
         pattern=body.get("pattern"),
-        pattern_hint=_text(body, "patternHint") if "patternHint" in body else None,
+        pattern_hint=required_text(body, "patternHint") if "patternHint" in body else None,
     )
 
 
@@ -375,7 +377,7 @@ def _named_type(body: Located, named: Mapping[str, ParamType], what: str) -> Par
 def _param(name: str, body: Any, parent: Located, named: Mapping[str, ParamType]) -> Param:
     if not isinstance(body, Located):
         raise parent.error(name, f"parameter {name} must be a mapping")
-    _only_keys(
+    only_keys(
         body,
         {
             "type",
@@ -435,7 +437,7 @@ def _param(name: str, body: Any, parent: Located, named: Mapping[str, ParamType]
         pattern=own.pattern if own else body.get("pattern"),
         pattern_hint=own.pattern_hint
         if own
-        else _text(body, "patternHint")
+        else required_text(body, "patternHint")
         if "patternHint" in body
         else None,
         items=dict(items),
@@ -456,7 +458,7 @@ def _bounds_of(named: ParamType) -> dict[str, Any]:
 def _mode(value: str, body: Any, parent: Located, params: dict[str, Param], mode: str) -> Mode:
     if not isinstance(body, Located):
         raise parent.error(value, f"mode {value} must be a mapping (use {{}} when nothing is required)")
-    _only_keys(body, {"requires", "accepts", "implements", "requires_one_of", "hints"})
+    only_keys(body, {"requires", "accepts", "implements", "requires_one_of", "hints"})
     requires, accepts = _names(body, "requires"), _names(body, "accepts")
     for pname in (*requires, *accepts):
         if pname not in params or pname == mode:
@@ -476,18 +478,18 @@ def _mode(value: str, body: Any, parent: Located, params: dict[str, Param], mode
     for pname in hints_map:
         if pname not in params or pname == mode:
             raise hints_map.error(pname, f"mode {value}: hint for {pname!r}, which is not a parameter")
-    hints = {str(pname): _text(hints_map, pname) for pname in hints_map}
+    hints = {str(pname): required_text(hints_map, pname) for pname in hints_map}
     return Mode(value, requires, accepts, _ids(body, "implements"), one_of, hints)
 
 
 def _object_type(name: str, body: Any, parent: Located) -> ObjectType:
     if not isinstance(body, Located):
         raise parent.error(name, f"type {name} must be a mapping")
-    _only_keys(body, {"description", "fields"})
-    fields_map = _mapping(body, "fields")
+    only_keys(body, {"description", "fields"})
+    fields_map = child_mapping(body, "fields")
     return ObjectType(
         name=name,
-        description=_text(body, "description"),
+        description=required_text(body, "description"),
         fields=tuple(_output_field(f, fbody, fields_map) for f, fbody in fields_map.items()),
     )
 
@@ -495,7 +497,7 @@ def _object_type(name: str, body: Any, parent: Located) -> ObjectType:
 def _output_field(name: str, body: Any, parent: Located) -> OutputField:
     if not isinstance(body, Located):
         raise parent.error(name, f"output field {name} must be a mapping")
-    _only_keys(body, {"type", "description", "required", "ref", "items"})
+    only_keys(body, {"type", "description", "required", "ref", "items"})
     kind = body.get("type")
     if kind not in OUTPUT_TYPES:
         raise body.error("type", f"output field {name}: type must be one of {sorted(OUTPUT_TYPES)}")
@@ -506,7 +508,7 @@ def _output_field(name: str, body: Any, parent: Located) -> OutputField:
     return OutputField(
         name=name,
         type=kind,
-        description=_text(body, "description"),
+        description=required_text(body, "description"),
         required=bool(body.get("required", False)),
         ref=body.get("ref"),
         items=body.get("items"),
@@ -519,7 +521,7 @@ def _check_ref(f: OutputField, type_names: set[str], where: Located) -> None:
             raise where.error(f.name, f"output field {f.name}: unknown type {target!r}")
 
 
-def _check_citations(node: Any, requirement_ids: set[str]) -> None:
+def check_citations(node: Any, requirement_ids: set[str]) -> None:
     """Every ``implements`` list anywhere in the table must cite existing IDs."""
     if isinstance(node, Located):
         for key, value in node.items():
@@ -528,24 +530,24 @@ def _check_citations(node: Any, requirement_ids: set[str]) -> None:
                     if rid not in requirement_ids:
                         raise node.error(key, f"unknown requirement ID {rid!r}")
             else:
-                _check_citations(value, requirement_ids)
+                check_citations(value, requirement_ids)
 
 
-def _only_keys(node: Located, allowed: Iterable[str]) -> None:
+def only_keys(node: Located, allowed: Iterable[str]) -> None:
     allowed = set(allowed)
     for key in node:
         if key not in allowed:
             raise node.error(key, f"unknown key {key!r} (allowed: {', '.join(sorted(allowed))})")
 
 
-def _mapping(node: Located, key: str) -> Located:
+def child_mapping(node: Located, key: str) -> Located:
     value = node.get(key)
     if not isinstance(value, Located):
         raise node.error(key if key in node else None, f"{key!r} must be a mapping")
     return value
 
 
-def _text(node: Located, key: str) -> str:
+def required_text(node: Located, key: str) -> str:
     value = node.get(key)
     if not isinstance(value, str) or not value.strip():
         raise node.error(key if key in node else None, f"{key!r} must be a non-empty string")
@@ -554,7 +556,7 @@ def _text(node: Located, key: str) -> str:
 
 def _description(node: Located) -> str:
     """A tool's or parameter's description, within every LLM API's limit."""
-    text = _text(node, "description")
+    text = required_text(node, "description")
     if len(text) > MAX_DESCRIPTION:
         raise node.error(
             "description",
