@@ -20,7 +20,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..config.limits import Limits
-from .protocol_guard import StopSignals, interrupted, make_answer, read_message, refusal
+from .protocol_guard import INTERRUPTED, StopSignals, make_answer, read_message, refusal
 
 logger = logging.getLogger("cooked_mcp.transports.http")
 
@@ -158,8 +158,8 @@ class HttpGuard:
                 cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
                 await self._send_inside(scope, "POST", session, pydantic_core.to_json(cancel))
             return
-        ended = make_answer(message.id, SESSION_ENDED, types.INTERNAL_ERROR)
-        error = interrupted(message.id) if call.scope.cancel_called else ended
+        why = INTERRUPTED if call.scope.cancel_called else SESSION_ENDED
+        error = make_answer(message.id, why, types.INTERNAL_ERROR)
         if not call.started:
             await _json(error, 200)(scope, receive, send)
         elif call.event_stream:
