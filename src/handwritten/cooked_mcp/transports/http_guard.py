@@ -57,7 +57,8 @@ class HttpGuard:
         self._streams: set[anyio.CancelScope] = set()  # GET event streams
         self._sessions: dict[str, _Session] = {}
         self._none_left: anyio.Event | None = None  # made by ``drain``: set once no call runs
-        self._drained: anyio.Event | None = None  # made by ``drain``: set at its end
+        # Set at the end of ``drain``, which always starts first: only a stop makes uvicorn shut down.
+        self.drained = anyio.Event()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
@@ -256,7 +257,6 @@ class HttpGuard:
     async def drain(self, stop: StopSignals, grace: float, changes: Callable[[], Awaitable[None]]) -> None:
         """At a stop: end every event stream now; give the calls and ``changes`` at Cooked the
         ``grace``, then answer each call still running as cut off."""
-        self._drained = drained = anyio.Event()
         self._none_left = none_left = anyio.Event()
         if not self._calls:
             none_left.set()
@@ -269,12 +269,7 @@ class HttpGuard:
             )
         for call in list(self._calls):
             call.scope.cancel()
-        drained.set()
-
-    async def drained(self) -> None:
-        """Once a stop's ``drain`` has ended (at once without a stop)."""
-        if self._drained is not None:
-            await self._drained.wait()
+        self.drained.set()
 
 
 def _json(message: types.JSONRPCError, status: int) -> Response:
