@@ -24,7 +24,6 @@ import anyio
 import httpx
 import mcp_types as types
 import pytest
-import uvicorn
 from mcp.server import Server
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
@@ -38,7 +37,7 @@ from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
 from cooked_mcp.config.limits import Limits
-from cooked_mcp.transports.connection_guard import bounded_protocol
+from cooked_mcp.transports.connection_guard import uvicorn_server
 from cooked_mcp.transports.http_guard import _ANSWER, HttpGuard, _carries_answer
 from cooked_mcp.transports.protocol_guard import INTERRUPTED, StopSignals
 
@@ -277,10 +276,7 @@ async def test_uvicorn_runs_the_h11_hooks_the_connection_bounds_use() -> None:
 
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
-    config = uvicorn.Config(
-        app, log_config=None, http=bounded_protocol(1024, Limits(http_head_seconds=0.3)), lifespan="on"
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn_server(app, Limits(http_head_seconds=0.3))
     async with anyio.create_task_group() as group:
         group.start_soon(server.serve, [listener])
         with anyio.fail_after(10):  # accepted once uvicorn serves the listening socket

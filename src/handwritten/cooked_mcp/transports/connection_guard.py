@@ -126,7 +126,7 @@ def connection_cap(open_files: int) -> int:
 
 
 class BoundedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with head and body deadlines and a connection cap (``bounded_protocol``)."""
+    """uvicorn's h11 protocol with head and body deadlines and a connection cap (``uvicorn_server`` fits both)."""
 
     cap = Limits.MAX_CONNECTIONS
     limits = Limits()
@@ -213,19 +213,15 @@ class BoundedH11Protocol(H11Protocol):
         self._timer = None if seconds is None else self.loop.call_later(seconds, self._overdue)
 
 
-def bounded_protocol(open_files: int, limits: Limits) -> type[BoundedH11Protocol]:
-    fitted = {"cap": connection_cap(open_files), "limits": limits}
-    return type("BoundedH11Protocol", (BoundedH11Protocol,), fitted)
-
-
 def uvicorn_server(app: ASGIApp, limits: Limits) -> uvicorn.Server:
     """The open-files limit is raised first: the connection cap depends on it."""
     rate_limited_accept_errors(asyncio.get_running_loop())
+    fitted = {"cap": connection_cap(raise_open_files_limit()), "limits": limits}
     config = uvicorn.Config(
         app,
         log_config=None,
         access_log=False,
-        http=bounded_protocol(raise_open_files_limit(), limits),
+        http=type("BoundedH11Protocol", (BoundedH11Protocol,), fitted),
         h11_max_incomplete_event_size=Limits.MAX_HEAD_BYTES,
         backlog=Limits.ACCEPT_BURST,
         ws="none",

@@ -114,7 +114,7 @@ def build_app(application: Application) -> tuple[Starlette, HttpGuard]:
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         async with sessions.run():
             yield
-            await guard.drained()  # uvicorn shuts the app down once no connection is left
+            await guard.drained.wait()  # uvicorn shuts the app down once no connection is left
 
     routes = [
         Route(MCP_PATH, endpoint=remote.guard(guard) if remote else guard),

@@ -20,7 +20,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..config.limits import Limits
-from .protocol_guard import StopSignals, interrupted, make_answer, read_message, refusal
+from .protocol_guard import INTERRUPTED, StopSignals, make_answer, read_message, refusal
 
 logger = logging.getLogger("cooked_mcp.transports.http")
 
@@ -57,7 +57,8 @@ class HttpGuard:
         self._streams: set[anyio.CancelScope] = set()  # GET event streams
         self._sessions: dict[str, _Session] = {}
         self._none_left: anyio.Event | None = None  # made by ``drain``: set once no call runs
-        self._drained: anyio.Event | None = None  # made by ``drain``: set at its end
+        # Set at the end of ``drain``, which always starts first: only a stop makes uvicorn shut down.
+        self.drained = anyio.Event()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
@@ -158,8 +159,8 @@ class HttpGuard:
                 cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
                 await self._send_inside(scope, "POST", session, pydantic_core.to_json(cancel))
             return
-        ended = make_answer(message.id, SESSION_ENDED, types.INTERNAL_ERROR)
-        error = interrupted(message.id) if call.scope.cancel_called else ended
+        why = INTERRUPTED if call.scope.cancel_called else SESSION_ENDED
+        error = make_answer(message.id, why, types.INTERNAL_ERROR)
         if not call.started:
             await _json(error, 200)(scope, receive, send)
         elif call.event_stream:
@@ -256,7 +257,6 @@ class HttpGuard:
     async def drain(self, stop: StopSignals, grace: float, changes: Callable[[], Awaitable[None]]) -> None:
         """At a stop: end every event stream now; give the calls and ``changes`` at Cooked the
         ``grace``, then answer each call still running as cut off."""
-        self._drained = drained = anyio.Event()
         self._none_left = none_left = anyio.Event()
         if not self._calls:
             none_left.set()
@@ -269,12 +269,7 @@ class HttpGuard:
             )
         for call in list(self._calls):
             call.scope.cancel()
-        drained.set()
-
-    async def drained(self) -> None:
-        """Once a stop's ``drain`` has ended (at once without a stop)."""
-        if self._drained is not None:
-            await self._drained.wait()
+        self.drained.set()
 
 
 def _json(message: types.JSONRPCError, status: int) -> Response:

@@ -43,10 +43,6 @@ def make_answer(
     return Refusal(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
 
 
-def interrupted(request_id: types.RequestId) -> Refusal:
-    return make_answer(request_id, INTERRUPTED, types.INTERNAL_ERROR)
-
-
 def read_message(raw: bytes) -> types.JSONRPCMessage | Refusal:
     try:
         data: Any = pydantic_core.from_json(raw)

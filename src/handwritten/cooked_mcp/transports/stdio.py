@@ -23,7 +23,7 @@ from cooked_mcp_runtime.confirmation import end_questions
 
 from ..app import Application
 from ..config.limits import Limits
-from .protocol_guard import Refusal, StopSignals, find_id, interrupted, make_answer, read_message, refusal
+from .protocol_guard import INTERRUPTED, Refusal, StopSignals, find_id, make_answer, read_message, refusal
 
 NOT_INITIALIZED = "The session is not initialized: send initialize first, then notifications/initialized"
 
@@ -126,11 +126,11 @@ async def _serve_pipes(application: Application, stop: StopSignals) -> None:
             return make_answer(message.id, NOT_INITIALIZED, types.INVALID_PARAMS)
         return message
 
-    def cut_off() -> list[Refusal]:
-        answers = [interrupted(request_id) for request_id in sorted(running, key=str)]
+    def cut_off() -> list[types.RequestId]:
+        left = sorted(running, key=str)
         running.clear()
         drop(None)
-        return answers
+        return left
 
     async def serve_input() -> None:
         nonlocal stopping
@@ -148,8 +148,8 @@ async def _serve_pipes(application: Application, stop: StopSignals) -> None:
                 logger.warning(
                     "%d request(s) still running after the grace; answered as cut off", len(running)
                 )
-            for error in cut_off():
-                await answer(error)
+            for request_id in cut_off():
+                await answer(make_answer(request_id, INTERRUPTED, types.INTERNAL_ERROR))
 
     async def serve_output() -> None:
         async with write_receive:
