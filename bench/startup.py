@@ -42,7 +42,7 @@ class Startup:
     from closing its stdin to its exit (the SDK client waits up to 2 s, then terminates it).
 
     For cooked-mcp also its first tool call after tools/list and the same call again: the first
-    one logs in to Cooked and builds what start-up leaves for it (app.ToolsOnFirstCall).
+    one logs in to Cooked and opens the connection to it.
     """
 
     initialize: float
@@ -144,7 +144,7 @@ async def run(ctx: Context) -> None:
         SECTION,
         f"first tool call after start-up ({READ_RECIPE.name}), cooked-mcp",
         "info",
-        f"{cooked_summary['median_first_call_ms']:.0f} ms (log-in to Cooked and what start-up leaves for it "
+        f"{cooked_summary['median_first_call_ms']:.0f} ms (log-in to Cooked and the connection to it "
         f"included); the same call right after it {cooked_summary['median_second_call_ms']:.1f} ms (medians)",
         None,
     )

@@ -162,20 +162,19 @@ def _formatted(redaction: RedactionFilter, record: logging.LogRecord) -> str:
 
 
 @pytest.mark.req("authentication.SECRETS.1")
-async def test_the_application_registers_the_cookies_of_the_client_its_first_call_builds(
+async def test_the_application_registers_the_cookies_of_its_cooked_client(
     cfake: FakeCooked, tmp_path: Path, restore_logging: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The Cooked client is built at the first tool call (app.ToolsOnFirstCall), after logging
-    is set up: its session cookie must still reach the log filter."""
+    """The session cookie the Cooked client gets at its first call, after logging is set up,
+    still reaches the log filter."""
     stderr = io.StringIO()
     monkeypatch.setattr(sys, "stderr", stderr)
     configure_logging("debug")
     environ = server_env(tmp_path, cfake.base_url, login=LOGIN, password=PASSWORD)
     async with build_application(load_settings(config_path=None, environ=environ)) as application:
-        assert application.tools.client is None
         async with Client(application.server) as client:
             result = await client.call_tool("read", {"target": "shopping_list"})
-        assert not result.is_error and application.tools.client is not None
+        assert not result.is_error
         logging.getLogger("some.library").debug("Cookie: ring-session=%s", COOKIE)
     assert REDACTED in stderr.getvalue()
     assert_no_leaks({"log": stderr.getvalue()}, {"session cookie": COOKIE})

@@ -58,7 +58,7 @@ async def test_one_request_per_typed_value_while_cached_then_again_after_30_s(
     fake: FakeCooked, cooked: CookedClient
 ) -> None:
     clock = Clock()
-    titles = RecipeTitles(lambda: cooked, clock=clock)
+    titles = RecipeTitles(cooked, clock=clock)
     async with anyio.create_task_group() as group:  # arriving together, they share one request
         for _ in range(3):
             group.start_soon(titles.matching, "soup")
@@ -74,7 +74,7 @@ async def test_at_most_64_typed_values_are_kept_the_oldest_going_first(
     fake: FakeCooked, cooked: CookedClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(completion, "SEARCH_BURST", 1000)  # the rate cap is not what this case is about
-    titles = RecipeTitles(lambda: cooked)
+    titles = RecipeTitles(cooked)
     for n in range(MAX_CACHED + 1):
         await titles.matching(f"x{n:02d}")  # none inside another: each is searched
     await titles.matching(f"x{MAX_CACHED}")  # still kept
@@ -87,7 +87,7 @@ async def test_at_most_64_typed_values_are_kept_the_oldest_going_first(
 async def test_at_most_20_titles_containing_what_was_typed_those_starting_with_it_first(
     fake: FakeCooked, cooked: CookedClient
 ) -> None:
-    titles = RecipeTitles(lambda: cooked)
+    titles = RecipeTitles(cooked)
     found = (await titles.matching("so")).values
     assert found and all("so" in title.casefold() for title in found)
     starting = [title for title in found if title.casefold().startswith("so")]
@@ -100,7 +100,7 @@ async def test_at_most_20_titles_containing_what_was_typed_those_starting_with_i
 async def test_a_cooked_failure_completes_nothing_and_is_asked_again_next_time(
     fake: FakeCooked, cooked: CookedClient
 ) -> None:
-    titles = RecipeTitles(lambda: cooked)
+    titles = RecipeTitles(cooked)
     fake.fail("GET", SEARCH, status=404, times=None)
     assert (await titles.matching("soup")).values == []
     fake.reset()
@@ -110,7 +110,7 @@ async def test_a_cooked_failure_completes_nothing_and_is_asked_again_next_time(
 @pytest.mark.req("extensions.COMPLETION.1")
 async def test_a_long_typed_value_and_a_long_title_are_cut(fake: FakeCooked, cooked: CookedClient) -> None:
     await cooked.save_recipe("Soup of " + "x" * 400 + "\nmore", "## Ingredients\n- water", None)
-    titles = RecipeTitles(lambda: cooked)
+    titles = RecipeTitles(cooked)
     [long_title] = [
         title for title in (await titles.matching("soup of")).values if title.startswith("Soup of x")
     ]
@@ -134,7 +134,7 @@ async def test_has_more_and_total_say_what_cooked_holds_and_a_complete_answer_se
     add_titled(fake, "Qz stew", 25)
     add_titled(fake, "Wq pie", 20)
     add_titled(fake, "Jx bake", 45)
-    titles = RecipeTitles(lambda: cooked)
+    titles = RecipeTitles(cooked)
 
     qz, wq, jx = [await titles.matching(typed) for typed in ("qz", "wq", "jx")]
     longer = await titles.matching("QZ stew 1")
@@ -155,7 +155,7 @@ async def test_cooked_requests_are_capped_in_rate_and_over_it_the_kept_answers_a
 ) -> None:
     add_titled(fake, "Jx bake", 45)
     clock = Clock()
-    titles = RecipeTitles(lambda: cooked, clock=clock)
+    titles = RecipeTitles(cooked, clock=clock)
 
     jx = await titles.matching("jx")  # a full first page: two requests, and still incomplete
     for n in range(SEARCH_BURST - 2):

@@ -3,10 +3,9 @@ running application from the settings: the one start-up path every transport ser
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp.server import Server
 
@@ -16,12 +15,11 @@ from cooked_mcp_runtime.results import ANSWERS
 from . import __version__
 from .config import Settings, default, how_to_set
 from .config.limits import Limits
+from .cooked.client import CookedClient
+from .handlers import CookedTools
+from .handlers.confirmation import Confirmation
 from .logging_setup import register_secret_source
 from .prompts import register_prompts
-
-if TYPE_CHECKING:
-    from .cooked.client import CookedClient
-    from .handlers import CookedTools
 
 
 # implements: server.COMPATIBILITY.2, server.SINGLE_USER.2
@@ -35,7 +33,7 @@ def build_server(
 ) -> Server[Any]:
     """``read_only_from`` is where read-only mode was switched on; ``None`` serves every tool."""
     tools = _tools(client, read_only_from is None, import_answer_seconds, confirm_changes, limits or Limits())
-    return _server(tools, read_only_from, lambda: client)
+    return _server(tools, read_only_from, client)
 
 
 # implements: extensions.CONFIRMATION.10
@@ -43,9 +41,6 @@ def _tools(
     client: CookedClient, writable: bool, import_answer_seconds: float, confirm_changes: bool, limits: Limits
 ) -> CookedTools:
     """The handlers; a declined question names how the person turns asking off."""
-    from .handlers import CookedTools
-    from .handlers.confirmation import Confirmation
-
     turn_off = how_to_set("confirm_changes", "false", "false", " in the config file")
     return CookedTools(
         client,
@@ -58,9 +53,7 @@ def _tools(
     )
 
 
-def _server(
-    tools: ToolHandlers, read_only_from: str | None, client: Callable[[], CookedClient]
-) -> Server[Any]:
+def _server(tools: ToolHandlers, read_only_from: str | None, client: CookedClient) -> Server[Any]:
     withheld: dict[str, Any] = {}
     if read_only_from is not None:
         withheld = {
@@ -73,64 +66,32 @@ def _server(
     return server
 
 
-class ToolsOnFirstCall:
-    """The tool handlers and the Cooked client, built at the first tool call: importing them is most
-    of cooked-mcp's start-up (bench/startup.py), and listing tools needs neither."""
-
-    _HANDLER_METHODS = frozenset(spec.name for spec in TOOLS)
-
-    def __init__(self, settings: Settings) -> None:
-        self._settings = settings
-        self._tools: CookedTools | None = None
-        self.client: CookedClient | None = None
-
-    def cooked_client(self) -> CookedClient:
-        if self.client is None:
-            from .cooked.client import CookedClient
-
-            s = self._settings
-            client = CookedClient.from_settings(s)
-            self._tools = _tools(
-                client, not s.read_only, s.import_answer_seconds, s.confirm_changes, s.limits
-            )
-            # Later calls find the methods on the instance and no longer pass through __getattr__.
-            self.__dict__.update({name: getattr(self._tools, name) for name in self._HANDLER_METHODS})
-            self.client = client
-        return self.client
-
-    def __getattr__(self, name: str) -> Any:
-        if name not in ToolsOnFirstCall._HANDLER_METHODS:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        self.cooked_client()
-        return self.__dict__[name]
-
-    def secret_values(self) -> list[str]:
-        return self.client.secret_values() if self.client is not None else []
-
-    async def changes_finished(self) -> None:
-        """Every change sent to Cooked has ended: what a stop waits for, within its grace."""
-        if self._tools is not None:
-            await self._tools.changes_finished()
-
-
 @dataclass(frozen=True)
 class Application(AbstractAsyncContextManager["Application"]):
-    """What a transport serves: building it opens nothing, and leaving it closes the client."""
+    """What a transport serves: building it opens nothing (the client connects at its first
+    request), and leaving it closes the client."""
 
     settings: Settings
-    tools: ToolsOnFirstCall
+    client: CookedClient
+    tools: CookedTools
     server: Server[Any]
 
     async def __aexit__(self, *exc_info: object) -> None:
-        if self.tools.client is not None:
-            await self.tools.client.aclose()
+        await self.client.aclose()
 
 
 def build_application(settings: Settings) -> Application:
-    tools = ToolsOnFirstCall(settings)
+    client = CookedClient.from_settings(settings)
+    tools = _tools(
+        client,
+        not settings.read_only,
+        settings.import_answer_seconds,
+        settings.confirm_changes,
+        settings.limits,
+    )
     ANSWERS.configure(
         settings.limits.answers_in_flight_mib, settings.limits.answers_wait_seconds, Limits.SMALL_ANSWER_BYTES
     )
-    register_secret_source(tools.secret_values)  # the log filter scrubs session cookies too
+    register_secret_source(client.secret_values)  # the log filter scrubs session cookies too
     read_only_from = settings.describe_source("read_only") if settings.read_only else None
-    return Application(settings, tools, _server(tools, read_only_from, tools.cooked_client))
+    return Application(settings, client, tools, _server(tools, read_only_from, client))

@@ -8,16 +8,14 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import mcp_types as types
 
+from .cooked.client import CookedClient
+from .cooked.endpoints import SEARCH_PAGE_SIZE
+from .cooked.models import CookedRecipeSummary
 from .exceptions import CookedError
 from .text import one_line
-
-if TYPE_CHECKING:
-    from .cooked.client import CookedClient
-    from .cooked.models import CookedRecipeSummary
 
 #: Values one completion answers (the MCP spec's own limit; Cooked's search pages hold 20 too).
 MAX_VALUES = 20
@@ -47,9 +45,7 @@ class _Entry:
 
 
 class RecipeTitles:
-    def __init__(
-        self, client: Callable[[], CookedClient], *, clock: Callable[[], float] = time.monotonic
-    ) -> None:
+    def __init__(self, client: CookedClient, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._client = client
         self._clock = clock
         self._cache: OrderedDict[str, _Entry] = OrderedDict()
@@ -109,9 +105,7 @@ class RecipeTitles:
         return True
 
     async def _fetch(self, key: str) -> _Found:
-        from .cooked.endpoints import SEARCH_PAGE_SIZE
-
-        client = self._client()
+        client = self._client
         if not key:
             items = await client.list_recipes(1, MAX_VALUES + 1)
             return _Found(_titles(items, key), complete=len(items) <= MAX_VALUES)

@@ -3,8 +3,8 @@ The journeys themselves are features/prompts.yaml, generated into cooked_mcp_gen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 import mcp_types as types
 from mcp.server import Server
@@ -14,9 +14,7 @@ from mcp.shared.exceptions import MCPError
 from cooked_mcp_generated.prompts import JOURNEYS, STEPS_HEADING, Journey
 
 from .completion import RecipeTitles
-
-if TYPE_CHECKING:
-    from .cooked.client import CookedClient
+from .cooked.client import CookedClient
 
 #: Characters of one argument value put into a prompt's text.
 MAX_ARGUMENT_CHARS = 500
@@ -42,7 +40,7 @@ def _text(journey: Journey, given: Mapping[str, str]) -> str:
 
 
 # implements: extensions.PROMPTS.8
-def register_prompts(server: Server[Any], client: Callable[[], CookedClient], *, writable: bool) -> None:
+def register_prompts(server: Server[Any], client: CookedClient, *, writable: bool) -> None:
     """Offer the journeys on ``server``; read-only mode offers only those that change nothing."""
     journeys = {j.name: j for j in JOURNEYS if writable or not j.changes_account}
     if not journeys:
