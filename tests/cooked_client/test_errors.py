@@ -24,6 +24,7 @@ from cooked_mcp.exceptions import (
     CookedServerError,
     CookedUnavailable,
     CookedUnprocessable,
+    UnexpectedAnswer,
 )
 from cooked_mcp.logging_setup import quiet_library_loggers
 
@@ -109,6 +110,18 @@ def test_with_next_step_keeps_the_kind_and_the_facts_and_is_a_new_error() -> Non
     assert twin.next_step == "read the recipe list again" and error.next_step == "old"
     assert str(twin) == twin.args[0] and str(twin).endswith("Next step: read the recipe list again.")
     assert "old" not in str(twin)
+
+
+@pytest.mark.req("api-client.ERRORS.5")
+def test_an_error_takes_only_its_summary_by_position() -> None:
+    """Every other fact is named: ``CookedUnavailable(summary, True)`` would read as nothing."""
+    for make in (
+        lambda: CookedUnavailable("Cooked did not answer", True),
+        lambda: UnexpectedAnswer("Cooked answered oddly", "a problem"),
+        lambda: CookedNotFound("Cooked has no such recipe", 404),
+    ):
+        with pytest.raises(TypeError, match="positional argument"):
+            make()
 
 
 @pytest.mark.req("api-client.ERRORS.2", "api-client.ERRORS.3", "api-client.ERRORS.4")

@@ -59,6 +59,7 @@ class CookedAuthError(CookedError):
 class CookedUnavailable(CookedError):
     """Cooked was not reached, did not answer in time, or redirected (``may_have_changed``: after a change)."""
 
+    _: KW_ONLY  # not inherited: each class's own fields are keyword-only too
     may_have_changed: bool = False
 
 
@@ -98,5 +99,6 @@ class CookedResponseError(CookedError):
 class UnexpectedAnswer(CookedResponseError):
     """A 2xx answer the contract does not describe; ``problem`` and ``shape`` hold no value (``--check``)."""
 
+    _: KW_ONLY
     problem: str = ""
     shape: Any = None
