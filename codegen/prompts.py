@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .spec import Table, check_citations, child_mapping, only_keys, required_text
+from .spec import Table, Tool, check_citations, child_mapping, only_keys, required_text
 from .yaml_lines import Located, SpecError, load
 
 #: A word that can only be a name of the tool table: snake_case with at least one underscore.
@@ -44,6 +44,26 @@ class Journey:
 
 
 @dataclass(frozen=True)
+class _Names:
+    """What a journey's text may name, gathered once from the tool table for every text checked."""
+
+    tools: dict[str, Tool]
+    known: frozenset[str]
+
+    @classmethod
+    def of(cls, table: Table) -> _Names:
+        tools = {t.name: t for t in table.tools}
+        known = {*tools, *(f.name for t in table.types for f in t.fields)}
+        for t in table.tools:
+            known |= (
+                {p.name for p in t.params}
+                | {v for p in t.params for v in p.enum}
+                | {f.name for f in t.output}
+            )
+        return cls(tools, frozenset(known))
+
+
+@dataclass(frozen=True)
 class Prompts:
     steps_heading: str
     journeys: tuple[Journey, ...]
@@ -56,12 +76,13 @@ def load_prompts(path: Path, table: Table, requirement_ids: set[str]) -> Prompts
     doc = load(path)
     only_keys(doc, {"steps_heading", "implements", "prompts"})
     journeys_map = child_mapping(doc, "prompts")
-    journeys = tuple(_journey(str(name), body, journeys_map, table) for name, body in journeys_map.items())
+    names = _Names.of(table)
+    journeys = tuple(_journey(str(name), body, journeys_map, names) for name, body in journeys_map.items())
     check_citations(doc, requirement_ids)
     return Prompts(required_text(doc, "steps_heading"), journeys)
 
 
-def _journey(name: str, body: Any, parent: Located, table: Table) -> Journey:
+def _journey(name: str, body: Any, parent: Located, names: _Names) -> Journey:
     if not isinstance(body, Located):
         raise parent.error(name, f"prompt {name} must be a mapping")
     only_keys(
@@ -78,7 +99,7 @@ def _journey(name: str, body: Any, parent: Located, table: Table) -> Journey:
     placeholders = {a.name for a in arguments} | {f"{a.name}_ask" for a in arguments}
     texts = {key: required_text(body, key) for key in ("request", "steps")}
     for key in texts:
-        _check_text(name, body, key, placeholders, table)
+        _check_text(name, body, key, placeholders, names)
     return Journey(
         name=name,
         title=required_text(body, "title"),
@@ -111,7 +132,7 @@ def _flag(node: Located, key: str, default: bool) -> bool:
     return value
 
 
-def _check_text(prompt: str, body: Located, key: str, placeholders: set[str], table: Table) -> None:
+def _check_text(prompt: str, body: Located, key: str, placeholders: set[str], vocabulary: _Names) -> None:
     """``{placeholders}`` name arguments; snake_case words are names of the tool table; each
     ``NAME=VALUE`` is a parameter and value of the tool named right before it."""
 
@@ -127,13 +148,8 @@ def _check_text(prompt: str, body: Located, key: str, placeholders: set[str], ta
     if unknown:
         allowed = ", ".join(f"{{{p}}}" for p in sorted(placeholders)) or "none"
         raise refuse(f"{{{unknown[0]}}} names no argument; it may use {allowed}")
-    tools = {t.name: t for t in table.tools}
+    tools, known = vocabulary.tools, vocabulary.known
     names = ", ".join(tools)
-    known = {*tools, *(f.name for t in table.types for f in t.fields)}
-    for t in table.tools:
-        known |= (
-            {p.name for p in t.params} | {v for p in t.params for v in p.enum} | {f.name for f in t.output}
-        )
     for line in PLACEHOLDER.sub(" ", text).splitlines():
         tool, gap, recent = None, 2, ["", ""]
         for raw in line.split():
